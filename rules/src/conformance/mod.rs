@@ -1,0 +1,255 @@
+//! The conformance runner: the one implementation every shell calls — the native tests, `lembas
+//! conformance`, the npm package and the playground.
+//!
+//! A case file is `{ area?, about, cases: [...] }`; its area is its `area` field, else the name
+//! the caller gives (the file's name: `progress.json` → progress). Each case is run by its area
+//! and its result compared with its `expect`: the whole of it, except where the area says
+//! otherwise (a delegation case with `own_reason` compares the answer only; a permission case
+//! compares the keys its expect names). A case with a missing or mistyped field is that case's
+//! failure, its message naming the field; the run goes on.
+//!
+//! Every output is a `serde_json::Value`, whose objects keep their keys sorted: the same bytes in
+//! every shell.
+
+mod delegation;
+mod permission;
+mod progress;
+mod subagents;
+
+use crate::input::{InputError, Obj};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use thiserror::Error;
+
+/// The areas this runner knows, in the order they are listed.
+pub const AREAS: &[&str] = &["progress", "delegation", "subagents", "permission"];
+
+/// How a case's result is compared with its `expect`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Compare {
+    /// The whole expect.
+    Whole,
+    /// Only these keys of it, each compared whole.
+    Keys(Vec<String>),
+}
+
+/// What an area made of a case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub actual: Value,
+    pub compare: Compare,
+}
+
+impl Outcome {
+    pub fn whole(actual: Value) -> Outcome {
+        Outcome {
+            actual,
+            compare: Compare::Whole,
+        }
+    }
+}
+
+/// One case's result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CaseResult {
+    pub pass: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub about: Option<String>,
+    pub expected: Value,
+    pub actual: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// A whole file's results.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FileResult {
+    pub area: String,
+    pub passed: usize,
+    pub failed: usize,
+    pub results: Vec<CaseResult>,
+}
+
+/// A case file that cannot be run at all.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ConformanceError {
+    #[error("{0}")]
+    Input(#[from] InputError),
+    #[error("area: unknown area \"{0}\" (the areas are {areas})", areas = AREAS.join(", "))]
+    UnknownArea(String),
+    #[error("area: missing, and no file name to take it from")]
+    NoArea,
+}
+
+fn area_of(name: &str) -> Option<&'static str> {
+    AREAS.iter().find(|a| **a == name).copied()
+}
+
+/// Runs one case of an area.
+pub fn run_case(area: &str, case: &Value) -> CaseResult {
+    let about = case
+        .get("about")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let expected = case.get("expect").cloned().unwrap_or(Value::Null);
+    let fail = |message: String| CaseResult {
+        pass: false,
+        about: about.clone(),
+        expected: expected.clone(),
+        actual: Value::Null,
+        message: Some(message),
+    };
+    let Some(area) = area_of(area) else {
+        return fail(ConformanceError::UnknownArea(area.to_string()).to_string());
+    };
+    let outcome = (|| {
+        let o = Obj::new("case", case)?;
+        if !o.has("expect") {
+            return Err(InputError::Missing {
+                path: "expect".into(),
+            });
+        }
+        match area {
+            "progress" => progress::run(&o),
+            "delegation" => delegation::run(&o),
+            "subagents" => subagents::run(&o),
+            _ => permission::run(&o),
+        }
+    })();
+    match outcome {
+        Err(e) => fail(e.to_string()),
+        Ok(Outcome { actual, compare }) => {
+            let (pass, message) = compare_with(&expected, &actual, &compare);
+            CaseResult {
+                pass,
+                about,
+                expected,
+                actual,
+                message,
+            }
+        }
+    }
+}
+
+fn compare_with(expected: &Value, actual: &Value, compare: &Compare) -> (bool, Option<String>) {
+    match compare {
+        Compare::Whole => (expected == actual, None),
+        Compare::Keys(keys) => {
+            let (Value::Object(e), Value::Object(a)) = (expected, actual) else {
+                return (false, Some("expect: expected an object".into()));
+            };
+            let mut missing = Vec::new();
+            let pass = keys.iter().all(|k| {
+                let same = e.get(k) == a.get(k);
+                if !a.contains_key(k) {
+                    missing.push(k.clone());
+                }
+                same
+            });
+            let unknown: Vec<&String> = e.keys().filter(|k| !keys.contains(k)).collect();
+            if let Some(k) = unknown.first() {
+                return (
+                    false,
+                    Some(format!("expect.{k}: not a result of this case")),
+                );
+            }
+            (pass && missing.is_empty(), None)
+        }
+    }
+}
+
+/// The keys an expect names, for areas that compare only those.
+pub fn named_keys(expect: &Value) -> Vec<String> {
+    match expect {
+        Value::Object(m) => m.keys().cloned().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Runs every case of a file. `name` is the file's name without `.json`, used when the file has
+/// no `area`.
+pub fn run_file(file: &Value, name: Option<&str>) -> Result<FileResult, ConformanceError> {
+    let o = Obj::new("file", file)?;
+    let area = match o.opt_str("area")? {
+        Some(a) => a,
+        None => name.ok_or(ConformanceError::NoArea)?,
+    };
+    let area = area_of(area).ok_or_else(|| ConformanceError::UnknownArea(area.to_string()))?;
+    let cases = o.array("cases").map_err(|_| InputError::Missing {
+        path: "cases".into(),
+    })?;
+    let results: Vec<CaseResult> = cases.iter().map(|c| run_case(area, c)).collect();
+    let passed = results.iter().filter(|r| r.pass).count();
+    Ok(FileResult {
+        area: area.to_string(),
+        passed,
+        failed: results.len() - passed,
+        results,
+    })
+}
+
+/// The summary line every runner ends with: `N passed, N failed`.
+pub fn summary(passed: usize, failed: usize) -> String {
+    format!("{passed} passed, {failed} failed")
+}
+
+/// A JSON object from pairs, keys sorted.
+pub fn object<const N: usize>(pairs: [(&str, Value); N]) -> Value {
+    let mut m = Map::new();
+    for (k, v) in pairs {
+        m.insert(k.to_string(), v);
+    }
+    Value::Object(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_bad_case_is_its_own_failure_and_names_the_field() {
+        let r = run_case(
+            "progress",
+            &json!({"progress": {"phase": "queued", "since": "x"}, "now": 0, "expect": {}}),
+        );
+        assert!(!r.pass);
+        assert_eq!(
+            r.message.as_deref(),
+            Some("progress.since: expected an integer")
+        );
+        let r = run_case(
+            "progress",
+            &json!({"progress": {"phase": "queued", "since": 0}, "now": 0}),
+        );
+        assert_eq!(r.message.as_deref(), Some("expect: missing"));
+        let r = run_case("nope", &json!({}));
+        assert!(r
+            .message
+            .unwrap()
+            .starts_with("area: unknown area \"nope\""));
+    }
+
+    #[test]
+    fn a_file_takes_its_area_from_its_field_or_its_name() {
+        let file = json!({"cases": [{"progress": {"phase": "thinking", "since": 0}, "now": 5000, "expect": {"text": "Thinking", "line": "Thinking · 5s"}}]});
+        assert_eq!(run_file(&file, Some("progress")).unwrap().passed, 1);
+        assert_eq!(run_file(&file, None), Err(ConformanceError::NoArea));
+        let tagged = json!({"area": "progress", "cases": []});
+        assert_eq!(
+            run_file(&tagged, Some("whatever")).unwrap().area,
+            "progress"
+        );
+        assert!(run_file(&json!({"area": "progress"}), None).is_err());
+    }
+
+    #[test]
+    fn a_wrong_expect_fails() {
+        let r = run_case(
+            "progress",
+            &json!({"progress": {"phase": "thinking", "since": 0}, "now": 5000, "expect": {"text": "Thinking", "line": "Thinking · 6s"}}),
+        );
+        assert!(!r.pass);
+        assert_eq!(r.actual["line"], "Thinking · 5s");
+    }
+}

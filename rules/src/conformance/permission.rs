@@ -1,0 +1,45 @@
+//! Area `permission` (this project's; permission/*.json): ops `evaluate` (the default) and
+//! `approve`. `evaluate` compares the keys its expect names (`action`, `reason`, `decided_by`);
+//! `approve` compares the whole `{ rules }` or `{ refused }`.
+
+use super::{named_keys, object, Compare, Outcome};
+use crate::input::{InputError, Obj};
+use crate::permission::approval::approve;
+use crate::permission::{evaluate, Context, Request};
+use serde_json::Value;
+
+pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
+    case.only(&["about", "op", "request", "context", "expect"])?;
+    let request = case.get("request").ok_or(InputError::Missing {
+        path: "request".into(),
+    })?;
+    let req = Request::from_json("request", request)?;
+    let context = case.get("context").ok_or(InputError::Missing {
+        path: "context".into(),
+    })?;
+    let ctx = Context::from_json("context", context)?;
+    match case.opt_str("op")?.unwrap_or("evaluate") {
+        "evaluate" => {
+            let d = evaluate(&req, &ctx);
+            let expect = case.get("expect").cloned().unwrap_or(Value::Null);
+            Ok(Outcome {
+                actual: serde_json::to_value(&d).unwrap_or(Value::Null),
+                compare: Compare::Keys(named_keys(&expect)),
+            })
+        }
+        "approve" => {
+            let actual = match approve(&req, &ctx) {
+                Ok(rules) => {
+                    object([("rules", serde_json::to_value(rules).unwrap_or(Value::Null))])
+                }
+                Err(e) => object([("refused", Value::String(e.to_string()))]),
+            };
+            Ok(Outcome::whole(actual))
+        }
+        other => Err(InputError::Unknown {
+            path: "op".into(),
+            what: "op",
+            value: other.to_string(),
+        }),
+    }
+}

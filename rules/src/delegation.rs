@@ -1,0 +1,378 @@
+//! Delegation (subagents.md §7, spec 3.4.0): permissions are inherited and never widened.
+//!
+//! - [`check_mode`] — team_add's and team_assign's `mode` and `request` for a parent's mode;
+//! - [`who_decides`] — a subagent's call: it runs, it goes to the person, or it is refused with
+//!   its text (the steps of §7: its own mode with its grants; then the main agent's mode);
+//! - [`request_refusal`] — team_request's own check;
+//! - [`tighten`] — the main agent made stricter: every subagent looser than its parent is made as
+//!   strict as it, down the tree; a looser switch changes no subagent.
+
+use crate::permission::{
+    evaluate, Action, Context, Decision, Mode, Request, RiskClass, Rule, RuleSource,
+};
+use crate::spec::looping;
+use crate::text::fill;
+use serde::Serialize;
+use thiserror::Error;
+
+/// A request option: a risk class a narrowed subagent may ask the main agent for.
+pub fn request_kind(s: &str) -> Option<RiskClass> {
+    if looping().team.request.kinds.iter().any(|k| k == s) {
+        RiskClass::parse(s)
+    } else {
+        None
+    }
+}
+
+/// What team_add or team_assign gives a subagent: its mode and request options.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Placed {
+    pub mode: Mode,
+    pub request: Vec<RiskClass>,
+}
+
+/// The mode check of team_add / team_assign for a parent in `parent` (§7): the refusal's text,
+/// word for word, or the mode and options the subagent gets. In order: `wider`,
+/// `request_not_narrower`, `request_kind`.
+pub fn check_mode(parent: Mode, mode: Option<Mode>, request: &[&str]) -> Result<Placed, String> {
+    let texts = &looping().team.texts;
+    let mode = mode.unwrap_or(parent);
+    if mode < parent {
+        return Err(fill(&texts.wider, &[("parent_mode", parent.as_str())]));
+    }
+    if !request.is_empty() && mode <= parent {
+        return Err(texts.request_not_narrower.clone());
+    }
+    let mut kinds: Vec<RiskClass> = Vec::new();
+    for k in request {
+        let kind = request_kind(k).ok_or_else(|| fill(&texts.request_kind, &[("kind", k)]))?;
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    Ok(Placed {
+        mode,
+        request: kinds,
+    })
+}
+
+/// A grant the main agent gave a subagent (team_decide): an allow rule for it alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Grant {
+    pub tool: String,
+    /// The tool's permission key (edit and write share `edit`).
+    pub permission: String,
+    pub pattern: String,
+}
+
+impl Grant {
+    fn rule(&self) -> Rule {
+        Rule::new(
+            &self.permission,
+            &self.pattern,
+            Action::Allow,
+            RuleSource::Grant,
+        )
+    }
+}
+
+/// Who decides. Ordered loosest first, so the strictest of two is their `max()`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Answer {
+    /// It runs.
+    Run,
+    /// Nobody in the tree can allow it: an approval card to the person, naming the subagent.
+    Person,
+    /// Refused, with its text.
+    Refused,
+}
+
+impl Answer {
+    /// The answer a decision gives a call of the main agent's own.
+    pub fn of(action: Action) -> Answer {
+        match action {
+            Action::Allow => Answer::Run,
+            Action::Ask => Answer::Person,
+            Action::Deny => Answer::Refused,
+        }
+    }
+}
+
+/// Who decides a subagent's call, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    pub answer: Answer,
+    /// The refusal's text (for `refused`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// The call in the subagent's own mode, with its grants.
+    pub own: Decision,
+    /// The call in the main agent's mode (no grants), when it was asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub main: Option<Decision>,
+}
+
+/// A subagent's place, for [`who_decides`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Subagent<'a> {
+    pub mode: Mode,
+    pub request: &'a [RiskClass],
+    pub grants: &'a [Grant],
+}
+
+/// Who decides a subagent's call (§7). `session` holds the session's rules and approvals (its
+/// mode is not read); `main` is the main agent's mode. A grant applies only where the main
+/// agent's own mode would allow the call.
+pub fn who_decides(req: &Request, session: &Context, sub: &Subagent<'_>, main: Mode) -> Verdict {
+    let texts = &looping().team.texts;
+    let attended = |mode: Mode, grants: Vec<Rule>| Context {
+        mode,
+        grants,
+        unattended: false,
+        ..session.clone()
+    };
+    let main_d = evaluate(req, &attended(main, Vec::new()));
+    let grants: Vec<Rule> = if main_d.action == Action::Allow {
+        sub.grants.iter().map(Grant::rule).collect()
+    } else {
+        Vec::new()
+    };
+    let own = evaluate(req, &attended(sub.mode, grants));
+    let refused = |text: String, own: Decision, main: Option<Decision>| Verdict {
+        answer: Answer::Refused,
+        text: Some(text),
+        own,
+        main,
+    };
+    match own.action {
+        Action::Allow => Verdict {
+            answer: Answer::Run,
+            text: None,
+            own,
+            main: None,
+        },
+        Action::Deny => refused(own.reason.clone(), own, None),
+        Action::Ask => match main_d.action {
+            Action::Allow => {
+                let text = if sub.request.contains(&req.class) {
+                    texts.requestable.clone()
+                } else {
+                    texts.not_delegated.clone()
+                };
+                refused(text, own, Some(main_d))
+            }
+            Action::Deny => refused(main_d.reason.clone(), own, Some(main_d)),
+            Action::Ask if session.unattended => refused(
+                crate::spec::spec().modes_file.reasons.unattended.clone(),
+                own,
+                Some(main_d),
+            ),
+            Action::Ask => Verdict {
+                answer: Answer::Person,
+                text: None,
+                own,
+                main: Some(main_d),
+            },
+        },
+    }
+}
+
+/// team_request's check (§7): refused with `not_requestable` when the tool's risk class is not in
+/// the subagent's request options; None when it may ask.
+pub fn request_refusal(
+    tool: &str,
+    class: Option<RiskClass>,
+    request: &[RiskClass],
+) -> Option<String> {
+    if class.is_some_and(|c| request.contains(&c)) {
+        return None;
+    }
+    let kinds: Vec<&str> = request.iter().map(|k| k.as_str()).collect();
+    let kinds = if kinds.is_empty() {
+        looping().context.note.empty.clone()
+    } else {
+        kinds.join(", ")
+    };
+    Some(fill(
+        &looping().team.texts.not_requestable,
+        &[("tool", tool), ("kinds", &kinds)],
+    ))
+}
+
+/// The answer to a request that was posted, with its id (`r1`).
+pub fn requested(id: &str) -> String {
+    fill(&looping().team.texts.requested, &[("id", id)])
+}
+
+/// A request's id: `r` and its number in the session.
+pub fn request_id(n: u64) -> String {
+    format!("{}{n}", looping().team.request.id_prefix)
+}
+
+/// A subagent in a tree handed to [`tighten`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placement {
+    pub name: String,
+    pub parent: String,
+    pub mode: Mode,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum DelegationError {
+    #[error("agents[{index}].parent: unknown agent \"{parent}\"")]
+    UnknownParent { index: usize, parent: String },
+}
+
+/// The main agent's mode became `main`: every subagent looser than its parent is made as strict as
+/// it, down the tree; a stricter one keeps its own (§7). Each one's mode after, in the order given.
+pub fn tighten(main: Mode, agents: &[Placement]) -> Result<Vec<(String, Mode)>, DelegationError> {
+    let lead = &looping().team.names.lead;
+    let mut done: Vec<(String, Mode)> = Vec::with_capacity(agents.len());
+    let mode_of = |name: &str, done: &[(String, Mode)]| -> Option<Mode> {
+        if name == lead {
+            Some(main)
+        } else {
+            done.iter().find(|(n, _)| n == name).map(|(_, m)| *m)
+        }
+    };
+    // Parents first; a parent may be listed after its subagent.
+    let mut pending: Vec<usize> = (0..agents.len()).collect();
+    while !pending.is_empty() {
+        let before = pending.len();
+        pending.retain(|&i| {
+            let Some(a) = agents.get(i) else { return false };
+            match mode_of(&a.parent, &done) {
+                Some(parent) => {
+                    done.push((a.name.clone(), a.mode.max(parent)));
+                    false
+                }
+                None => true,
+            }
+        });
+        if pending.len() == before {
+            let i = pending.first().copied().unwrap_or(0);
+            let parent = agents.get(i).map(|a| a.parent.clone()).unwrap_or_default();
+            return Err(DelegationError::UnknownParent { index: i, parent });
+        }
+    }
+    Ok(agents
+        .iter()
+        .filter_map(|a| done.iter().find(|(n, _)| *n == a.name).cloned())
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::permission::Target;
+    use proptest::prelude::*;
+
+    fn bash(line: &str) -> Request {
+        Request::bash(line)
+    }
+
+    #[test]
+    fn mode_checks_in_order() {
+        assert_eq!(check_mode(Mode::Edit, None, &[]).unwrap().mode, Mode::Edit);
+        assert!(check_mode(Mode::Manual, Some(Mode::Edit), &["delete"])
+            .unwrap_err()
+            .contains("(manual)"));
+        assert!(check_mode(Mode::Edit, None, &["delete"])
+            .unwrap_err()
+            .starts_with("Request options"));
+        assert_eq!(
+            check_mode(Mode::Edit, Some(Mode::Plan), &["interact"]).unwrap_err(),
+            "interact is not a request option: use read, write or execute."
+        );
+        assert_eq!(
+            check_mode(Mode::Edit, Some(Mode::Plan), &["read", "read"])
+                .unwrap()
+                .request,
+            [RiskClass::Read]
+        );
+    }
+
+    #[test]
+    fn tighten_down_the_tree() {
+        let p = |n: &str, parent: &str, m| Placement {
+            name: n.into(),
+            parent: parent.into(),
+            mode: m,
+        };
+        let out = tighten(
+            Mode::Manual,
+            &[p("b", "a", Mode::Auto), p("a", "lead", Mode::Edit)],
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            [("b".into(), Mode::Manual), ("a".into(), Mode::Manual)]
+        );
+        assert!(tighten(Mode::Auto, &[p("x", "nobody", Mode::Edit)]).is_err());
+    }
+
+    #[test]
+    fn unattended_refuses_what_would_reach_the_person() {
+        let mut ctx = Context::new(Mode::Edit);
+        ctx.unattended = true;
+        let sub = Subagent {
+            mode: Mode::Edit,
+            request: &[],
+            grants: &[],
+        };
+        let v = who_decides(&bash("git push origin main"), &ctx, &sub, Mode::Edit);
+        assert_eq!(v.answer, Answer::Refused);
+    }
+
+    fn mode() -> impl Strategy<Value = Mode> {
+        prop::sample::select(Mode::ALL.to_vec())
+    }
+
+    fn call() -> impl Strategy<Value = Request> {
+        let lines = prop::sample::select(vec![
+            "git push origin main",
+            "git status",
+            "npm test",
+            "rm -rf /",
+            "rm -rf build",
+            "echo hi > a.txt",
+            "git status && npm test",
+            "sudo apt install x",
+            "cat .env",
+        ]);
+        let paths = prop::sample::select(vec![
+            "src/a.ts",
+            ".env",
+            "../x",
+            "/etc/passwd",
+            ".lembas/plans/p.md",
+            ".git/hooks/x",
+        ]);
+        let tools = prop::sample::select(vec!["read", "write", "edit", "list", "team_send"]);
+        prop_oneof![
+            lines.prop_map(bash),
+            (tools, paths).prop_map(|(t, p)| Request::tool(t, Target::Path(p.into())).unwrap()),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        /// A subagent's answer is never looser than its main agent's for the same call.
+        #[test]
+        fn a_subagent_is_never_looser_than_its_main_agent(
+            req in call(), main in mode(), extra in 0usize..4, kinds in prop::sample::subsequence(vec![RiskClass::Read, RiskClass::Write, RiskClass::Execute], 0..3),
+            grant in prop::option::of(prop::sample::select(vec!["git push *", "*", "src/*", "rm *"])),
+            unattended in any::<bool>(),
+        ) {
+            let sub_mode = Mode::ALL.get((main.index() + extra).min(3)).copied().unwrap();
+            let mut ctx = Context::new(main);
+            ctx.unattended = unattended;
+            let grants: Vec<Grant> = grant.map(|g| Grant { tool: req.tool.clone(), permission: req.permission.clone(), pattern: g.into() }).into_iter().collect();
+            let v = who_decides(&req, &ctx, &Subagent { mode: sub_mode, request: &kinds, grants: &grants }, main);
+            let main_answer = Answer::of(evaluate(&req, &ctx).action);
+            prop_assert!(v.answer >= main_answer, "{:?} for the subagent, {:?} for the main agent", v.answer, main_answer);
+            if v.answer == Answer::Refused { prop_assert!(v.text.is_some()); }
+        }
+    }
+}

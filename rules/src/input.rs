@@ -1,0 +1,292 @@
+//! Reading JSON that comes from outside (a case file, a JavaScript caller, a model): every value is
+//! checked where it is read, and a wrong one is an [`InputError`] that names its field by path
+//! (`progress.since: expected an integer`). Nothing here panics, whatever the input.
+
+use serde_json::{Map, Value};
+use thiserror::Error;
+
+/// Input that does not say what the rules need. The message names the field and the value.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum InputError {
+    #[error("{path}: missing")]
+    Missing { path: String },
+    #[error("{path}: expected {expected}")]
+    Type {
+        path: String,
+        expected: &'static str,
+    },
+    #[error("{path}: unknown {what} \"{value}\"")]
+    Unknown {
+        path: String,
+        what: &'static str,
+        value: String,
+    },
+    #[error("{path}: not a field here")]
+    Extra { path: String },
+    #[error("{path}: {message}")]
+    Invalid { path: String, message: String },
+}
+
+impl InputError {
+    /// The field the error is about.
+    pub fn path(&self) -> &str {
+        match self {
+            InputError::Missing { path }
+            | InputError::Type { path, .. }
+            | InputError::Unknown { path, .. }
+            | InputError::Extra { path }
+            | InputError::Invalid { path, .. } => path,
+        }
+    }
+
+    /// A stable code for callers that branch on the kind of error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            InputError::Missing { .. } => "missing_field",
+            InputError::Type { .. } => "wrong_type",
+            InputError::Unknown { .. } => "unknown_value",
+            InputError::Extra { .. } => "unknown_field",
+            InputError::Invalid { .. } => "invalid_value",
+        }
+    }
+}
+
+/// `path.key`, or `key` at the top.
+pub fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// `path[i]`.
+pub fn index(path: &str, i: usize) -> String {
+    format!("{path}[{i}]")
+}
+
+/// An object read field by field.
+#[derive(Clone, Copy)]
+pub struct Obj<'a> {
+    pub path: &'a str,
+    pub map: &'a Map<String, Value>,
+}
+
+impl<'a> Obj<'a> {
+    /// `value` as an object at `path`.
+    pub fn new(path: &'a str, value: &'a Value) -> Result<Obj<'a>, InputError> {
+        match value {
+            Value::Object(map) => Ok(Obj { path, map }),
+            _ => Err(InputError::Type {
+                path: path.to_string(),
+                expected: "an object",
+            }),
+        }
+    }
+
+    pub fn at(&self, key: &str) -> String {
+        join(self.path, key)
+    }
+
+    /// The field, absent when missing or null.
+    pub fn get(&self, key: &str) -> Option<&'a Value> {
+        match self.map.get(key) {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(v),
+        }
+    }
+
+    pub fn has(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    fn missing(&self, key: &str) -> InputError {
+        InputError::Missing { path: self.at(key) }
+    }
+
+    fn wrong(&self, key: &str, expected: &'static str) -> InputError {
+        InputError::Type {
+            path: self.at(key),
+            expected,
+        }
+    }
+
+    pub fn str(&self, key: &str) -> Result<&'a str, InputError> {
+        self.opt_str(key)?.ok_or_else(|| self.missing(key))
+    }
+
+    pub fn opt_str(&self, key: &str) -> Result<Option<&'a str>, InputError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(self.wrong(key, "a string")),
+        }
+    }
+
+    pub fn int(&self, key: &str) -> Result<i64, InputError> {
+        self.opt_int(key)?.ok_or_else(|| self.missing(key))
+    }
+
+    pub fn opt_int(&self, key: &str) -> Result<Option<i64>, InputError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Number(n)) => match n.as_i64() {
+                Some(i) => Ok(Some(i)),
+                None => match n.as_u64() {
+                    Some(_) => Err(InputError::Invalid {
+                        path: self.at(key),
+                        message: format!("{n} is too large"),
+                    }),
+                    None => Err(self.wrong(key, "an integer")),
+                },
+            },
+            Some(_) => Err(self.wrong(key, "an integer")),
+        }
+    }
+
+    /// A whole number that is not negative.
+    pub fn opt_count(&self, key: &str) -> Result<Option<u64>, InputError> {
+        match self.opt_int(key)? {
+            None => Ok(None),
+            Some(i) => u64::try_from(i).map(Some).map_err(|_| InputError::Invalid {
+                path: self.at(key),
+                message: format!("{i} is below 0"),
+            }),
+        }
+    }
+
+    pub fn count(&self, key: &str) -> Result<u64, InputError> {
+        self.opt_count(key)?.ok_or_else(|| self.missing(key))
+    }
+
+    pub fn opt_number(&self, key: &str) -> Result<Option<f64>, InputError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Number(n)) => n
+                .as_f64()
+                .map(Some)
+                .ok_or_else(|| self.wrong(key, "a number")),
+            Some(_) => Err(self.wrong(key, "a number")),
+        }
+    }
+
+    pub fn opt_bool(&self, key: &str) -> Result<Option<bool>, InputError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(_) => Err(self.wrong(key, "true or false")),
+        }
+    }
+
+    pub fn bool_or(&self, key: &str, default: bool) -> Result<bool, InputError> {
+        Ok(self.opt_bool(key)?.unwrap_or(default))
+    }
+
+    pub fn opt_array(&self, key: &str) -> Result<Option<&'a Vec<Value>>, InputError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Array(a)) => Ok(Some(a)),
+            Some(_) => Err(self.wrong(key, "an array")),
+        }
+    }
+
+    pub fn array(&self, key: &str) -> Result<&'a Vec<Value>, InputError> {
+        self.opt_array(key)?.ok_or_else(|| self.missing(key))
+    }
+
+    /// An array of strings.
+    pub fn opt_strings(&self, key: &str) -> Result<Option<Vec<&'a str>>, InputError> {
+        let Some(items) = self.opt_array(key)? else {
+            return Ok(None);
+        };
+        let base = self.at(key);
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| match v {
+                Value::String(s) => Ok(s.as_str()),
+                _ => Err(InputError::Type {
+                    path: index(&base, i),
+                    expected: "a string",
+                }),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some)
+    }
+
+    pub fn opt_obj(&self, key: &str, path: &'a str) -> Result<Option<Obj<'a>>, InputError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(v) => Obj::new(path, v).map(Some),
+        }
+    }
+
+    /// A field whose string names one of a fixed set, read with `parse`.
+    pub fn opt_word<T>(
+        &self,
+        key: &str,
+        what: &'static str,
+        parse: impl Fn(&str) -> Option<T>,
+    ) -> Result<Option<T>, InputError> {
+        match self.opt_str(key)? {
+            None => Ok(None),
+            Some(s) => parse(s).map(Some).ok_or_else(|| InputError::Unknown {
+                path: self.at(key),
+                what,
+                value: s.to_string(),
+            }),
+        }
+    }
+
+    pub fn word<T>(
+        &self,
+        key: &str,
+        what: &'static str,
+        parse: impl Fn(&str) -> Option<T>,
+    ) -> Result<T, InputError> {
+        self.opt_word(key, what, parse)?
+            .ok_or_else(|| self.missing(key))
+    }
+
+    /// Fails on a field not in `allowed` (a misspelt field is said, not ignored).
+    pub fn only(&self, allowed: &[&str]) -> Result<(), InputError> {
+        match self.map.keys().find(|k| !allowed.contains(&k.as_str())) {
+            Some(k) => Err(InputError::Extra { path: self.at(k) }),
+            None => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn errors_name_the_field() {
+        let v = json!({"since": "x", "n": 1.5, "big": 18446744073709551615u64, "list": [1]});
+        let o = Obj::new("progress", &v).unwrap();
+        assert_eq!(
+            o.int("since").unwrap_err().to_string(),
+            "progress.since: expected an integer"
+        );
+        assert_eq!(
+            o.int("n").unwrap_err().to_string(),
+            "progress.n: expected an integer"
+        );
+        assert_eq!(
+            o.int("big").unwrap_err().to_string(),
+            "progress.big: 18446744073709551615 is too large"
+        );
+        assert_eq!(
+            o.str("phase").unwrap_err().to_string(),
+            "progress.phase: missing"
+        );
+        assert_eq!(
+            o.opt_strings("list").unwrap_err().to_string(),
+            "progress.list[0]: expected a string"
+        );
+        assert_eq!(o.only(&["since"]).unwrap_err().code(), "unknown_field");
+        assert!(Obj::new("x", &json!([])).is_err());
+    }
+}

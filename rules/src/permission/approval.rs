@@ -1,0 +1,278 @@
+//! "Always allow" (arity.json): the rules an approval of a call adds to the session. It covers as
+//! much of each command as the arity table says (`git push origin main` → `git push *`), never a
+//! whole wrapper (`sudo apt install x` → `sudo apt install *`, a shell's `-c` line exactly), and
+//! never a line with `$(…)`, backticks or variables.
+
+use super::shell::{self, Command};
+use super::{
+    evaluate, hardline, inside, resolve, Action, Context, Request, Rule, RuleSource, Target,
+    OUTSIDE_ROOT,
+};
+use crate::spec::spec;
+use thiserror::Error;
+
+/// Why a call cannot be approved for good.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ApprovalError {
+    #[error("{0}")]
+    Substitution(String),
+    #[error("{0}")]
+    Denied(String),
+    #[error("{0}")]
+    NotAsked(String),
+}
+
+/// Whether a line holds `$(…)`, backticks or a variable.
+pub fn has_substitution(line: &str) -> bool {
+    if line.contains('`') || line.contains("$(") {
+        return true;
+    }
+    let chars: Vec<char> = line.chars().collect();
+    chars.windows(2).any(|w| match w {
+        [a, b] => *a == '$' && (b.is_ascii_alphabetic() || matches!(b, '_' | '{')),
+        _ => false,
+    })
+}
+
+/// The pattern an approval of one command adds: its wrappers as written, then the wrapped
+/// command's first `arity` words, then ` *`.
+pub fn command_pattern(cmd: &Command) -> String {
+    let arity = &spec().arity;
+    let plain = &spec().hardline.plain;
+    let words: Vec<String> = cmd.words.iter().map(|w| w.text.clone()).collect();
+    let mut kept: Vec<&str> = Vec::new();
+    let mut rest: &[String] = &words;
+    loop {
+        // Assignments before the command stay as written.
+        while let Some(w) = rest
+            .first()
+            .filter(|w| w.contains('=') && !w.starts_with('-'))
+        {
+            kept.push(w);
+            rest = rest.get(1..).unwrap_or(&[]);
+        }
+        let n = shell::wrapper_len(rest, plain);
+        if n == 0 {
+            break;
+        }
+        kept.extend(rest.iter().take(n).map(String::as_str));
+        rest = rest.get(n..).unwrap_or(&[]);
+    }
+    let program = rest.first().map(|p| shell::program_name(p)).unwrap_or("");
+    if plain.shells.iter().any(|s| s == program)
+        || plain.eval.iter().any(|s| s == program)
+        || rest.is_empty()
+    {
+        // A shell's own line, or a wrapper alone: exactly as it stands.
+        return words.join(" ");
+    }
+    let mut n = arity.default;
+    let mut best = 0usize;
+    for (key, k) in &arity.arity {
+        let key_words: Vec<&str> = key.split(' ').collect();
+        let starts =
+            key_words.len() <= rest.len() && key_words.iter().zip(rest).all(|(a, b)| a == b);
+        if starts && key_words.len() > best {
+            best = key_words.len();
+            n = *k;
+        }
+    }
+    kept.extend(rest.iter().take(n.max(1)).map(String::as_str));
+    format!("{} *", kept.join(" "))
+}
+
+/// The folder pattern an approval of a path adds: the file's folder and everything in it.
+fn folder_pattern(path: &str) -> String {
+    match path.rsplit_once('/') {
+        Some(("", _)) => "/*".into(),
+        Some((dir, _)) => format!("{dir}/*"),
+        None => "*".into(),
+    }
+}
+
+/// The rules an "always allow" of this call adds, one for each part that was asked.
+pub fn approve(req: &Request, ctx: &Context) -> Result<Vec<Rule>, ApprovalError> {
+    let texts = &spec().arity.texts;
+    let decision = evaluate(
+        req,
+        &Context {
+            unattended: false,
+            ..ctx.clone()
+        },
+    );
+    match decision.action {
+        Action::Deny => return Err(ApprovalError::Denied(texts.denied.clone())),
+        Action::Allow => return Err(ApprovalError::NotAsked(texts.not_asked.clone())),
+        Action::Ask => {}
+    }
+    let mut out: Vec<Rule> = Vec::new();
+    let mut add = |rule: Rule| {
+        if !out.contains(&rule) {
+            out.push(rule);
+        }
+    };
+    match &req.target {
+        Target::Line(line) => {
+            if has_substitution(line) {
+                return Err(ApprovalError::Substitution(texts.substitution.clone()));
+            }
+            if !hardline::check(line).is_empty() {
+                return Err(ApprovalError::Denied(texts.denied.clone()));
+            }
+            for cmd in shell::split(line) {
+                let single = Request {
+                    target: Target::Line(cmd.text()),
+                    ..req.clone()
+                };
+                if evaluate(&single, ctx).action == Action::Allow && cmd.redirects.is_empty() {
+                    continue;
+                }
+                add(Rule::new(
+                    &req.permission,
+                    &command_pattern(&cmd),
+                    Action::Allow,
+                    RuleSource::Approval,
+                ));
+            }
+        }
+        Target::Path(p) => {
+            let abs = resolve(&ctx.root, p);
+            match inside(&ctx.root, &abs) {
+                Some(rel) => add(Rule::new(
+                    &req.permission,
+                    &folder_pattern(&rel),
+                    Action::Allow,
+                    RuleSource::Approval,
+                )),
+                None => {
+                    add(Rule::new(
+                        &req.permission,
+                        &folder_pattern(&abs),
+                        Action::Allow,
+                        RuleSource::Approval,
+                    ));
+                    add(Rule::new(
+                        OUTSIDE_ROOT,
+                        &folder_pattern(&abs),
+                        Action::Allow,
+                        RuleSource::Approval,
+                    ));
+                }
+            }
+        }
+        Target::Tool => add(Rule::new(
+            &req.permission,
+            "*",
+            Action::Allow,
+            RuleSource::Approval,
+        )),
+    }
+    if out.is_empty() {
+        return Err(ApprovalError::NotAsked(texts.not_asked.clone()));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::permission::Mode;
+
+    fn pattern(line: &str) -> String {
+        command_pattern(&shell::split(line)[0])
+    }
+
+    #[test]
+    fn covers_what_the_arity_table_says() {
+        assert_eq!(pattern("git push origin main"), "git push *");
+        assert_eq!(pattern("npm run build -- --watch"), "npm run build *");
+        assert_eq!(pattern("ls -la"), "ls *");
+        assert_eq!(pattern("cargo test -p x"), "cargo test *");
+        assert_eq!(pattern("docker compose up -d"), "docker compose up *");
+        assert_eq!(pattern("git"), "git *");
+    }
+
+    #[test]
+    fn never_a_whole_wrapper() {
+        assert_eq!(pattern("sudo apt install x"), "sudo apt install *");
+        assert_eq!(pattern("env A=1 npm test"), "env A=1 npm test *");
+        assert_eq!(pattern("A=1 make all"), "A=1 make all *");
+        assert_eq!(pattern("bash -c 'npm test'"), "bash -c npm test");
+        assert_eq!(
+            pattern("timeout 10 cargo build"),
+            "timeout 10 cargo build *"
+        );
+    }
+
+    #[test]
+    fn approvals_of_lines() {
+        let ctx = Context::new(Mode::Edit);
+        let rules = approve(&Request::bash("git push origin main"), &ctx).unwrap();
+        assert_eq!(
+            rules,
+            [Rule::new(
+                "bash",
+                "git push *",
+                Action::Allow,
+                RuleSource::Approval
+            )]
+        );
+        // Parts already allowed need no approval.
+        let rules = approve(&Request::bash("git status && npm test"), &ctx).unwrap();
+        assert_eq!(
+            rules.iter().map(|r| r.pattern.as_str()).collect::<Vec<_>>(),
+            ["npm test *"]
+        );
+        assert!(matches!(
+            approve(&Request::bash("rm -rf $(pwd)"), &ctx),
+            Err(ApprovalError::Substitution(_))
+        ));
+        assert!(matches!(
+            approve(&Request::bash("echo `x`"), &ctx),
+            Err(ApprovalError::Substitution(_))
+        ));
+        assert!(matches!(
+            approve(&Request::bash("rm -rf $DIR"), &ctx),
+            Err(ApprovalError::Substitution(_))
+        ));
+        assert!(matches!(
+            approve(&Request::bash("rm -rf /"), &ctx),
+            Err(ApprovalError::Denied(_))
+        ));
+        assert!(matches!(
+            approve(&Request::bash("git status"), &ctx),
+            Err(ApprovalError::NotAsked(_))
+        ));
+    }
+
+    #[test]
+    fn an_approval_then_allows_the_same_command() {
+        let mut ctx = Context::new(Mode::Manual);
+        let req = Request::bash("git push origin main");
+        ctx.approvals = approve(&req, &ctx).unwrap();
+        assert_eq!(
+            evaluate(&Request::bash("git push upstream dev"), &ctx).action,
+            Action::Allow
+        );
+        assert_eq!(
+            evaluate(&Request::bash("git pull"), &ctx).action,
+            Action::Ask
+        );
+    }
+
+    #[test]
+    fn approvals_of_paths() {
+        let ctx = Context::new(Mode::Manual);
+        let req = Request::tool("edit", Target::Path("src/a.ts".into())).unwrap();
+        assert_eq!(approve(&req, &ctx).unwrap()[0].pattern, "src/*");
+        let req = Request::tool("read", Target::Path("/tmp/x/y.txt".into())).unwrap();
+        let rules = approve(&req, &ctx).unwrap();
+        assert_eq!(
+            rules
+                .iter()
+                .map(|r| (r.permission.as_str(), r.pattern.as_str()))
+                .collect::<Vec<_>>(),
+            [("read", "/tmp/x/*"), ("external_directory", "/tmp/x/*")]
+        );
+    }
+}

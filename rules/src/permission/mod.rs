@@ -1,0 +1,683 @@
+//! Permission evaluation (permission/modes.json, defaults.json, hardline.json, arity.json; the
+//! rules the delegation cases fix): `evaluate(request, context) → Decision`.
+//!
+//! The order of a decision, for every part of a call (every command of a line, the path, the
+//! place outside the root):
+//! 1. the hardline refuses, in every mode ([`hardline`]);
+//! 2. the last rule that matches decides — defaults, then the session's rules, then approvals,
+//!    then grants; a later rule overrides an earlier one, and a rule's `allow` holds in every mode;
+//! 3. with no rule, the mode decides by the call's risk class (plan refuses every change but the
+//!    plan);
+//! 4. a path outside the project root asks, unless a rule for `external_directory` says otherwise.
+//!
+//! The strictest part wins (deny > ask > allow). Then auto turns an ask into allow (the hardline
+//! and deny rules still refuse), and unattended, what would ask is refused.
+
+pub mod approval;
+pub mod hardline;
+pub mod shell;
+pub mod wildcard;
+
+use crate::input::{self, InputError, Obj};
+use crate::spec::{spec, types::Setting, types::SettingValue};
+use crate::text::fill;
+use serde::Serialize;
+use serde_json::Value;
+use std::fmt;
+
+/// A permission mode (modes.json `order`: loosest first). `Ord` follows that order, so the
+/// stricter of two modes is their `max()`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    Auto,
+    Edit,
+    Manual,
+    Plan,
+}
+
+impl Mode {
+    pub const ALL: [Mode; 4] = [Mode::Auto, Mode::Edit, Mode::Manual, Mode::Plan];
+
+    pub fn parse(s: &str) -> Option<Mode> {
+        match s {
+            "auto" => Some(Mode::Auto),
+            "edit" => Some(Mode::Edit),
+            "manual" => Some(Mode::Manual),
+            "plan" => Some(Mode::Plan),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Auto => "auto",
+            Mode::Edit => "edit",
+            Mode::Manual => "manual",
+            Mode::Plan => "plan",
+        }
+    }
+
+    pub fn index(self) -> usize {
+        match self {
+            Mode::Auto => 0,
+            Mode::Edit => 1,
+            Mode::Manual => 2,
+            Mode::Plan => 3,
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A tool's risk class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RiskClass {
+    Read,
+    Write,
+    Execute,
+    Interact,
+}
+
+impl RiskClass {
+    pub fn parse(s: &str) -> Option<RiskClass> {
+        match s {
+            "read" => Some(RiskClass::Read),
+            "write" => Some(RiskClass::Write),
+            "execute" => Some(RiskClass::Execute),
+            "interact" => Some(RiskClass::Interact),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RiskClass::Read => "read",
+            RiskClass::Write => "write",
+            RiskClass::Execute => "execute",
+            RiskClass::Interact => "interact",
+        }
+    }
+}
+
+impl fmt::Display for RiskClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What is done with a call. Ordered loosest first: the strictest of several is their `max()`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    #[default]
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl Action {
+    pub fn parse(s: &str) -> Option<Action> {
+        match s {
+            "allow" => Some(Action::Allow),
+            "ask" => Some(Action::Ask),
+            "deny" => Some(Action::Deny),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Allow => "allow",
+            Action::Ask => "ask",
+            Action::Deny => "deny",
+        }
+    }
+}
+
+/// Where a rule comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleSource {
+    Defaults,
+    Session,
+    Approval,
+    Grant,
+}
+
+/// `{ permission, pattern, action }`: for calls of this permission key whose subject (a command
+/// line's part, a path) matches the pattern.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Rule {
+    pub permission: String,
+    pub pattern: String,
+    pub action: Action,
+    #[serde(skip)]
+    pub source: RuleSource,
+}
+
+impl Rule {
+    pub fn new(permission: &str, pattern: &str, action: Action, source: RuleSource) -> Rule {
+        Rule {
+            permission: permission.to_string(),
+            pattern: pattern.to_string(),
+            action,
+            source,
+        }
+    }
+
+    /// Reads `[{ permission, pattern, action }]`.
+    pub fn list_from_json(
+        path: &str,
+        value: &Value,
+        source: RuleSource,
+    ) -> Result<Vec<Rule>, InputError> {
+        let Value::Array(items) = value else {
+            return Err(InputError::Type {
+                path: path.to_string(),
+                expected: "an array of rules",
+            });
+        };
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let p = input::index(path, i);
+                let o = Obj::new(&p, v)?;
+                o.only(&["permission", "pattern", "action"])?;
+                Ok(Rule::new(
+                    o.str("permission")?,
+                    o.opt_str("pattern")?.unwrap_or("*"),
+                    o.word("action", "action", Action::parse)?,
+                    source,
+                ))
+            })
+            .collect()
+    }
+}
+
+/// The rules of a setting in defaults.json's shape, in order.
+pub fn rules_from_setting(setting: &Setting, source: RuleSource) -> Result<Vec<Rule>, InputError> {
+    let mut out = Vec::new();
+    for (key, value) in &setting.0 {
+        let bad = |path: String, value: &str| InputError::Unknown {
+            path,
+            what: "action",
+            value: value.to_string(),
+        };
+        match value {
+            SettingValue::Action(a) => {
+                let action = Action::parse(a).ok_or_else(|| bad(key.clone(), a))?;
+                out.push(Rule::new(key, "*", action, source));
+            }
+            SettingValue::Patterns(list) => {
+                for (pattern, a) in list {
+                    let action =
+                        Action::parse(a).ok_or_else(|| bad(format!("{key}.{pattern}"), a))?;
+                    out.push(Rule::new(key, pattern, action, source));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// What a call touches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A command line (bash).
+    Line(String),
+    /// A path, relative to the project root or absolute.
+    Path(String),
+    /// Nothing but the tool (a team tool): its rules' pattern is matched against `*`.
+    Tool,
+}
+
+/// A call to be judged: the tool, its permission key and risk class (from `tools/<name>.json`, or
+/// given for a tool the spec does not have), and what it touches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    pub tool: String,
+    pub permission: String,
+    pub class: RiskClass,
+    pub target: Target,
+}
+
+impl Request {
+    /// A call to a tool the spec has (`tools/<name>.json`).
+    pub fn tool(tool: &str, target: Target) -> Option<Request> {
+        let info = spec().tool(tool)?;
+        Some(Request {
+            tool: tool.to_string(),
+            permission: info.permission.clone(),
+            class: info.risk,
+            target,
+        })
+    }
+
+    pub fn bash(line: &str) -> Request {
+        Request {
+            tool: "bash".into(),
+            permission: spec()
+                .tool("bash")
+                .map_or_else(|| "bash".into(), |t| t.permission.clone()),
+            class: RiskClass::Execute,
+            target: Target::Line(line.to_string()),
+        }
+    }
+
+    /// Reads `{ tool, line? | path?, class?, permission? }`. `class` and `permission` are needed
+    /// only for a tool the spec does not have; for one it has they must agree with its file.
+    pub fn from_json(path: &str, value: &Value) -> Result<Request, InputError> {
+        let o = Obj::new(path, value)?;
+        o.only(&["tool", "line", "path", "class", "permission"])?;
+        let tool = o.str("tool")?;
+        let class = o.opt_word("class", "risk class", RiskClass::parse)?;
+        let permission = o.opt_str("permission")?;
+        let target = match (o.opt_str("line")?, o.opt_str("path")?) {
+            (Some(_), Some(_)) => {
+                return Err(InputError::Invalid {
+                    path: o.at("path"),
+                    message: "a call has a line or a path, not both".into(),
+                })
+            }
+            (Some(line), None) => Target::Line(line.to_string()),
+            (None, Some(p)) => Target::Path(p.to_string()),
+            (None, None) => Target::Tool,
+        };
+        let (class, permission) = match spec().tool(tool) {
+            Some(info) => {
+                if let Some(c) = class.filter(|c| *c != info.risk) {
+                    return Err(InputError::Invalid {
+                        path: o.at("class"),
+                        message: format!("{tool} is {}, not {c}", info.risk),
+                    });
+                }
+                (
+                    info.risk,
+                    permission.unwrap_or(&info.permission).to_string(),
+                )
+            }
+            None => {
+                let class = class.ok_or_else(|| InputError::Unknown {
+                    path: o.at("tool"),
+                    what: "tool (give its class)",
+                    value: tool.to_string(),
+                })?;
+                (class, permission.unwrap_or(tool).to_string())
+            }
+        };
+        if tool == "bash" && !matches!(target, Target::Line(_)) {
+            return Err(InputError::Missing { path: o.at("line") });
+        }
+        Ok(Request {
+            tool: tool.to_string(),
+            permission,
+            class,
+            target,
+        })
+    }
+}
+
+/// The context a call is judged in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Context {
+    pub mode: Mode,
+    /// The project root, absolute.
+    pub root: String,
+    /// The person's home folder, when known (for `~/…` protected paths).
+    pub home: Option<String>,
+    /// Whether the rules of defaults.json apply (they do unless said otherwise).
+    pub defaults: bool,
+    /// The session's rules, after the defaults.
+    pub rules: Vec<Rule>,
+    /// "Always allow" answers of this session, after the rules.
+    pub approvals: Vec<Rule>,
+    /// A subagent's grants from the main agent, last.
+    pub grants: Vec<Rule>,
+    /// Nobody can answer: what would ask is refused.
+    pub unattended: bool,
+}
+
+/// The project root the delegation cases use.
+pub const CASE_ROOT: &str = "/project";
+
+impl Context {
+    pub fn new(mode: Mode) -> Context {
+        Context {
+            mode,
+            root: CASE_ROOT.into(),
+            home: None,
+            defaults: true,
+            rules: Vec::new(),
+            approvals: Vec::new(),
+            grants: Vec::new(),
+            unattended: false,
+        }
+    }
+
+    /// Reads `{ mode, root?, home?, defaults?, rules?, approvals?, unattended? }`.
+    pub fn from_json(path: &str, value: &Value) -> Result<Context, InputError> {
+        let o = Obj::new(path, value)?;
+        o.only(&[
+            "mode",
+            "root",
+            "home",
+            "defaults",
+            "rules",
+            "approvals",
+            "unattended",
+        ])?;
+        let mut ctx = Context::new(o.word("mode", "mode", Mode::parse)?);
+        if let Some(root) = o.opt_str("root")? {
+            if !root.starts_with('/') {
+                return Err(InputError::Invalid {
+                    path: o.at("root"),
+                    message: format!("\"{root}\" is not an absolute path"),
+                });
+            }
+            ctx.root = normalize(root);
+        }
+        ctx.home = o.opt_str("home")?.map(normalize);
+        ctx.defaults = o.bool_or("defaults", true)?;
+        if let Some(v) = o.get("rules") {
+            ctx.rules = Rule::list_from_json(&o.at("rules"), v, RuleSource::Session)?;
+        }
+        if let Some(v) = o.get("approvals") {
+            ctx.approvals = approvals_from_json(&o.at("approvals"), v)?;
+        }
+        ctx.unattended = o.bool_or("unattended", false)?;
+        Ok(ctx)
+    }
+
+    /// Every rule in force, earliest first.
+    fn all_rules(&self) -> impl DoubleEndedIterator<Item = &Rule> {
+        let defaults: &[Rule] = if self.defaults { &spec().defaults } else { &[] };
+        defaults
+            .iter()
+            .chain(&self.rules)
+            .chain(&self.approvals)
+            .chain(&self.grants)
+    }
+}
+
+/// `[{ permission, pattern }]`: approvals allow.
+fn approvals_from_json(path: &str, value: &Value) -> Result<Vec<Rule>, InputError> {
+    let Value::Array(items) = value else {
+        return Err(InputError::Type {
+            path: path.to_string(),
+            expected: "an array of approvals",
+        });
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let p = input::index(path, i);
+            let o = Obj::new(&p, v)?;
+            o.only(&["permission", "pattern", "action"])?;
+            if let Some(a) = o.opt_str("action")?.filter(|a| *a != "allow") {
+                return Err(InputError::Invalid {
+                    path: o.at("action"),
+                    message: format!("an approval allows; \"{a}\" is not one"),
+                });
+            }
+            Ok(Rule::new(
+                o.str("permission")?,
+                o.str("pattern")?,
+                Action::Allow,
+                RuleSource::Approval,
+            ))
+        })
+        .collect()
+}
+
+/// What decided a call: the rule, the mode or the hardline entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "by", rename_all = "snake_case")]
+pub enum DecidedBy {
+    Hardline {
+        entry: String,
+        part: String,
+    },
+    Rule {
+        source: RuleSource,
+        permission: String,
+        pattern: String,
+        action: Action,
+    },
+    Mode {
+        mode: Mode,
+        class: RiskClass,
+    },
+    OutsideRoot {
+        path: String,
+    },
+    Unattended,
+}
+
+/// The answer to a call: what is done, why, and what decided it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Decision {
+    pub action: Action,
+    pub reason: String,
+    pub decided_by: DecidedBy,
+}
+
+fn reasons() -> &'static crate::spec::types::ModeReasons {
+    &spec().modes_file.reasons
+}
+
+/// The last rule for `permission` whose pattern matches `subject`, as a decision.
+fn by_rule(ctx: &Context, permission: &str, subject: &str) -> Option<Decision> {
+    let rule = ctx.all_rules().rev().find(|r| {
+        wildcard::matches(&r.permission, permission) && wildcard::matches(&r.pattern, subject)
+    })?;
+    Some(Decision {
+        action: rule.action,
+        reason: fill(
+            &reasons().rule,
+            &[
+                ("action", rule.action.as_str()),
+                ("permission", &rule.permission),
+                ("pattern", &rule.pattern),
+            ],
+        ),
+        decided_by: DecidedBy::Rule {
+            source: rule.source,
+            permission: rule.permission.clone(),
+            pattern: rule.pattern.clone(),
+            action: rule.action,
+        },
+    })
+}
+
+/// The mode's answer for a class.
+fn by_mode(mode: Mode, class: RiskClass) -> Decision {
+    let action = spec().mode(mode).for_class(class);
+    let r = reasons();
+    let reason = match (mode, action) {
+        (Mode::Plan, Action::Deny) => r.plan.clone(),
+        (_, a) => fill(
+            match a {
+                Action::Allow => &r.allow,
+                Action::Ask => &r.ask,
+                Action::Deny => &r.deny,
+            },
+            &[("mode", mode.as_str()), ("class", class.as_str())],
+        ),
+    };
+    Decision {
+        action,
+        reason,
+        decided_by: DecidedBy::Mode { mode, class },
+    }
+}
+
+fn rule_or_mode(ctx: &Context, permission: &str, subject: &str, class: RiskClass) -> Decision {
+    by_rule(ctx, permission, subject).unwrap_or_else(|| by_mode(ctx.mode, class))
+}
+
+fn hard(hit: hardline::Hit) -> Decision {
+    Decision {
+        action: Action::Deny,
+        reason: hit.reason,
+        decided_by: DecidedBy::Hardline {
+            entry: hit.entry,
+            part: hit.part,
+        },
+    }
+}
+
+/// A path made absolute against `root` and normalised (`.`, `..` and doubled slashes folded).
+pub fn resolve(root: &str, path: &str) -> String {
+    if path.starts_with('/') || path.starts_with('~') {
+        normalize(path)
+    } else {
+        normalize(&format!("{root}/{path}"))
+    }
+}
+
+/// `.`, `..` and doubled slashes folded, lexically.
+pub fn normalize(path: &str) -> String {
+    let absolute = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in path.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                if parts.last().is_some_and(|p| *p != ".." && *p != "~") {
+                    parts.pop();
+                } else if !absolute {
+                    parts.push("..");
+                }
+            }
+            s => parts.push(s),
+        }
+    }
+    let joined = parts.join("/");
+    if absolute {
+        format!("/{joined}")
+    } else {
+        joined
+    }
+}
+
+/// `abs` relative to `root` when it is inside it.
+pub fn inside(root: &str, abs: &str) -> Option<String> {
+    let root = root.trim_end_matches('/');
+    if abs == root || root.is_empty() {
+        return Some(if abs == root {
+            ".".into()
+        } else {
+            abs.trim_start_matches('/').into()
+        });
+    }
+    abs.strip_prefix(root)
+        .and_then(|r| r.strip_prefix('/'))
+        .map(str::to_string)
+}
+
+/// The permission key that a path outside the project root is checked under.
+pub const OUTSIDE_ROOT: &str = "external_directory";
+
+/// A file call on `path` (or a redirection writing it).
+fn judge_path(ctx: &Context, permission: &str, class: RiskClass, path: &str) -> Decision {
+    let abs = resolve(&ctx.root, path);
+    if let Some(hit) = hardline::check_path(&abs, class, ctx.home.as_deref()) {
+        return hard(hit);
+    }
+    match inside(&ctx.root, &abs) {
+        Some(rel) => rule_or_mode(ctx, permission, &rel, class),
+        None => {
+            let own = rule_or_mode(ctx, permission, &abs, class);
+            let outside = by_rule(ctx, OUTSIDE_ROOT, &abs).unwrap_or_else(|| Decision {
+                action: Action::Ask,
+                reason: fill(&reasons().outside_root, &[("path", &abs)]),
+                decided_by: DecidedBy::OutsideRoot { path: abs.clone() },
+            });
+            strictest([own, outside])
+        }
+    }
+}
+
+/// The strictest decision (the first of equals).
+pub fn strictest(decisions: impl IntoIterator<Item = Decision>) -> Decision {
+    let mut best: Option<Decision> = None;
+    for d in decisions {
+        if best.as_ref().is_none_or(|b| d.action > b.action) {
+            best = Some(d);
+        }
+    }
+    best.unwrap_or_else(|| by_mode(Mode::Plan, RiskClass::Execute))
+}
+
+/// Every part of a call, judged before the mode's last word (auto, unattended).
+fn parts(req: &Request, ctx: &Context) -> Vec<Decision> {
+    match &req.target {
+        Target::Line(line) => {
+            let mut out: Vec<Decision> = hardline::check_line(line).into_iter().map(hard).collect();
+            let commands = shell::split(line);
+            for cmd in &commands {
+                if let Some(hit) = hardline::check_command(cmd) {
+                    out.push(hard(hit));
+                    continue;
+                }
+                out.push(rule_or_mode(ctx, &req.permission, &cmd.text(), req.class));
+                for r in cmd.redirects.iter().filter(|r| r.writes_file()) {
+                    let edit = spec()
+                        .tool("write")
+                        .map_or("edit", |t| t.permission.as_str());
+                    out.push(judge_path(ctx, edit, RiskClass::Write, &r.target));
+                }
+            }
+            if commands.is_empty() {
+                out.push(rule_or_mode(ctx, &req.permission, "", req.class));
+            }
+            out
+        }
+        Target::Path(p) => vec![judge_path(ctx, &req.permission, req.class, p)],
+        Target::Tool => vec![rule_or_mode(ctx, &req.permission, "*", req.class)],
+    }
+}
+
+/// The decision for a call, before auto and unattended have their say.
+fn judged(req: &Request, ctx: &Context) -> Decision {
+    strictest(parts(req, ctx))
+}
+
+/// Judges a call (see the module's docs for the order).
+pub fn evaluate(req: &Request, ctx: &Context) -> Decision {
+    let d = judged(req, ctx);
+    if d.action != Action::Ask {
+        return d;
+    }
+    if let Some(to) = spec().mode(ctx.mode).ask_becomes {
+        if to != Action::Ask {
+            return Decision {
+                action: to,
+                reason: reasons().auto.clone(),
+                decided_by: DecidedBy::Mode {
+                    mode: ctx.mode,
+                    class: req.class,
+                },
+            };
+        }
+    }
+    if ctx.unattended {
+        return Decision {
+            action: Action::Deny,
+            reason: reasons().unattended.clone(),
+            decided_by: DecidedBy::Unattended,
+        };
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,187 @@
+use super::*;
+
+fn call(tool: &str, target: Target) -> Request {
+    Request::tool(tool, target).unwrap()
+}
+
+fn action(req: &Request, mode: Mode) -> Action {
+    evaluate(req, &Context::new(mode)).action
+}
+
+#[test]
+fn every_mode_by_every_class() {
+    use Action::*;
+    let edit = call("edit", Target::Path("src/a.rs".into()));
+    let read = call("read", Target::Path("src/a.rs".into()));
+    let bash = Request::bash("npm test");
+    let team = call("team_send", Target::Tool);
+    let table = [
+        (Mode::Auto, [Allow, Allow, Allow, Allow]),
+        (Mode::Edit, [Allow, Allow, Ask, Allow]),
+        (Mode::Manual, [Allow, Ask, Ask, Allow]),
+        (Mode::Plan, [Allow, Deny, Deny, Allow]),
+    ];
+    for (mode, want) in table {
+        let got = [
+            action(&read, mode),
+            action(&edit, mode),
+            action(&bash, mode),
+            action(&team, mode),
+        ];
+        assert_eq!(got, want, "{mode}");
+    }
+}
+
+#[test]
+fn a_later_rule_overrides_an_earlier_one() {
+    let mut ctx = Context::new(Mode::Edit);
+    ctx.rules = vec![
+        Rule::new("bash", "npm *", Action::Allow, RuleSource::Session),
+        Rule::new("bash", "npm publish *", Action::Deny, RuleSource::Session),
+    ];
+    assert_eq!(
+        evaluate(&Request::bash("npm test"), &ctx).action,
+        Action::Allow
+    );
+    let d = evaluate(&Request::bash("npm publish --tag x"), &ctx);
+    assert_eq!(d.action, Action::Deny);
+    assert_eq!(
+        d.decided_by,
+        DecidedBy::Rule {
+            source: RuleSource::Session,
+            permission: "bash".into(),
+            pattern: "npm publish *".into(),
+            action: Action::Deny
+        }
+    );
+}
+
+#[test]
+fn a_rules_allow_holds_in_plan_mode() {
+    assert_eq!(
+        action(&Request::bash("git status"), Mode::Plan),
+        Action::Allow
+    );
+    assert_eq!(
+        action(&Request::bash("git status --short"), Mode::Plan),
+        Action::Allow
+    );
+    let plan = call("write", Target::Path(".lembas/plans/p.md".into()));
+    assert_eq!(action(&plan, Mode::Plan), Action::Allow);
+}
+
+#[test]
+fn the_strictest_part_of_a_line_wins() {
+    assert_eq!(
+        action(&Request::bash("git status && npm test"), Mode::Edit),
+        Action::Ask
+    );
+    assert_eq!(
+        action(&Request::bash("git status && rm -rf /"), Mode::Auto),
+        Action::Deny
+    );
+    assert_eq!(
+        action(&Request::bash("git status; git log"), Mode::Manual),
+        Action::Allow
+    );
+}
+
+#[test]
+fn env_files_ask_in_every_mode_but_auto() {
+    for (path, want) in [
+        (".env", Action::Ask),
+        ("config/.env.local", Action::Ask),
+        (".env.example", Action::Allow),
+    ] {
+        let req = call("read", Target::Path(path.into()));
+        assert_eq!(action(&req, Mode::Edit), want, "{path}");
+        assert_eq!(action(&req, Mode::Plan), want, "{path}");
+        assert_eq!(action(&req, Mode::Auto), Action::Allow, "{path}");
+    }
+}
+
+#[test]
+fn outside_the_root_asks() {
+    let req = call("read", Target::Path("../other/x".into()));
+    let d = evaluate(&req, &Context::new(Mode::Edit));
+    assert_eq!(d.action, Action::Ask);
+    assert_eq!(
+        d.decided_by,
+        DecidedBy::OutsideRoot {
+            path: "/other/x".into()
+        }
+    );
+    let mut ctx = Context::new(Mode::Edit);
+    ctx.rules = vec![Rule::new(
+        OUTSIDE_ROOT,
+        "/other/*",
+        Action::Allow,
+        RuleSource::Session,
+    )];
+    assert_eq!(evaluate(&req, &ctx).action, Action::Allow);
+}
+
+#[test]
+fn a_redirection_writes_a_file() {
+    // echo is allowed by the defaults, but writing its output is a write.
+    assert_eq!(action(&Request::bash("echo hi"), Mode::Plan), Action::Allow);
+    assert_eq!(
+        action(&Request::bash("echo hi > notes.txt"), Mode::Plan),
+        Action::Deny
+    );
+    assert_eq!(
+        action(&Request::bash("echo hi > notes.txt"), Mode::Manual),
+        Action::Ask
+    );
+    assert_eq!(
+        action(&Request::bash("echo hi > /dev/null"), Mode::Manual),
+        Action::Allow
+    );
+}
+
+#[test]
+fn unattended_refuses_what_would_ask() {
+    let mut ctx = Context::new(Mode::Edit);
+    ctx.unattended = true;
+    let d = evaluate(&Request::bash("git push origin main"), &ctx);
+    assert_eq!(
+        (d.action, d.decided_by),
+        (Action::Deny, DecidedBy::Unattended)
+    );
+    assert_eq!(
+        evaluate(&Request::bash("git status"), &ctx).action,
+        Action::Allow
+    );
+}
+
+#[test]
+fn requests_read_from_json_name_their_fields() {
+    let err = |v: serde_json::Value| Request::from_json("request", &v).unwrap_err().to_string();
+    assert_eq!(
+        err(serde_json::json!({"tool": "bash"})),
+        "request.line: missing"
+    );
+    assert_eq!(
+        err(serde_json::json!({"tool": "mcp_x"})),
+        "request.tool: unknown tool (give its class) \"mcp_x\""
+    );
+    assert_eq!(
+        err(serde_json::json!({"tool": "bash", "line": "x", "class": "read"})),
+        "request.class: bash is execute, not read"
+    );
+    let r = Request::from_json(
+        "request",
+        &serde_json::json!({"tool": "mcp_x", "class": "read"}),
+    )
+    .unwrap();
+    assert_eq!((r.class, r.permission.as_str()), (RiskClass::Read, "mcp_x"));
+}
+
+#[test]
+fn paths_normalise() {
+    assert_eq!(resolve("/project", "src/../a.ts"), "/project/a.ts");
+    assert_eq!(resolve("/project", "../../../etc"), "/etc");
+    assert_eq!(inside("/project", "/project/a/b"), Some("a/b".into()));
+    assert_eq!(inside("/project", "/projectx/a"), None);
+    assert_eq!(inside("/project", "/project"), Some(".".into()));
+}

@@ -1,0 +1,856 @@
+//! Progress (progress.md, spec 3.4.0): the thirteen phases every client shows the same way.
+//!
+//! - §1 the object: [`Progress`] — `phase`, `since` (Unix ms) and the phase's data, read from JSON
+//!   by [`Progress::from_json`] with every field checked;
+//! - §2 its text: [`text`], from `loop.json` `progress.texts`;
+//! - §3 the line: [`line`] — the text and the time since it began (`5s`, `1m 05s`, `1h 02m`), or
+//!   the text alone for `stopped` and `failed`; `retrying`'s `in` counted down, never below 0;
+//! - "the same phase for the same thing" ([`same_phase`], [`advance`]) keeps `since`;
+//! - §5 the pacing: [`Pacer`] — a new phase at once, a change of its data at most
+//!   `pace_per_second` times a second, the last state always sent at the end of the window.
+//!
+//! Time is always an argument: nothing here reads a clock.
+
+use crate::input::{InputError, Obj};
+use crate::spec::looping;
+use crate::text::fill;
+use serde::Serialize;
+use serde_json::Value;
+
+/// Why a model cannot take the turn yet (`waiting_for_model.reason`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitReason {
+    Busy,
+    Slots,
+    Group,
+}
+
+impl WaitReason {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "busy" => Some(Self::Busy),
+            "slots" => Some(Self::Slots),
+            "group" => Some(Self::Group),
+            _ => None,
+        }
+    }
+}
+
+/// What the person is asked for (`waiting_for_person.what`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PersonWait {
+    Approval,
+    Question,
+    Plan,
+}
+
+impl PersonWait {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "approval" => Some(Self::Approval),
+            "question" => Some(Self::Question),
+            "plan" => Some(Self::Plan),
+            _ => None,
+        }
+    }
+}
+
+/// Why a turn stopped (`stopped.reason`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    Person,
+    Steps,
+    Budget,
+}
+
+impl StopReason {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "person" => Some(Self::Person),
+            "steps" => Some(Self::Steps),
+            "budget" => Some(Self::Budget),
+            _ => None,
+        }
+    }
+}
+
+/// A phase with its data (progress.md §2). A field that is not known is `None`, never a guess.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "phase", rename_all = "snake_case")]
+pub enum Phase {
+    Queued {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        ahead: Option<u64>,
+    },
+    WaitingForModel {
+        model: String,
+        reason: WaitReason,
+    },
+    LoadingModel {
+        model: String,
+    },
+    ReadingPrompt {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        done: Option<u64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        total: Option<u64>,
+    },
+    Thinking,
+    Writing {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rate: Option<f64>,
+    },
+    RunningTool {
+        tool: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        what: Option<String>,
+    },
+    WaitingForPerson {
+        what: PersonWait,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tool: Option<String>,
+    },
+    WaitingForSubagents {
+        running: u64,
+    },
+    Compacting,
+    Retrying {
+        reason: String,
+        #[serde(rename = "in")]
+        in_secs: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        attempt: Option<u64>,
+    },
+    Stopped {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<StopReason>,
+    },
+    Failed {
+        reason: String,
+    },
+}
+
+/// The thirteen names, in the order a turn usually meets them (`loop.json` `progress.phases`).
+pub const PHASE_NAMES: [&str; 13] = [
+    "queued",
+    "waiting_for_model",
+    "loading_model",
+    "reading_prompt",
+    "thinking",
+    "writing",
+    "running_tool",
+    "waiting_for_person",
+    "waiting_for_subagents",
+    "compacting",
+    "retrying",
+    "stopped",
+    "failed",
+];
+
+impl Phase {
+    /// The phase's name (`running_tool`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Phase::Queued { .. } => "queued",
+            Phase::WaitingForModel { .. } => "waiting_for_model",
+            Phase::LoadingModel { .. } => "loading_model",
+            Phase::ReadingPrompt { .. } => "reading_prompt",
+            Phase::Thinking => "thinking",
+            Phase::Writing { .. } => "writing",
+            Phase::RunningTool { .. } => "running_tool",
+            Phase::WaitingForPerson { .. } => "waiting_for_person",
+            Phase::WaitingForSubagents { .. } => "waiting_for_subagents",
+            Phase::Compacting => "compacting",
+            Phase::Retrying { .. } => "retrying",
+            Phase::Stopped { .. } => "stopped",
+            Phase::Failed { .. } => "failed",
+        }
+    }
+
+    /// The data fields this phase may carry (progress.md §2).
+    pub fn fields(name: &str) -> Option<&'static [&'static str]> {
+        Some(match name {
+            "queued" => &["ahead"],
+            "waiting_for_model" => &["model", "reason"],
+            "loading_model" => &["model"],
+            "reading_prompt" => &["done", "total"],
+            "thinking" | "compacting" => &[],
+            "writing" => &["rate"],
+            "running_tool" => &["tool", "what"],
+            "waiting_for_person" => &["what", "tool"],
+            "waiting_for_subagents" => &["running"],
+            "retrying" => &["reason", "in", "attempt"],
+            "stopped" | "failed" => &["reason"],
+            _ => return None,
+        })
+    }
+
+    /// Reads the phase's data from `o` (its `phase` field names it).
+    fn from_obj(o: &Obj<'_>) -> Result<Phase, InputError> {
+        let name = o.str("phase")?;
+        let fields = Phase::fields(name).ok_or_else(|| InputError::Unknown {
+            path: o.at("phase"),
+            what: "phase",
+            value: name.to_string(),
+        })?;
+        let mut allowed: Vec<&str> = vec!["phase", "since"];
+        allowed.extend_from_slice(fields);
+        o.only(&allowed)?;
+        Ok(match name {
+            "queued" => Phase::Queued {
+                ahead: o.opt_count("ahead")?,
+            },
+            "waiting_for_model" => Phase::WaitingForModel {
+                model: o.str("model")?.to_string(),
+                reason: o.word("reason", "reason", WaitReason::parse)?,
+            },
+            "loading_model" => Phase::LoadingModel {
+                model: o.str("model")?.to_string(),
+            },
+            "reading_prompt" => Phase::ReadingPrompt {
+                done: o.opt_count("done")?,
+                total: o.opt_count("total")?,
+            },
+            "thinking" => Phase::Thinking,
+            "writing" => Phase::Writing {
+                rate: o.opt_number("rate")?,
+            },
+            "running_tool" => Phase::RunningTool {
+                tool: o.str("tool")?.to_string(),
+                what: o.opt_str("what")?.map(str::to_string),
+            },
+            "waiting_for_person" => Phase::WaitingForPerson {
+                what: o.word("what", "request", PersonWait::parse)?,
+                tool: o.opt_str("tool")?.map(str::to_string),
+            },
+            "waiting_for_subagents" => Phase::WaitingForSubagents {
+                running: o.count("running")?,
+            },
+            "compacting" => Phase::Compacting,
+            "retrying" => Phase::Retrying {
+                reason: o.str("reason")?.to_string(),
+                in_secs: o.count("in")?,
+                attempt: o.opt_count("attempt")?,
+            },
+            "stopped" => Phase::Stopped {
+                reason: o.opt_word("reason", "reason", StopReason::parse)?,
+            },
+            // `Phase::fields` knows only these names, so this arm is "failed".
+            _ => Phase::Failed {
+                reason: o.str("reason")?.to_string(),
+            },
+        })
+    }
+}
+
+/// The progress object (progress.md §1): a phase, when it began, and its data.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Progress {
+    #[serde(flatten)]
+    pub phase: Phase,
+    /// When this phase began, Unix time in milliseconds.
+    pub since: i64,
+}
+
+impl Progress {
+    pub fn new(phase: Phase, since: i64) -> Progress {
+        Progress { phase, since }
+    }
+
+    /// Reads a progress object, naming the field that is wrong (`progress.since: expected an
+    /// integer`, `progress.phase: unknown phase "sleeping"`). `path` is the object's own name.
+    pub fn from_json(path: &str, value: &Value) -> Result<Progress, InputError> {
+        let o = Obj::new(path, value)?;
+        let phase = Phase::from_obj(&o)?;
+        Ok(Progress {
+            phase,
+            since: o.int("since")?,
+        })
+    }
+
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// A rate with one decimal, as JavaScript's `toFixed(1)` writes it (a tie rounds away from zero).
+pub fn one_decimal(x: f64) -> String {
+    let quarters = x * 4.0;
+    if quarters.fract() == 0.0 && quarters.abs() < 9.0e15 && (quarters as i64) % 2 != 0 {
+        // An exact tie (….25 or ….75): round half away from zero, in integers.
+        let tenths = (x * 10.0).round() as i64;
+        let sign = if tenths < 0 { "-" } else { "" };
+        let t = tenths.unsigned_abs();
+        return format!("{sign}{}.{}", t / 10, t % 10);
+    }
+    format!("{x:.1}")
+}
+
+/// The elapsed time between `since` and `now` as progress.md §3 writes it: `5s`, `1m 05s`,
+/// `1h 02m` (whole seconds; a clock behind `since` reads 0s).
+pub fn elapsed(since: i64, now: i64) -> String {
+    let secs = now.saturating_sub(since).max(0) / 1000;
+    duration(secs)
+}
+
+/// A duration in whole seconds, written as a ticking clock writes it.
+pub fn duration(secs: i64) -> String {
+    let e = &looping().progress.elapsed;
+    let secs = secs.max(0);
+    if secs < 60 {
+        fill(&e.seconds, &[("s", &secs.to_string())])
+    } else if secs < 3600 {
+        fill(
+            &e.minutes,
+            &[
+                ("m", &(secs / 60).to_string()),
+                ("ss", &format!("{:02}", secs % 60)),
+            ],
+        )
+    } else {
+        fill(
+            &e.hours,
+            &[
+                ("h", &(secs / 3600).to_string()),
+                ("mm", &format!("{:02}", (secs % 3600) / 60)),
+            ],
+        )
+    }
+}
+
+/// The phase's text (progress.md §2), its fields filled; `now` counts retrying's `in` down.
+pub fn text(p: &Progress, now: i64) -> String {
+    let spec = &looping().progress;
+    let t = &spec.texts;
+    match &p.phase {
+        Phase::Queued { ahead: None } => t.queued.clone(),
+        Phase::Queued { ahead: Some(n) } => fill(&t.queued_ahead, &[("ahead", &n.to_string())]),
+        Phase::WaitingForModel { model, reason } => {
+            let words = match reason {
+                WaitReason::Busy => &spec.reason.busy,
+                WaitReason::Slots => &spec.reason.slots,
+                WaitReason::Group => &spec.reason.group,
+            };
+            fill(&t.waiting_for_model, &[("model", model), ("reason", words)])
+        }
+        Phase::LoadingModel { model } => fill(&t.loading_model, &[("model", model)]),
+        Phase::ReadingPrompt {
+            done: Some(done),
+            total: Some(total),
+        } if *total > 0 => {
+            let percent = (u128::from(*done) * 100) / u128::from(*total);
+            fill(
+                &t.reading_prompt,
+                &[
+                    ("done", &done.to_string()),
+                    ("total", &total.to_string()),
+                    ("percent", &percent.to_string()),
+                ],
+            )
+        }
+        Phase::ReadingPrompt { .. } => t.reading_prompt_bare.clone(),
+        Phase::Thinking => t.thinking.clone(),
+        Phase::Writing { rate: Some(rate) } if rate.is_finite() => {
+            fill(&t.writing, &[("rate", &one_decimal(*rate))])
+        }
+        Phase::Writing { .. } => t.writing_bare.clone(),
+        Phase::RunningTool {
+            tool,
+            what: Some(what),
+        } if !what.is_empty() => fill(&t.running_tool, &[("tool", tool), ("what", what)]),
+        Phase::RunningTool { tool, .. } => fill(&t.running_tool_bare, &[("tool", tool)]),
+        Phase::WaitingForPerson { what, tool } => {
+            let w = &spec.what;
+            let words = match (what, tool.as_deref()) {
+                (PersonWait::Approval, Some(tool)) if !tool.is_empty() => {
+                    fill(&w.approval, &[("tool", tool)])
+                }
+                (PersonWait::Approval, _) => w.approval_bare.clone(),
+                (PersonWait::Question, _) => w.question.clone(),
+                (PersonWait::Plan, _) => w.plan.clone(),
+            };
+            fill(&t.waiting_for_person, &[("what", &words)])
+        }
+        Phase::WaitingForSubagents { running } => fill(
+            &t.waiting_for_subagents,
+            &[("running", &running.to_string())],
+        ),
+        Phase::Compacting => t.compacting.clone(),
+        Phase::Retrying {
+            reason, in_secs, ..
+        } => {
+            let gone = u64::try_from(now.saturating_sub(p.since).max(0) / 1000).unwrap_or(0);
+            let left = in_secs.saturating_sub(gone);
+            fill(
+                &t.retrying,
+                &[("in", &left.to_string()), ("reason", reason)],
+            )
+        }
+        Phase::Stopped { reason: None } => t.stopped.clone(),
+        Phase::Stopped { reason: Some(r) } => {
+            let s = &spec.stopped_reason;
+            let words = match r {
+                StopReason::Person => &s.person,
+                StopReason::Steps => &s.steps,
+                StopReason::Budget => &s.budget,
+            };
+            fill(&t.stopped_reason, &[("reason", words)])
+        }
+        Phase::Failed { reason } => fill(&t.failed, &[("reason", reason)]),
+    }
+}
+
+/// The line every client draws (progress.md §3): `{{text}} · {{elapsed}}`, or the text alone for
+/// the phases of `no_elapsed` (stopped and failed).
+pub fn line(p: &Progress, now: i64) -> String {
+    let spec = &looping().progress;
+    let text = text(p, now);
+    if spec.no_elapsed.iter().any(|n| n == p.phase.name()) {
+        return text;
+    }
+    fill(
+        &spec.line,
+        &[("text", &text), ("elapsed", &elapsed(p.since, now))],
+    )
+}
+
+/// A call's short title as `what`: its first line, trimmed, at most `what_max` characters (a
+/// longer one is cut and ends with …). None when nothing is left.
+pub fn short_what(s: &str) -> Option<String> {
+    let max = looping().progress.what_max;
+    let first = s.lines().next().unwrap_or("").trim();
+    if first.is_empty() {
+        return None;
+    }
+    if first.chars().count() <= max {
+        return Some(first.to_string());
+    }
+    let mut cut: String = first.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    Some(cut)
+}
+
+/// Whether `next` is the same phase as `prev` for the same thing (progress.md §1): the same tool
+/// call, the same model, the same question — so `since` is kept. A change of data only (tokens
+/// read, the rate, subagents running) is the same phase.
+pub fn same_phase(prev: &Phase, next: &Phase) -> bool {
+    match (prev, next) {
+        (Phase::RunningTool { tool: a, what: wa }, Phase::RunningTool { tool: b, what: wb }) => {
+            a == b && wa == wb
+        }
+        (
+            Phase::WaitingForModel {
+                model: a,
+                reason: ra,
+            },
+            Phase::WaitingForModel {
+                model: b,
+                reason: rb,
+            },
+        ) => a == b && ra == rb,
+        (Phase::LoadingModel { model: a }, Phase::LoadingModel { model: b }) => a == b,
+        (
+            Phase::WaitingForPerson { what: a, tool: ta },
+            Phase::WaitingForPerson { what: b, tool: tb },
+        ) => a == b && ta == tb,
+        (
+            Phase::Retrying {
+                reason: a,
+                attempt: xa,
+                ..
+            },
+            Phase::Retrying {
+                reason: b,
+                attempt: xb,
+                ..
+            },
+        ) => a == b && xa == xb,
+        (Phase::Stopped { reason: a }, Phase::Stopped { reason: b }) => a == b,
+        (Phase::Failed { reason: a }, Phase::Failed { reason: b }) => a == b,
+        (a, b) => a.name() == b.name(),
+    }
+}
+
+/// The progress after `prev` when the agent is now in `next`: `since` kept for the same phase for
+/// the same thing, `now` otherwise.
+pub fn advance(prev: Option<&Progress>, next: Phase, now: i64) -> Progress {
+    match prev {
+        Some(p) if same_phase(&p.phase, &next) => Progress::new(next, p.since),
+        _ => Progress::new(next, now),
+    }
+}
+
+/// What a [`Pacer`] says to do with a progress state.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "do", rename_all = "snake_case")]
+pub enum Paced {
+    /// Send this now (None: nothing runs — the `null` progress).
+    Send { progress: Option<Progress> },
+    /// Held: it goes out at `due` (call [`Pacer::poll`] then), unless something newer replaces it.
+    Later { due: i64 },
+    /// Nothing to send: it is what was sent last.
+    Unchanged,
+}
+
+/// Paces progress as progress.md §5 says: a new phase at once; a change of its data at most
+/// `pace_per_second` times a second; the last state always sent at the end of the window.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pacer {
+    gap_ms: i64,
+    /// When the last send was, and what it sent.
+    sent: Option<(i64, Option<Progress>)>,
+    pending: Option<Option<Progress>>,
+}
+
+impl Default for Pacer {
+    fn default() -> Self {
+        Pacer::new()
+    }
+}
+
+impl Pacer {
+    pub fn new() -> Pacer {
+        let per_second = i64::from(looping().progress.pace_per_second.max(1));
+        Pacer {
+            gap_ms: 1000 / per_second,
+            sent: None,
+            pending: None,
+        }
+    }
+
+    /// The shortest time between two sends of the same phase, in ms (250).
+    pub fn gap_ms(&self) -> i64 {
+        self.gap_ms
+    }
+
+    /// When the held state is due, if one is held.
+    pub fn due(&self) -> Option<i64> {
+        match (&self.pending, &self.sent) {
+            (Some(_), Some((at, _))) => Some(at.saturating_add(self.gap_ms)),
+            _ => None,
+        }
+    }
+
+    fn send(&mut self, progress: Option<Progress>, now: i64) -> Paced {
+        self.pending = None;
+        self.sent = Some((now, progress.clone()));
+        Paced::Send { progress }
+    }
+
+    /// A new state at `now`: what to do with it.
+    pub fn push(&mut self, progress: Option<Progress>, now: i64) -> Paced {
+        let Some((at, last)) = &self.sent else {
+            return self.send(progress, now);
+        };
+        if *last == progress {
+            self.pending = None;
+            return Paced::Unchanged;
+        }
+        let same = match (last, &progress) {
+            (Some(a), Some(b)) => same_phase(&a.phase, &b.phase) && a.since == b.since,
+            _ => false,
+        };
+        let due = at.saturating_add(self.gap_ms);
+        if !same || now >= due {
+            return self.send(progress, now);
+        }
+        self.pending = Some(progress);
+        Paced::Later { due }
+    }
+
+    /// The held state, once its window has ended.
+    pub fn poll(&mut self, now: i64) -> Option<Paced> {
+        match self.due() {
+            Some(due) if now >= due => self.pending.take().map(|p| self.send(p, now)),
+            _ => None,
+        }
+    }
+
+    /// The held state now, whatever the window (the end of a turn).
+    pub fn flush(&mut self, now: i64) -> Option<Paced> {
+        self.pending.take().map(|p| self.send(p, now))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    fn p(v: Value) -> Progress {
+        Progress::from_json("progress", &v).unwrap()
+    }
+
+    #[test]
+    fn the_phases_and_their_fields_are_the_spec_data() {
+        let spec = &looping().progress;
+        assert_eq!(spec.phases, PHASE_NAMES);
+        for name in PHASE_NAMES {
+            let mut ours: Vec<&str> = Phase::fields(name).unwrap().to_vec();
+            let mut theirs: Vec<&str> = spec.fields[name].keys().map(String::as_str).collect();
+            ours.sort_unstable();
+            theirs.sort_unstable();
+            assert_eq!(ours, theirs, "{name}");
+        }
+    }
+
+    #[test]
+    fn texts_fill_their_fields() {
+        let now = 1_762_790_400_000;
+        let cases = [
+            (
+                json!({"phase":"queued","since":now,"ahead":2}),
+                "Queued: 2 ahead",
+            ),
+            (
+                json!({"phase":"reading_prompt","since":now,"done":90000,"total":140000}),
+                "Reading the prompt: 90000 / 140000 tokens (64%)",
+            ),
+            (
+                json!({"phase":"reading_prompt","since":now,"total":140000}),
+                "Reading the prompt",
+            ),
+            (
+                json!({"phase":"reading_prompt","since":now,"done":0,"total":0}),
+                "Reading the prompt",
+            ),
+            (
+                json!({"phase":"writing","since":now,"rate":12.25}),
+                "Writing: 12.3 tok/s",
+            ),
+            (
+                json!({"phase":"writing","since":now,"rate":12}),
+                "Writing: 12.0 tok/s",
+            ),
+            (
+                json!({"phase":"waiting_for_model","since":now,"model":"m","reason":"group"}),
+                "Waiting for m: its server holds another model now",
+            ),
+            (
+                json!({"phase":"stopped","since":now,"reason":"steps"}),
+                "Stopped: step limit",
+            ),
+            (
+                json!({"phase":"stopped","since":now,"reason":"budget"}),
+                "Stopped: budget",
+            ),
+            (
+                json!({"phase":"running_tool","since":now,"tool":"read","what":""}),
+                "Running read",
+            ),
+        ];
+        for (v, want) in cases {
+            assert_eq!(text(&p(v), now), want);
+        }
+    }
+
+    #[test]
+    fn retrying_counts_down_never_below_zero() {
+        let pr = p(json!({"phase":"retrying","since":0,"reason":"502","in":2}));
+        assert_eq!(text(&pr, 1999), "Retrying in 1 s: 502");
+        assert_eq!(text(&pr, 60_000), "Retrying in 0 s: 502");
+        assert_eq!(text(&pr, -5000), "Retrying in 2 s: 502");
+    }
+
+    #[test]
+    fn one_decimal_rounds_ties_away_from_zero() {
+        assert_eq!(one_decimal(0.25), "0.3");
+        assert_eq!(one_decimal(0.75), "0.8");
+        assert_eq!(one_decimal(-0.25), "-0.3");
+        assert_eq!(one_decimal(0.05), "0.1");
+        assert_eq!(one_decimal(33.333), "33.3");
+        assert_eq!(one_decimal(0.0), "0.0");
+    }
+
+    #[test]
+    fn bad_objects_name_the_field() {
+        let err = |v: Value| Progress::from_json("progress", &v).unwrap_err().to_string();
+        assert_eq!(
+            err(json!({"phase":"sleeping","since":0})),
+            "progress.phase: unknown phase \"sleeping\""
+        );
+        assert_eq!(
+            err(json!({"phase":"queued","since":"x"})),
+            "progress.since: expected an integer"
+        );
+        assert_eq!(err(json!({"phase":"queued"})), "progress.since: missing");
+        assert_eq!(
+            err(json!({"phase":"loading_model","since":0})),
+            "progress.model: missing"
+        );
+        assert_eq!(
+            err(json!({"phase":"queued","since":0,"ahead":-1})),
+            "progress.ahead: -1 is below 0"
+        );
+        assert_eq!(
+            err(json!({"phase":"thinking","since":0,"tool":"x"})),
+            "progress.tool: not a field here"
+        );
+        assert_eq!(
+            err(json!({"phase":"waiting_for_model","since":0,"model":"m","reason":"late"})),
+            "progress.reason: unknown reason \"late\""
+        );
+        assert_eq!(err(json!("queued")), "progress: expected an object");
+    }
+
+    #[test]
+    fn the_object_round_trips() {
+        let v = json!({"phase":"retrying","since":5,"reason":"x","in":3,"attempt":2});
+        assert_eq!(p(v.clone()).to_json(), v);
+        let v = json!({"phase":"thinking","since":5});
+        assert_eq!(p(v.clone()).to_json(), v);
+    }
+
+    #[test]
+    fn short_what_is_one_line_of_at_most_80_characters() {
+        assert_eq!(short_what("  bun test\nmore").as_deref(), Some("bun test"));
+        assert_eq!(short_what("\n"), None);
+        let long = "é".repeat(100);
+        let cut = short_what(&long).unwrap();
+        assert_eq!(cut.chars().count(), 80);
+        assert!(cut.ends_with('…'));
+    }
+
+    #[test]
+    fn advance_keeps_since_for_the_same_thing() {
+        let a = Progress::new(
+            Phase::RunningTool {
+                tool: "bash".into(),
+                what: Some("ls".into()),
+            },
+            10,
+        );
+        let same = advance(
+            Some(&a),
+            Phase::RunningTool {
+                tool: "bash".into(),
+                what: Some("ls".into()),
+            },
+            99,
+        );
+        assert_eq!(same.since, 10);
+        let other = advance(
+            Some(&a),
+            Phase::RunningTool {
+                tool: "bash".into(),
+                what: Some("pwd".into()),
+            },
+            99,
+        );
+        assert_eq!(other.since, 99);
+        let r = Progress::new(
+            Phase::ReadingPrompt {
+                done: Some(1),
+                total: Some(9),
+            },
+            10,
+        );
+        assert_eq!(
+            advance(
+                Some(&r),
+                Phase::ReadingPrompt {
+                    done: Some(5),
+                    total: Some(9)
+                },
+                99
+            )
+            .since,
+            10
+        );
+        assert_eq!(advance(None, Phase::Thinking, 99).since, 99);
+    }
+
+    #[test]
+    fn the_pacer_sends_a_new_phase_at_once_and_data_at_most_four_times_a_second() {
+        let mut pacer = Pacer::new();
+        let reading = |done| {
+            Some(Progress::new(
+                Phase::ReadingPrompt {
+                    done: Some(done),
+                    total: Some(100),
+                },
+                0,
+            ))
+        };
+        assert!(matches!(pacer.push(reading(1), 0), Paced::Send { .. }));
+        assert_eq!(pacer.push(reading(1), 10), Paced::Unchanged);
+        assert_eq!(pacer.push(reading(2), 100), Paced::Later { due: 250 });
+        assert_eq!(pacer.push(reading(3), 200), Paced::Later { due: 250 });
+        assert_eq!(pacer.poll(249), None);
+        assert_eq!(
+            pacer.poll(250),
+            Some(Paced::Send {
+                progress: reading(3)
+            })
+        );
+        assert_eq!(pacer.poll(900), None);
+        // A new phase goes at once, whatever the window.
+        assert_eq!(pacer.push(reading(4), 300), Paced::Later { due: 500 });
+        let thinking = Some(Progress::new(Phase::Thinking, 310));
+        assert_eq!(
+            pacer.push(thinking.clone(), 310),
+            Paced::Send { progress: thinking }
+        );
+        assert_eq!(pacer.due(), None);
+        assert_eq!(pacer.push(None, 320), Paced::Send { progress: None });
+        assert_eq!(
+            pacer.push(reading(9), 330),
+            Paced::Send {
+                progress: reading(9)
+            }
+        );
+        assert_eq!(pacer.push(reading(10), 340), Paced::Later { due: 580 });
+        assert_eq!(
+            pacer.flush(341),
+            Some(Paced::Send {
+                progress: reading(10)
+            })
+        );
+        assert_eq!(pacer.flush(342), None);
+    }
+
+    fn spelled(secs: i64) -> String {
+        if secs < 60 {
+            format!("{secs}s")
+        } else if secs < 3600 {
+            format!("{}m {:02}s", secs / 60, secs % 60)
+        } else {
+            format!("{}h {:02}m", secs / 3600, (secs % 3600) / 60)
+        }
+    }
+
+    #[test]
+    fn elapsed_at_the_edges() {
+        assert_eq!(elapsed(0, 999), "0s");
+        assert_eq!(elapsed(0, 59_999), "59s");
+        assert_eq!(elapsed(0, 60_000), "1m 00s");
+        assert_eq!(elapsed(0, 3_599_999), "59m 59s");
+        assert_eq!(elapsed(0, 3_600_000), "1h 00m");
+        assert_eq!(elapsed(0, 864_000_000), "240h 00m");
+        assert_eq!(elapsed(5000, 0), "0s");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn elapsed_formats_every_duration_up_to_ten_days(ms in 0i64..=864_000_000, since in -1_000_000_000_000i64..2_000_000_000_000) {
+            let out = elapsed(since, since + ms);
+            prop_assert_eq!(&out, &spelled(ms / 1000));
+            // The parts read back to the same whole seconds (to the minute from an hour on).
+            let secs = ms / 1000;
+            let parsed: i64 = if let Some((h, m)) = out.split_once("h ") {
+                h.parse::<i64>().unwrap() * 3600 + m.trim_end_matches('m').parse::<i64>().unwrap() * 60
+            } else if let Some((m, s)) = out.split_once("m ") {
+                m.parse::<i64>().unwrap() * 60 + s.trim_end_matches('s').parse::<i64>().unwrap()
+            } else {
+                out.trim_end_matches('s').parse::<i64>().unwrap()
+            };
+            let slack = if secs >= 3600 { 60 } else { 1 };
+            prop_assert!(parsed <= secs && secs - parsed < slack);
+        }
+    }
+}

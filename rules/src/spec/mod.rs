@@ -1,0 +1,252 @@
+//! The spec data, embedded at compile time from `rules/spec/` and read once into typed values.
+//!
+//! `build.rs` checks that every file fits [`types`], so [`spec`] never fails at run time; the
+//! typed tables the rules use (modes, default rules) are made here from that data, and a test
+//! checks that making them succeeds too.
+
+pub mod types;
+
+use crate::permission::{Action, Mode, RiskClass, Rule, RuleSource};
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+use thiserror::Error;
+
+const LOOP: &str = include_str!("../../spec/loop.json");
+const MODES: &str = include_str!("../../spec/permission/modes.json");
+const DEFAULTS: &str = include_str!("../../spec/permission/defaults.json");
+const ARITY: &str = include_str!("../../spec/permission/arity.json");
+const HARDLINE: &str = include_str!("../../spec/permission/hardline.json");
+
+/// Every file of `rules/spec/tools/` (build.rs checks that none is missing).
+pub const TOOL_FILES: &[&str] = &[
+    include_str!("../../spec/tools/bash.json"),
+    include_str!("../../spec/tools/edit.json"),
+    include_str!("../../spec/tools/glob.json"),
+    include_str!("../../spec/tools/grep.json"),
+    include_str!("../../spec/tools/list.json"),
+    include_str!("../../spec/tools/read.json"),
+    include_str!("../../spec/tools/team_add.json"),
+    include_str!("../../spec/tools/team_assign.json"),
+    include_str!("../../spec/tools/team_decide.json"),
+    include_str!("../../spec/tools/team_findings.json"),
+    include_str!("../../spec/tools/team_finish.json"),
+    include_str!("../../spec/tools/team_read.json"),
+    include_str!("../../spec/tools/team_replace.json"),
+    include_str!("../../spec/tools/team_request.json"),
+    include_str!("../../spec/tools/team_send.json"),
+    include_str!("../../spec/tools/team_stop.json"),
+    include_str!("../../spec/tools/team_whoami.json"),
+    include_str!("../../spec/tools/write.json"),
+];
+
+/// A file under `rules/spec/` that does not say what the rules need.
+#[derive(Debug, Error)]
+pub enum SpecError {
+    #[error("spec data {file}: {message}")]
+    Parse { file: &'static str, message: String },
+    #[error("spec data {file}: {field}: unknown value \"{value}\"")]
+    Value {
+        file: &'static str,
+        field: String,
+        value: String,
+    },
+}
+
+/// What a tool is to the rules: its risk class, its permission key and to whom it is offered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolInfo {
+    pub name: String,
+    pub risk: RiskClass,
+    pub permission: String,
+    /// `main`: the main agent only; `subagent`: subagents only; none: both.
+    pub offered: Option<String>,
+    /// The whole file, as a model is sent it.
+    pub file: serde_json::Value,
+}
+
+/// One mode's answers, by risk class (`permission/modes.json`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ModeAnswers {
+    pub read: Action,
+    pub write: Action,
+    pub execute: Action,
+    pub interact: Action,
+    /// What an ask becomes in this mode (auto: allow).
+    pub ask_becomes: Option<Action>,
+}
+
+impl ModeAnswers {
+    pub fn for_class(&self, class: RiskClass) -> Action {
+        match class {
+            RiskClass::Read => self.read,
+            RiskClass::Write => self.write,
+            RiskClass::Execute => self.execute,
+            RiskClass::Interact => self.interact,
+        }
+    }
+}
+
+/// All the spec data, typed.
+#[derive(Debug, Default)]
+pub struct Spec {
+    pub looping: types::Loop,
+    pub modes_file: types::ModesFile,
+    /// Indexed by [`Mode::index`].
+    pub modes: [ModeAnswers; 4],
+    pub defaults: Vec<Rule>,
+    pub arity: types::ArityFile,
+    pub hardline: types::HardlineFile,
+    pub tools: BTreeMap<String, ToolInfo>,
+}
+
+fn parse<T: serde::de::DeserializeOwned>(file: &'static str, text: &str) -> Result<T, SpecError> {
+    serde_json::from_str(text).map_err(|e| SpecError::Parse {
+        file,
+        message: e.to_string(),
+    })
+}
+
+fn value<T>(
+    file: &'static str,
+    field: &str,
+    text: &str,
+    read: impl Fn(&str) -> Option<T>,
+) -> Result<T, SpecError> {
+    read(text).ok_or_else(|| SpecError::Value {
+        file,
+        field: field.to_string(),
+        value: text.to_string(),
+    })
+}
+
+impl Spec {
+    /// Reads every embedded file. Fails only if the data and the code disagree (a test checks it).
+    pub fn load() -> Result<Spec, SpecError> {
+        let looping: types::Loop = parse("loop.json", LOOP)?;
+        let modes_file: types::ModesFile = parse("permission/modes.json", MODES)?;
+        let mut modes = [ModeAnswers::default(); 4];
+        for mode in Mode::ALL {
+            let f = "permission/modes.json";
+            let table = modes_file
+                .modes
+                .get(mode.as_str())
+                .ok_or(SpecError::Value {
+                    file: f,
+                    field: "modes".into(),
+                    value: mode.as_str().into(),
+                })?;
+            let field = |c: &str| format!("modes.{}.{c}", mode.as_str());
+            let answers = ModeAnswers {
+                read: value(f, &field("read"), &table.read, Action::parse)?,
+                write: value(f, &field("write"), &table.write, Action::parse)?,
+                execute: value(f, &field("execute"), &table.execute, Action::parse)?,
+                interact: value(f, &field("interact"), &table.interact, Action::parse)?,
+                ask_becomes: match &table.ask_becomes {
+                    Some(a) => Some(value(f, &field("ask_becomes"), a, Action::parse)?),
+                    None => None,
+                },
+            };
+            if let Some(slot) = modes.get_mut(mode.index()) {
+                *slot = answers;
+            }
+        }
+        let order: Vec<&str> = Mode::ALL.iter().map(|m| m.as_str()).collect();
+        if modes_file.order != order {
+            return Err(SpecError::Value {
+                file: "permission/modes.json",
+                field: "order".into(),
+                value: modes_file.order.join(", "),
+            });
+        }
+        let defaults_file: types::DefaultsFile = parse("permission/defaults.json", DEFAULTS)?;
+        let defaults =
+            crate::permission::rules_from_setting(&defaults_file.permission, RuleSource::Defaults)
+                .map_err(|e| SpecError::Parse {
+                    file: "permission/defaults.json",
+                    message: e.to_string(),
+                })?;
+        let arity = parse("permission/arity.json", ARITY)?;
+        let hardline = parse("permission/hardline.json", HARDLINE)?;
+        let mut tools = BTreeMap::new();
+        for text in TOOL_FILES {
+            let file: types::ToolFile = parse("tools/*.json", text)?;
+            let whole: serde_json::Value = parse("tools/*.json", text)?;
+            let risk = value(
+                "tools/*.json",
+                &format!("{}.risk", file.name),
+                &file.risk,
+                RiskClass::parse,
+            )?;
+            tools.insert(
+                file.name.clone(),
+                ToolInfo {
+                    name: file.name,
+                    risk,
+                    permission: file.permission,
+                    offered: file.offered,
+                    file: whole,
+                },
+            );
+        }
+        Ok(Spec {
+            looping,
+            modes_file,
+            modes,
+            defaults,
+            arity,
+            hardline,
+            tools,
+        })
+    }
+
+    pub fn mode(&self, mode: Mode) -> ModeAnswers {
+        self.modes.get(mode.index()).copied().unwrap_or_default()
+    }
+
+    pub fn tool(&self, name: &str) -> Option<&ToolInfo> {
+        self.tools.get(name)
+    }
+}
+
+static SPEC: LazyLock<Spec> = LazyLock::new(|| Spec::load().unwrap_or_default());
+
+/// The spec data. Built once; never fails (see [`Spec::load`]).
+pub fn spec() -> &'static Spec {
+    &SPEC
+}
+
+/// `loop.json`, typed.
+pub fn looping() -> &'static types::Loop {
+    &spec().looping
+}
+
+/// The spec's version (`loop.json` `version`): 3.4.0.
+pub fn version() -> &'static str {
+    &looping().version
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_file_loads_into_the_types_the_rules_use() {
+        let spec = Spec::load().unwrap();
+        assert_eq!(spec.looping.version, "3.4.0");
+        assert_eq!(spec.tools.len(), TOOL_FILES.len());
+        assert!(spec.defaults.len() > 10);
+        assert_eq!(spec.mode(Mode::Auto).ask_becomes, Some(Action::Allow));
+    }
+
+    #[test]
+    fn the_main_only_tools_are_the_tools_offered_to_the_main_agent() {
+        let spec = spec();
+        let main: Vec<&str> = spec
+            .tools
+            .values()
+            .filter(|t| t.offered.as_deref() == Some("main"))
+            .map(|t| t.name.as_str())
+            .collect();
+        assert_eq!(main, spec.looping.team.main_only.tools);
+    }
+}

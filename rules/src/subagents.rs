@@ -1,0 +1,311 @@
+//! Which model a subagent runs on, and when subagents are offered (subagents.md §2–§4, spec
+//! 3.3.0; the rules the spec pack's README restates from the cases).
+//!
+//! - No model given, or the session's own: the session's — unless it serves one request at a time
+//!   (`parallel: 1`): refused, and nothing else is picked.
+//! - Another model only when the person named it in this session ([`names`]): refused when not
+//!   named; refused when it is on the session model's one-model server (the same `group`);
+//!   otherwise allowed, whatever its own capacity.
+//! - Offered when subagents are enabled and the session's model serves more than one request at a
+//!   time (`own`), or some other model is not on its one-model server.
+
+use crate::input::{self, InputError, Obj};
+use crate::spec::looping;
+use crate::text::fill;
+use serde::Serialize;
+use serde_json::Value;
+
+/// What a model's server can do at once (models/schema.json `capacity`; `{}`: no limit).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Capacity {
+    /// Its one-model server: the models of a group share one server that holds one at a time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// Requests it serves at once; none: no limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parallel: Option<u64>,
+}
+
+impl Capacity {
+    pub fn from_json(path: &str, value: &Value) -> Result<Capacity, InputError> {
+        let o = Obj::new(path, value)?;
+        o.only(&["group", "parallel"])?;
+        let parallel = o.opt_count("parallel")?;
+        if parallel == Some(0) {
+            return Err(InputError::Invalid {
+                path: o.at("parallel"),
+                message: "0 requests at once serves nobody".into(),
+            });
+        }
+        Ok(Capacity {
+            group: o.opt_str("group")?.map(str::to_string),
+            parallel,
+        })
+    }
+
+    /// It serves one request at a time.
+    pub fn one_at_a_time(&self) -> bool {
+        self.parallel == Some(1)
+    }
+}
+
+/// A model the person may use: its served id is the key it is listed under.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Model {
+    /// Its served id (`box/coder-30b`).
+    pub served: String,
+    /// Its id at its connection (`coder-30b`).
+    pub id: String,
+    /// Its display name (`Coder 30B`).
+    pub name: String,
+    pub capacity: Capacity,
+}
+
+/// The person's models, in the order given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Models(pub Vec<Model>);
+
+impl Models {
+    /// Reads `{ "<served id>": { id, name, capacity } }`.
+    pub fn from_json(path: &str, value: &Value) -> Result<Models, InputError> {
+        let Value::Object(map) = value else {
+            return Err(InputError::Type {
+                path: path.to_string(),
+                expected: "an object of models by served id",
+            });
+        };
+        let mut out = Vec::new();
+        for (served, v) in map {
+            let p = input::join(path, served);
+            let o = Obj::new(&p, v)?;
+            o.only(&["id", "name", "capacity"])?;
+            let id = o
+                .opt_str("id")?
+                .unwrap_or_else(|| served.rsplit('/').next().unwrap_or(served));
+            let capacity = match o.get("capacity") {
+                Some(c) => Capacity::from_json(&o.at("capacity"), c)?,
+                None => Capacity::default(),
+            };
+            out.push(Model {
+                served: served.clone(),
+                id: id.to_string(),
+                name: o.opt_str("name")?.unwrap_or(id).to_string(),
+                capacity,
+            });
+        }
+        Ok(Models(out))
+    }
+
+    pub fn get(&self, served: &str) -> Option<&Model> {
+        self.0.iter().find(|m| m.served == served)
+    }
+
+    /// The model a call names in `model`: by served id, by id, or by display name (letter case and
+    /// runs of white space aside).
+    pub fn find(&self, model: &str) -> Option<&Model> {
+        self.get(model)
+            .or_else(|| {
+                self.0
+                    .iter()
+                    .find(|m| m.served.to_lowercase() == model.to_lowercase())
+            })
+            .or_else(|| {
+                self.0
+                    .iter()
+                    .find(|m| m.id.to_lowercase() == model.to_lowercase())
+            })
+            .or_else(|| self.0.iter().find(|m| same_words(&m.name, model)))
+    }
+}
+
+fn same_words(a: &str, b: &str) -> bool {
+    let a: Vec<String> = a.split_whitespace().map(str::to_lowercase).collect();
+    let b: Vec<String> = b.split_whitespace().map(str::to_lowercase).collect();
+    !a.is_empty() && a == b
+}
+
+fn word_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '-' | '_' | '/')
+}
+
+/// Whether `text` has `needle` at `start..end` (char indices) standing as a whole word: the
+/// characters around it are not letters, digits, `-`, `_` or `/`, and not a `.` or `:` joining it
+/// to a letter or digit on the other side.
+fn whole_word(text: &[char], start: usize, end: usize) -> bool {
+    let before = start.checked_sub(1).and_then(|i| text.get(i)).copied();
+    let before2 = start.checked_sub(2).and_then(|i| text.get(i)).copied();
+    let after = text.get(end).copied();
+    let after2 = text.get(end + 1).copied();
+    let joined = |sep: Option<char>, beyond: Option<char>| {
+        matches!(sep, Some('.' | ':')) && beyond.is_some_and(char::is_alphanumeric)
+    };
+    !before.is_some_and(word_char)
+        && !after.is_some_and(word_char)
+        && !joined(before, before2)
+        && !joined(after, after2)
+}
+
+/// Lower-cased characters; any run of white space as one `' '` when `fold_space`.
+fn folded(s: &str, fold_space: bool) -> (Vec<char>, Vec<usize>) {
+    // The characters, and for each the index of the original character it came from.
+    let mut out = Vec::new();
+    let mut at = Vec::new();
+    let mut in_space = false;
+    for (i, c) in s.chars().enumerate() {
+        if fold_space && c.is_whitespace() {
+            if !in_space {
+                out.push(' ');
+                at.push(i);
+            }
+            in_space = true;
+            continue;
+        }
+        in_space = false;
+        for l in c.to_lowercase() {
+            out.push(l);
+            at.push(i);
+        }
+    }
+    (out, at)
+}
+
+/// Whether `text` names `needle` as a whole word, letter case aside; in a display name
+/// (`fold_space`) any run of white space matches any run of white space.
+fn names_word(text: &str, needle: &str, fold_space: bool) -> bool {
+    let (n, _) = folded(needle.trim(), fold_space);
+    if n.is_empty() {
+        return false;
+    }
+    let original: Vec<char> = text.chars().collect();
+    let (t, at) = folded(text, fold_space);
+    (0..t.len()).any(|i| {
+        t.get(i..i + n.len()).is_some_and(|w| w == n.as_slice()) && {
+            // The needle is trimmed, so its last character is not a folded space run.
+            let start = at.get(i).copied().unwrap_or(0);
+            let end = at
+                .get(i + n.len() - 1)
+                .map_or(original.len(), |last| last + 1);
+            whole_word(&original, start, end)
+        }
+    })
+}
+
+/// Whether the person named `model` in `text`: by its served id, its id or its display name.
+pub fn names(text: &str, model: &Model) -> bool {
+    names_word(text, &model.served, false)
+        || names_word(text, &model.id, false)
+        || names_word(text, &model.name, true)
+}
+
+/// Which model a subagent runs on: its served id, or the refusal's text, word for word. `said`
+/// are the person's messages of this session (oldest first); nothing else names a model.
+pub fn subagent_model(
+    session: &Model,
+    models: &Models,
+    said: &[&str],
+    model: Option<&str>,
+) -> Result<String, String> {
+    let texts = &looping().subagents.texts;
+    let chosen = match model {
+        None => session,
+        Some(m) => models
+            .find(m)
+            .ok_or_else(|| fill(&texts.unknown_model, &[("model", m)]))?,
+    };
+    if chosen.served == session.served {
+        if session.capacity.one_at_a_time() {
+            return Err(texts.one_request.clone());
+        }
+        return Ok(session.served.clone());
+    }
+    if !said.iter().any(|s| names(s, chosen)) {
+        return Err(texts.not_named.clone());
+    }
+    if same_server(session, chosen) {
+        return Err(texts.same_server.clone());
+    }
+    Ok(chosen.served.clone())
+}
+
+/// Whether `other` is on `session`'s one-model server (the same group).
+fn same_server(session: &Model, other: &Model) -> bool {
+    matches!((&session.capacity.group, &other.capacity.group), (Some(a), Some(b)) if a == b)
+}
+
+/// Whether subagents are offered, whether the session's model serves its own, and the note that
+/// says it cannot (`context.note.team_own`, only where they are offered).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Offer {
+    pub offered: bool,
+    pub own: bool,
+    pub note: Option<String>,
+}
+
+/// When subagents are offered (subagents.md §4).
+pub fn offer(session: &Model, models: &Models, enabled: bool) -> Offer {
+    let own = !session.capacity.one_at_a_time();
+    let other = models
+        .0
+        .iter()
+        .any(|m| m.served != session.served && !same_server(session, m));
+    let offered = enabled && (own || other);
+    Offer {
+        offered,
+        own,
+        note: (offered && !own).then(|| looping().context.note.team_own.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn coder() -> Model {
+        Model {
+            served: "box/coder-30b".into(),
+            id: "coder-30b".into(),
+            name: "Coder 30B".into(),
+            capacity: Capacity {
+                group: None,
+                parallel: Some(1),
+            },
+        }
+    }
+
+    #[test]
+    fn a_model_is_named_as_a_whole_word() {
+        let m = coder();
+        for yes in [
+            "Run it on coder-30b.",
+            "coder-30b: go",
+            "use box/coder-30b",
+            "CODER 30B please",
+            "coder\n  30b",
+            "(coder-30b)",
+            "coder-30b",
+        ] {
+            assert!(names(yes, &m), "{yes}");
+        }
+        for no in [
+            "coder-30b-instruct",
+            "coder-30b:q4",
+            "coder-30b.gguf",
+            "xcoder-30b",
+            "mycoder 30b",
+            "coder 30bx",
+            "a.coder-30b",
+            "coder30b",
+        ] {
+            assert!(!names(no, &m), "{no}");
+        }
+    }
+
+    #[test]
+    fn a_model_argument_is_found_by_any_of_its_names() {
+        let models = Models(vec![coder()]);
+        assert!(models.find("box/coder-30b").is_some());
+        assert!(models.find("coder-30b").is_some());
+        assert!(models.find("coder  30b").is_some());
+        assert!(models.find("coder").is_none());
+    }
+}
