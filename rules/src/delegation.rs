@@ -8,7 +8,7 @@
 //!   strict as it, down the tree; a looser switch changes no subagent.
 
 use crate::permission::{
-    evaluate, Action, Context, Decision, Mode, Request, RiskClass, Rule, RuleSource,
+    decide, prepare, Action, Context, Decision, Mode, Request, RiskClass, Rule, RuleSource,
 };
 use crate::spec::looping;
 use crate::text::fill;
@@ -126,19 +126,14 @@ pub struct Subagent<'a> {
 /// agent's own mode would allow the call.
 pub fn who_decides(req: &Request, session: &Context, sub: &Subagent<'_>, main: Mode) -> Verdict {
     let texts = &looping().team.texts;
-    let attended = |mode: Mode, grants: Vec<Rule>| Context {
-        mode,
-        grants,
-        unattended: false,
-        ..session.clone()
-    };
-    let main_d = evaluate(req, &attended(main, Vec::new()));
+    let prepared = prepare(req, session);
+    let main_d = decide(&prepared, session, main, &[], false);
     let grants: Vec<Rule> = if main_d.action == Action::Allow {
         sub.grants.iter().map(Grant::rule).collect()
     } else {
         Vec::new()
     };
-    let own = evaluate(req, &attended(sub.mode, grants));
+    let own = decide(&prepared, session, sub.mode, &grants, false);
     let refused = |text: String, own: Decision, main: Option<Decision>| Verdict {
         answer: Answer::Refused,
         text: Some(text),
@@ -265,7 +260,7 @@ pub fn tighten(main: Mode, agents: &[Placement]) -> Result<Vec<(String, Mode)>, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::permission::Target;
+    use crate::permission::{evaluate, Target};
     use proptest::prelude::*;
 
     fn bash(line: &str) -> Request {

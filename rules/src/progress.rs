@@ -13,9 +13,10 @@
 
 use crate::input::{InputError, Obj};
 use crate::spec::looping;
-use crate::text::fill;
+use crate::text::{fill, fill_into, fill_with};
 use serde::Serialize;
 use serde_json::Value;
+use std::fmt::{self, Write as _};
 
 /// Why a model cannot take the turn yet (`waiting_for_model.reason`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -278,143 +279,190 @@ impl Progress {
 
 /// A rate with one decimal, as JavaScript's `toFixed(1)` writes it (a tie rounds away from zero).
 pub fn one_decimal(x: f64) -> String {
-    let quarters = x * 4.0;
-    if quarters.fract() == 0.0 && quarters.abs() < 9.0e15 && (quarters as i64) % 2 != 0 {
-        // An exact tie (….25 or ….75): round half away from zero, in integers.
-        let tenths = (x * 10.0).round() as i64;
-        let sign = if tenths < 0 { "-" } else { "" };
-        let t = tenths.unsigned_abs();
-        return format!("{sign}{}.{}", t / 10, t % 10);
+    OneDecimal(x).to_string()
+}
+
+struct OneDecimal(f64);
+
+impl fmt::Display for OneDecimal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let x = self.0;
+        let quarters = x * 4.0;
+        if quarters.fract() == 0.0 && quarters.abs() < 9.0e15 && (quarters as i64) % 2 != 0 {
+            // An exact tie (….25 or ….75): round half away from zero, in integers.
+            let tenths = (x * 10.0).round() as i64;
+            let sign = if tenths < 0 { "-" } else { "" };
+            let t = tenths.unsigned_abs();
+            return write!(f, "{sign}{}.{}", t / 10, t % 10);
+        }
+        write!(f, "{x:.1}")
     }
-    format!("{x:.1}")
+}
+
+struct Pad2(i64);
+
+impl fmt::Display for Pad2 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:02}", self.0)
+    }
+}
+
+/// A duration in whole seconds, as a ticking clock writes it (`5s`, `1m 05s`, `1h 02m`).
+struct Clock(i64);
+
+impl fmt::Display for Clock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let e = &looping().progress.elapsed;
+        let secs = self.0.max(0);
+        if secs < 60 {
+            fill_into(f, &e.seconds, &[("s", &secs)]);
+        } else if secs < 3600 {
+            fill_into(
+                f,
+                &e.minutes,
+                &[("m", &(secs / 60)), ("ss", &Pad2(secs % 60))],
+            );
+        } else {
+            fill_into(
+                f,
+                &e.hours,
+                &[("h", &(secs / 3600)), ("mm", &Pad2((secs % 3600) / 60))],
+            );
+        }
+        Ok(())
+    }
 }
 
 /// The elapsed time between `since` and `now` as progress.md §3 writes it: `5s`, `1m 05s`,
 /// `1h 02m` (whole seconds; a clock behind `since` reads 0s).
 pub fn elapsed(since: i64, now: i64) -> String {
-    let secs = now.saturating_sub(since).max(0) / 1000;
-    duration(secs)
+    Clock(now.saturating_sub(since).max(0) / 1000).to_string()
 }
 
 /// A duration in whole seconds, written as a ticking clock writes it.
 pub fn duration(secs: i64) -> String {
-    let e = &looping().progress.elapsed;
-    let secs = secs.max(0);
-    if secs < 60 {
-        fill(&e.seconds, &[("s", &secs.to_string())])
-    } else if secs < 3600 {
-        fill(
-            &e.minutes,
-            &[
-                ("m", &(secs / 60).to_string()),
-                ("ss", &format!("{:02}", secs % 60)),
-            ],
-        )
-    } else {
-        fill(
-            &e.hours,
-            &[
-                ("h", &(secs / 3600).to_string()),
-                ("mm", &format!("{:02}", (secs % 3600) / 60)),
-            ],
-        )
+    Clock(secs).to_string()
+}
+
+/// The phase's text, written where it is displayed.
+struct Text<'a> {
+    p: &'a Progress,
+    now: i64,
+}
+
+impl fmt::Display for Text<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let spec = &looping().progress;
+        let t = &spec.texts;
+        let p = self.p;
+        match &p.phase {
+            Phase::Queued { ahead: None } => f.write_str(&t.queued)?,
+            Phase::Queued { ahead: Some(n) } => fill_into(f, &t.queued_ahead, &[("ahead", n)]),
+            Phase::WaitingForModel { model, reason } => {
+                let words = match reason {
+                    WaitReason::Busy => &spec.reason.busy,
+                    WaitReason::Slots => &spec.reason.slots,
+                    WaitReason::Group => &spec.reason.group,
+                };
+                fill_into(
+                    f,
+                    &t.waiting_for_model,
+                    &[("model", model), ("reason", words)],
+                );
+            }
+            Phase::LoadingModel { model } => fill_into(f, &t.loading_model, &[("model", model)]),
+            Phase::ReadingPrompt {
+                done: Some(done),
+                total: Some(total),
+            } if *total > 0 => {
+                let percent = (u128::from(*done) * 100) / u128::from(*total);
+                fill_into(
+                    f,
+                    &t.reading_prompt,
+                    &[("done", done), ("total", total), ("percent", &percent)],
+                );
+            }
+            Phase::ReadingPrompt { .. } => f.write_str(&t.reading_prompt_bare)?,
+            Phase::Thinking => f.write_str(&t.thinking)?,
+            Phase::Writing { rate: Some(rate) } if rate.is_finite() => {
+                fill_into(f, &t.writing, &[("rate", &OneDecimal(*rate))]);
+            }
+            Phase::Writing { .. } => f.write_str(&t.writing_bare)?,
+            Phase::RunningTool {
+                tool,
+                what: Some(what),
+            } if !what.is_empty() => {
+                fill_into(f, &t.running_tool, &[("tool", tool), ("what", what)]);
+            }
+            Phase::RunningTool { tool, .. } => {
+                fill_into(f, &t.running_tool_bare, &[("tool", tool)])
+            }
+            Phase::WaitingForPerson { what, tool } => {
+                let w = &spec.what;
+                match (what, tool.as_deref()) {
+                    (PersonWait::Approval, Some(tool)) if !tool.is_empty() => {
+                        let words = fill(&w.approval, &[("tool", tool)]);
+                        fill_into(f, &t.waiting_for_person, &[("what", &words)]);
+                    }
+                    (what, _) => {
+                        let words = match what {
+                            PersonWait::Approval => &w.approval_bare,
+                            PersonWait::Question => &w.question,
+                            PersonWait::Plan => &w.plan,
+                        };
+                        fill_into(f, &t.waiting_for_person, &[("what", words)]);
+                    }
+                }
+            }
+            Phase::WaitingForSubagents { running } => {
+                fill_into(f, &t.waiting_for_subagents, &[("running", running)]);
+            }
+            Phase::Compacting => f.write_str(&t.compacting)?,
+            Phase::Retrying {
+                reason, in_secs, ..
+            } => {
+                let gone =
+                    u64::try_from(self.now.saturating_sub(p.since).max(0) / 1000).unwrap_or(0);
+                let left = in_secs.saturating_sub(gone);
+                fill_into(f, &t.retrying, &[("in", &left), ("reason", reason)]);
+            }
+            Phase::Stopped { reason: None } => f.write_str(&t.stopped)?,
+            Phase::Stopped { reason: Some(r) } => {
+                let s = &spec.stopped_reason;
+                let words = match r {
+                    StopReason::Person => &s.person,
+                    StopReason::Steps => &s.steps,
+                    StopReason::Budget => &s.budget,
+                };
+                fill_into(f, &t.stopped_reason, &[("reason", words)]);
+            }
+            Phase::Failed { reason } => fill_into(f, &t.failed, &[("reason", reason)]),
+        }
+        Ok(())
     }
 }
 
 /// The phase's text (progress.md §2), its fields filled; `now` counts retrying's `in` down.
 pub fn text(p: &Progress, now: i64) -> String {
-    let spec = &looping().progress;
-    let t = &spec.texts;
-    match &p.phase {
-        Phase::Queued { ahead: None } => t.queued.clone(),
-        Phase::Queued { ahead: Some(n) } => fill(&t.queued_ahead, &[("ahead", &n.to_string())]),
-        Phase::WaitingForModel { model, reason } => {
-            let words = match reason {
-                WaitReason::Busy => &spec.reason.busy,
-                WaitReason::Slots => &spec.reason.slots,
-                WaitReason::Group => &spec.reason.group,
-            };
-            fill(&t.waiting_for_model, &[("model", model), ("reason", words)])
-        }
-        Phase::LoadingModel { model } => fill(&t.loading_model, &[("model", model)]),
-        Phase::ReadingPrompt {
-            done: Some(done),
-            total: Some(total),
-        } if *total > 0 => {
-            let percent = (u128::from(*done) * 100) / u128::from(*total);
-            fill(
-                &t.reading_prompt,
-                &[
-                    ("done", &done.to_string()),
-                    ("total", &total.to_string()),
-                    ("percent", &percent.to_string()),
-                ],
-            )
-        }
-        Phase::ReadingPrompt { .. } => t.reading_prompt_bare.clone(),
-        Phase::Thinking => t.thinking.clone(),
-        Phase::Writing { rate: Some(rate) } if rate.is_finite() => {
-            fill(&t.writing, &[("rate", &one_decimal(*rate))])
-        }
-        Phase::Writing { .. } => t.writing_bare.clone(),
-        Phase::RunningTool {
-            tool,
-            what: Some(what),
-        } if !what.is_empty() => fill(&t.running_tool, &[("tool", tool), ("what", what)]),
-        Phase::RunningTool { tool, .. } => fill(&t.running_tool_bare, &[("tool", tool)]),
-        Phase::WaitingForPerson { what, tool } => {
-            let w = &spec.what;
-            let words = match (what, tool.as_deref()) {
-                (PersonWait::Approval, Some(tool)) if !tool.is_empty() => {
-                    fill(&w.approval, &[("tool", tool)])
-                }
-                (PersonWait::Approval, _) => w.approval_bare.clone(),
-                (PersonWait::Question, _) => w.question.clone(),
-                (PersonWait::Plan, _) => w.plan.clone(),
-            };
-            fill(&t.waiting_for_person, &[("what", &words)])
-        }
-        Phase::WaitingForSubagents { running } => fill(
-            &t.waiting_for_subagents,
-            &[("running", &running.to_string())],
-        ),
-        Phase::Compacting => t.compacting.clone(),
-        Phase::Retrying {
-            reason, in_secs, ..
-        } => {
-            let gone = u64::try_from(now.saturating_sub(p.since).max(0) / 1000).unwrap_or(0);
-            let left = in_secs.saturating_sub(gone);
-            fill(
-                &t.retrying,
-                &[("in", &left.to_string()), ("reason", reason)],
-            )
-        }
-        Phase::Stopped { reason: None } => t.stopped.clone(),
-        Phase::Stopped { reason: Some(r) } => {
-            let s = &spec.stopped_reason;
-            let words = match r {
-                StopReason::Person => &s.person,
-                StopReason::Steps => &s.steps,
-                StopReason::Budget => &s.budget,
-            };
-            fill(&t.stopped_reason, &[("reason", words)])
-        }
-        Phase::Failed { reason } => fill(&t.failed, &[("reason", reason)]),
-    }
+    Text { p, now }.to_string()
 }
 
 /// The line every client draws (progress.md §3): `{{text}} · {{elapsed}}`, or the text alone for
 /// the phases of `no_elapsed` (stopped and failed).
 pub fn line(p: &Progress, now: i64) -> String {
     let spec = &looping().progress;
-    let text = text(p, now);
+    let mut out = String::with_capacity(64);
     if spec.no_elapsed.iter().any(|n| n == p.phase.name()) {
-        return text;
+        let _ = write!(out, "{}", Text { p, now });
+        return out;
     }
-    fill(
-        &spec.line,
-        &[("text", &text), ("elapsed", &elapsed(p.since, now))],
-    )
+    let secs = now.saturating_sub(p.since).max(0) / 1000;
+    fill_with(&mut out, &spec.line, |key, out| match key {
+        "text" => write!(out, "{}", Text { p, now }).is_ok(),
+        "elapsed" => write!(out, "{}", Clock(secs)).is_ok(),
+        _ => false,
+    });
+    out
 }
 
 /// A call's short title as `what`: its first line, trimmed, at most `what_max` characters (a

@@ -1,35 +1,60 @@
 //! Filling the spec's texts: `{{name}}` stands for a value. A name with no value stays as it is,
 //! so a text never loses a part silently.
 
+use std::fmt::{Display, Write};
+
 /// `template` with every `{{key}}` replaced by its value.
 pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(template.len() + 32);
-    let mut rest = template;
-    while let Some(start) = rest.find("{{") {
-        let (before, after) = rest.split_at(start);
-        out.push_str(before);
-        let inner = after.get(2..).unwrap_or("");
-        match inner.find("}}") {
-            Some(end) => {
-                let key = inner.get(..end).unwrap_or("");
-                match values.iter().find(|(k, _)| *k == key) {
-                    Some((_, v)) => out.push_str(v),
-                    None => {
-                        out.push_str("{{");
-                        out.push_str(key);
-                        out.push_str("}}");
-                    }
-                }
-                rest = inner.get(end + 2..).unwrap_or("");
+    let shown: Vec<(&str, &dyn Display)> = values
+        .iter()
+        .map(|(k, v)| (*k, v as &dyn Display))
+        .collect();
+    fill_into(&mut out, template, &shown);
+    out
+}
+
+/// Writes `template` into `out`, every `{{key}}` replaced by its value written as it displays.
+pub fn fill_into<W: Write>(out: &mut W, template: &str, values: &[(&str, &dyn Display)]) {
+    fill_with(out, template, |key, out| match values.iter().find(|(k, _)| *k == key) {
+        Some((_, v)) => {
+            let _ = write!(out, "{v}");
+            true
+        }
+        None => false,
+    });
+}
+
+/// Writes `template` into `out`; `value(key, out)` writes a key's value and says whether it knew
+/// the key (an unknown `{{key}}` stays as it is).
+pub fn fill_with<W: Write>(out: &mut W, template: &str, mut value: impl FnMut(&str, &mut W) -> bool) {
+    let bytes = template.as_bytes();
+    let mut i = 0;
+    let mut copied = 0;
+    while i + 1 < bytes.len() {
+        if bytes.get(i) == Some(&b'{') && bytes.get(i + 1) == Some(&b'{') {
+            let key_start = i + 2;
+            let mut j = key_start;
+            while j + 1 < bytes.len() && !(bytes.get(j) == Some(&b'}') && bytes.get(j + 1) == Some(&b'}')) {
+                j += 1;
             }
-            None => {
-                out.push_str(after);
-                rest = "";
+            if j + 1 >= bytes.len() {
+                break;
             }
+            // `{` and `}` are ASCII, so every index here is a char boundary.
+            let key = template.get(key_start..j).unwrap_or("");
+            let _ = out.write_str(template.get(copied..i).unwrap_or(""));
+            if value(key, out) {
+                copied = j + 2;
+            } else {
+                copied = i;
+            }
+            i = j + 2;
+        } else {
+            i += 1;
         }
     }
-    out.push_str(rest);
-    out
+    let _ = out.write_str(template.get(copied..).unwrap_or(""));
 }
 
 #[cfg(test)]

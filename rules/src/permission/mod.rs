@@ -473,28 +473,167 @@ fn reasons() -> &'static crate::spec::types::ModeReasons {
     &spec().modes_file.reasons
 }
 
-/// The last rule for `permission` whose pattern matches `subject`, as a decision.
-fn by_rule(ctx: &Context, permission: &str, subject: &str) -> Option<Decision> {
-    let rule = ctx.all_rules().rev().find(|r| {
-        wildcard::matches(&r.permission, permission) && wildcard::matches(&r.pattern, subject)
-    })?;
-    Some(Decision {
-        action: rule.action,
-        reason: fill(
-            &reasons().rule,
-            &[
-                ("action", rule.action.as_str()),
-                ("permission", &rule.permission),
-                ("pattern", &rule.pattern),
-            ],
-        ),
-        decided_by: DecidedBy::Rule {
-            source: rule.source,
-            permission: rule.permission.clone(),
-            pattern: rule.pattern.clone(),
+/// A call read once — its line split, its paths resolved, the hardline checked — so that it can
+/// be judged in several modes (who decides a subagent's call judges it twice).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prepared {
+    pub permission: String,
+    pub class: RiskClass,
+    parts: Vec<Part>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Part {
+    Hard(hardline::Hit),
+    /// A command of a line, as rules see it.
+    Command(String),
+    /// A path (absolute), judged under this permission key and class.
+    Path {
+        abs: String,
+        permission: String,
+        class: RiskClass,
+    },
+    /// A call with nothing to match but its tool.
+    Tool,
+}
+
+/// Reads a call once (see [`Prepared`]).
+pub fn prepare(req: &Request, ctx: &Context) -> Prepared {
+    let mut parts = Vec::new();
+    let path = |parts: &mut Vec<Part>, p: &str, permission: &str, class: RiskClass| {
+        let abs = resolve(&ctx.root, p);
+        match hardline::check_path(&abs, class, ctx.home.as_deref()) {
+            Some(hit) => parts.push(Part::Hard(hit)),
+            None => parts.push(Part::Path {
+                abs,
+                permission: permission.to_string(),
+                class,
+            }),
+        }
+    };
+    match &req.target {
+        Target::Line(line) => {
+            parts.extend(hardline::check_line(line).map(Part::Hard));
+            let commands = shell::split(line);
+            for cmd in &commands {
+                if let Some(hit) = hardline::check_command(cmd) {
+                    parts.push(Part::Hard(hit));
+                    continue;
+                }
+                parts.push(Part::Command(cmd.text()));
+                for r in cmd.redirects.iter().filter(|r| r.writes_file()) {
+                    let edit = spec()
+                        .tool("write")
+                        .map_or("edit", |t| t.permission.as_str());
+                    path(&mut parts, &r.target, edit, RiskClass::Write);
+                }
+            }
+            if commands.is_empty() {
+                parts.push(Part::Command(String::new()));
+            }
+        }
+        Target::Path(p) => path(&mut parts, p, &req.permission, req.class),
+        Target::Tool => parts.push(Part::Tool),
+    }
+    Prepared {
+        permission: req.permission.clone(),
+        class: req.class,
+        parts,
+    }
+}
+
+/// Judging in one mode, with the context's rules and `extra` grants after them.
+struct Judge<'a> {
+    ctx: &'a Context,
+    mode: Mode,
+    extra: &'a [Rule],
+}
+
+impl Judge<'_> {
+    /// The last rule for `permission` whose pattern matches `subject`, as a decision.
+    fn by_rule(&self, permission: &str, subject: &str) -> Option<Decision> {
+        let rule = self.ctx.all_rules().chain(self.extra).rev().find(|r| {
+            (r.permission == permission
+                || (r.permission.contains('*') && wildcard::matches(&r.permission, permission)))
+                && wildcard::matches(&r.pattern, subject)
+        })?;
+        Some(Decision {
             action: rule.action,
-        },
-    })
+            reason: fill(
+                &reasons().rule,
+                &[
+                    ("action", rule.action.as_str()),
+                    ("permission", &rule.permission),
+                    ("pattern", &rule.pattern),
+                ],
+            ),
+            decided_by: DecidedBy::Rule {
+                source: rule.source,
+                permission: rule.permission.clone(),
+                pattern: rule.pattern.clone(),
+                action: rule.action,
+            },
+        })
+    }
+
+    fn rule_or_mode(&self, permission: &str, subject: &str, class: RiskClass) -> Decision {
+        self.by_rule(permission, subject)
+            .unwrap_or_else(|| by_mode(self.mode, class))
+    }
+
+    fn part(&self, prepared: &Prepared, part: &Part) -> Decision {
+        match part {
+            Part::Hard(hit) => hard(hit.clone()),
+            Part::Command(text) => self.rule_or_mode(&prepared.permission, text, prepared.class),
+            Part::Tool => self.rule_or_mode(&prepared.permission, "*", prepared.class),
+            Part::Path {
+                abs,
+                permission,
+                class,
+            } => match inside(&self.ctx.root, abs) {
+                Some(rel) => self.rule_or_mode(permission, &rel, *class),
+                None => {
+                    let own = self.rule_or_mode(permission, abs, *class);
+                    let outside = self.by_rule(OUTSIDE_ROOT, abs).unwrap_or_else(|| Decision {
+                        action: Action::Ask,
+                        reason: fill(&reasons().outside_root, &[("path", abs)]),
+                        decided_by: DecidedBy::OutsideRoot { path: abs.clone() },
+                    });
+                    strictest([own, outside])
+                }
+            },
+        }
+    }
+
+    /// The strictest part; then auto turns an ask into allow, and unattended refuses it.
+    fn decide(&self, prepared: &Prepared, unattended: bool) -> Decision {
+        let d = strictest(prepared.parts.iter().map(|p| self.part(prepared, p)));
+        if d.action != Action::Ask {
+            return d;
+        }
+        if let Some(to) = spec()
+            .mode(self.mode)
+            .ask_becomes
+            .filter(|a| *a != Action::Ask)
+        {
+            return Decision {
+                action: to,
+                reason: reasons().auto.clone(),
+                decided_by: DecidedBy::Mode {
+                    mode: self.mode,
+                    class: prepared.class,
+                },
+            };
+        }
+        if unattended {
+            return Decision {
+                action: Action::Deny,
+                reason: reasons().unattended.clone(),
+                decided_by: DecidedBy::Unattended,
+            };
+        }
+        d
+    }
 }
 
 /// The mode's answer for a class.
@@ -517,10 +656,6 @@ fn by_mode(mode: Mode, class: RiskClass) -> Decision {
         reason,
         decided_by: DecidedBy::Mode { mode, class },
     }
-}
-
-fn rule_or_mode(ctx: &Context, permission: &str, subject: &str, class: RiskClass) -> Decision {
-    by_rule(ctx, permission, subject).unwrap_or_else(|| by_mode(ctx.mode, class))
 }
 
 fn hard(hit: hardline::Hit) -> Decision {
@@ -586,26 +721,6 @@ pub fn inside(root: &str, abs: &str) -> Option<String> {
 /// The permission key that a path outside the project root is checked under.
 pub const OUTSIDE_ROOT: &str = "external_directory";
 
-/// A file call on `path` (or a redirection writing it).
-fn judge_path(ctx: &Context, permission: &str, class: RiskClass, path: &str) -> Decision {
-    let abs = resolve(&ctx.root, path);
-    if let Some(hit) = hardline::check_path(&abs, class, ctx.home.as_deref()) {
-        return hard(hit);
-    }
-    match inside(&ctx.root, &abs) {
-        Some(rel) => rule_or_mode(ctx, permission, &rel, class),
-        None => {
-            let own = rule_or_mode(ctx, permission, &abs, class);
-            let outside = by_rule(ctx, OUTSIDE_ROOT, &abs).unwrap_or_else(|| Decision {
-                action: Action::Ask,
-                reason: fill(&reasons().outside_root, &[("path", &abs)]),
-                decided_by: DecidedBy::OutsideRoot { path: abs.clone() },
-            });
-            strictest([own, outside])
-        }
-    }
-}
-
 /// The strictest decision (the first of equals).
 pub fn strictest(decisions: impl IntoIterator<Item = Decision>) -> Decision {
     let mut best: Option<Decision> = None;
@@ -617,66 +732,25 @@ pub fn strictest(decisions: impl IntoIterator<Item = Decision>) -> Decision {
     best.unwrap_or_else(|| by_mode(Mode::Plan, RiskClass::Execute))
 }
 
-/// Every part of a call, judged before the mode's last word (auto, unattended).
-fn parts(req: &Request, ctx: &Context) -> Vec<Decision> {
-    match &req.target {
-        Target::Line(line) => {
-            let mut out: Vec<Decision> = hardline::check_line(line).into_iter().map(hard).collect();
-            let commands = shell::split(line);
-            for cmd in &commands {
-                if let Some(hit) = hardline::check_command(cmd) {
-                    out.push(hard(hit));
-                    continue;
-                }
-                out.push(rule_or_mode(ctx, &req.permission, &cmd.text(), req.class));
-                for r in cmd.redirects.iter().filter(|r| r.writes_file()) {
-                    let edit = spec()
-                        .tool("write")
-                        .map_or("edit", |t| t.permission.as_str());
-                    out.push(judge_path(ctx, edit, RiskClass::Write, &r.target));
-                }
-            }
-            if commands.is_empty() {
-                out.push(rule_or_mode(ctx, &req.permission, "", req.class));
-            }
-            out
-        }
-        Target::Path(p) => vec![judge_path(ctx, &req.permission, req.class, p)],
-        Target::Tool => vec![rule_or_mode(ctx, &req.permission, "*", req.class)],
-    }
-}
-
-/// The decision for a call, before auto and unattended have their say.
-fn judged(req: &Request, ctx: &Context) -> Decision {
-    strictest(parts(req, ctx))
-}
-
 /// Judges a call (see the module's docs for the order).
 pub fn evaluate(req: &Request, ctx: &Context) -> Decision {
-    let d = judged(req, ctx);
-    if d.action != Action::Ask {
-        return d;
+    decide(&prepare(req, ctx), ctx, ctx.mode, &[], ctx.unattended)
+}
+
+/// Judges a prepared call in `mode`, with `grants` after the context's rules.
+pub fn decide(
+    prepared: &Prepared,
+    ctx: &Context,
+    mode: Mode,
+    grants: &[Rule],
+    unattended: bool,
+) -> Decision {
+    Judge {
+        ctx,
+        mode,
+        extra: grants,
     }
-    if let Some(to) = spec().mode(ctx.mode).ask_becomes {
-        if to != Action::Ask {
-            return Decision {
-                action: to,
-                reason: reasons().auto.clone(),
-                decided_by: DecidedBy::Mode {
-                    mode: ctx.mode,
-                    class: req.class,
-                },
-            };
-        }
-    }
-    if ctx.unattended {
-        return Decision {
-            action: Action::Deny,
-            reason: reasons().unattended.clone(),
-            decided_by: DecidedBy::Unattended,
-        };
-    }
-    d
+    .decide(prepared, unattended)
 }
 
 #[cfg(test)]

@@ -13,19 +13,28 @@ pub fn matches(pattern: &str, subject: &str) -> bool {
     }
 }
 
-/// Iterative glob with one backtrack point: linear in practice, never recursive.
+/// Iterative glob with one backtrack point: linear in practice, never recursive, no allocation.
+/// Without `?` it runs on bytes (UTF-8 keeps a literal's match whole); with it, on characters.
 fn glob(pattern: &str, subject: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let s: Vec<char> = subject.chars().collect();
+    if pattern.contains('?') {
+        let p: Vec<char> = pattern.chars().collect();
+        let s: Vec<char> = subject.chars().collect();
+        glob_units(&p, &s, '*', '?')
+    } else {
+        glob_units(pattern.as_bytes(), subject.as_bytes(), b'*', 0)
+    }
+}
+
+fn glob_units<T: PartialEq + Copy>(p: &[T], s: &[T], star_unit: T, any: T) -> bool {
     let (mut pi, mut si) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
     while si < s.len() {
         match p.get(pi) {
-            Some('*') => {
+            Some(&c) if c == star_unit => {
                 star = Some((pi, si));
                 pi += 1;
             }
-            Some(&c) if c == '?' || Some(&c) == s.get(si) => {
+            Some(&c) if c == any || Some(&c) == s.get(si) => {
                 pi += 1;
                 si += 1;
             }
@@ -40,7 +49,7 @@ fn glob(pattern: &str, subject: &str) -> bool {
         }
     }
     p.get(pi..)
-        .is_some_and(|rest| rest.iter().all(|&c| c == '*'))
+        .is_some_and(|rest| rest.iter().all(|&c| c == star_unit))
 }
 
 #[cfg(test)]
@@ -59,6 +68,8 @@ mod tests {
         assert!(matches("*.env.*", ".env.local"));
         assert!(matches("*", ""));
         assert!(matches("a?c", "abc"));
+        assert!(matches("é?", "éa"));
+        assert!(matches("*é*", "caféine"));
         assert!(!matches("", "a"));
         assert!(matches("mkfs.*", "mkfs.ext4"));
         assert!(matches("*/.ssh/*", "/home/me/.ssh/id_rsa"));
