@@ -16,18 +16,24 @@ pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
 
 /// Writes `template` into `out`, every `{{key}}` replaced by its value written as it displays.
 pub fn fill_into<W: Write>(out: &mut W, template: &str, values: &[(&str, &dyn Display)]) {
-    fill_with(out, template, |key, out| match values.iter().find(|(k, _)| *k == key) {
-        Some((_, v)) => {
-            let _ = write!(out, "{v}");
-            true
+    fill_with(out, template, |key, out| {
+        match values.iter().find(|(k, _)| *k == key) {
+            Some((_, v)) => {
+                let _ = write!(out, "{v}");
+                true
+            }
+            None => false,
         }
-        None => false,
     });
 }
 
 /// Writes `template` into `out`; `value(key, out)` writes a key's value and says whether it knew
 /// the key (an unknown `{{key}}` stays as it is).
-pub fn fill_with<W: Write>(out: &mut W, template: &str, mut value: impl FnMut(&str, &mut W) -> bool) {
+pub fn fill_with<W: Write>(
+    out: &mut W,
+    template: &str,
+    mut value: impl FnMut(&str, &mut W) -> bool,
+) {
     let bytes = template.as_bytes();
     let mut i = 0;
     let mut copied = 0;
@@ -35,7 +41,9 @@ pub fn fill_with<W: Write>(out: &mut W, template: &str, mut value: impl FnMut(&s
         if bytes.get(i) == Some(&b'{') && bytes.get(i + 1) == Some(&b'{') {
             let key_start = i + 2;
             let mut j = key_start;
-            while j + 1 < bytes.len() && !(bytes.get(j) == Some(&b'}') && bytes.get(j + 1) == Some(&b'}')) {
+            while j + 1 < bytes.len()
+                && !(bytes.get(j) == Some(&b'}') && bytes.get(j + 1) == Some(&b'}'))
+            {
                 j += 1;
             }
             if j + 1 >= bytes.len() {

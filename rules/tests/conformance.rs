@@ -1,3 +1,9 @@
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 //! Every case file of `conformance/` through the one runner: all pass.
 
 use lembas_rules::conformance::{run_file, summary};
