@@ -1,4 +1,9 @@
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 //! Case files no crate has seen, written to the spec's rules, through `lembas conformance`'s own
 //! entry point: every one passes, and a wrong expectation fails.
 
@@ -17,8 +22,13 @@ fn write(name: &str, value: &serde_json::Value) -> PathBuf {
 fn run(path: &PathBuf) -> (i32, String) {
     let mut out = Vec::new();
     let mut err = Vec::new();
-    let code = lembas_harness::conformance::run(std::slice::from_ref(path), false, &mut out, &mut err).unwrap();
-    (code, String::from_utf8(out).unwrap() + &String::from_utf8(err).unwrap())
+    let code =
+        lembas_harness::conformance::run(std::slice::from_ref(path), false, &mut out, &mut err)
+            .unwrap();
+    (
+        code,
+        String::from_utf8(out).unwrap() + &String::from_utf8(err).unwrap(),
+    )
 }
 
 #[test]
@@ -70,5 +80,8 @@ fn a_wrong_expectation_fails() {
     ]});
     let (code, out) = run(&write("wrong.json", &file));
     assert_eq!(code, 1);
-    assert!(out.contains("deliberately wrong") && out.ends_with("0 passed, 1 failed\n"), "{out}");
+    assert!(
+        out.contains("deliberately wrong") && out.ends_with("0 passed, 1 failed\n"),
+        "{out}"
+    );
 }

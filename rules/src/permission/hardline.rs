@@ -44,13 +44,14 @@ pub fn plain_target(word: &str, h: &HardlineFile) -> String {
 
 /// A command's options and operands: `-rf` as `-r` and `-f`, `--force=x` as `--force`; after `--`
 /// everything is an operand.
-fn options(args: &[String]) -> (Vec<String>, Vec<&str>) {
+fn options<S: AsRef<str>>(args: &[S]) -> (Vec<String>, Vec<&str>) {
     let mut flags = Vec::new();
     let mut operands = Vec::new();
     let mut ended = false;
     for a in args {
+        let a = a.as_ref();
         if ended {
-            operands.push(a.as_str());
+            operands.push(a);
         } else if a == "--" {
             ended = true;
         } else if let Some(long) = a.strip_prefix("--") {
@@ -62,7 +63,7 @@ fn options(args: &[String]) -> (Vec<String>, Vec<&str>) {
         {
             flags.extend(a.chars().skip(1).map(|c| format!("-{c}")));
         } else {
-            operands.push(a.as_str());
+            operands.push(a);
         }
     }
     (flags, operands)
@@ -75,9 +76,10 @@ fn in_set(h: &HardlineFile, set: &str, target: &str) -> bool {
 }
 
 /// The entry a plain command (program first) falls under, if any.
-pub fn check_plain(words: &[String]) -> Option<Hit> {
+pub fn check_plain<S: AsRef<str>>(words: &[S]) -> Option<Hit> {
     let h = &spec().hardline;
     let (program, args) = words.split_first()?;
+    let program = shell::program_name(program.as_ref());
     let (flags, operands) = options(args);
     for e in &h.commands {
         if e.programs.is_empty() || !e.programs.iter().any(|p| matches(p, program)) {
@@ -101,7 +103,11 @@ pub fn check_plain(words: &[String]) -> Option<Hit> {
         return Some(Hit {
             entry: e.id.clone(),
             reason: e.reason.clone(),
-            part: words.join(" "),
+            part: words
+                .iter()
+                .map(AsRef::as_ref)
+                .collect::<Vec<&str>>()
+                .join(" "),
         });
     }
     None
@@ -111,10 +117,16 @@ pub fn check_plain(words: &[String]) -> Option<Hit> {
 /// its redirections.
 pub fn check_command(cmd: &Command) -> Option<Hit> {
     let h = &spec().hardline;
-    let words: Vec<String> = cmd.words.iter().map(|w| w.text.clone()).collect();
-    for plain in shell::plain(&words, &h.plain) {
-        if let Some(hit) = check_plain(&plain) {
+    if shell::is_plain(&cmd.words, &h.plain) {
+        if let Some(hit) = check_plain(&cmd.words) {
             return Some(hit);
+        }
+    } else {
+        let words: Vec<String> = cmd.words.iter().map(|w| w.text.clone()).collect();
+        for plain in shell::plain(&words, &h.plain) {
+            if let Some(hit) = check_plain(&plain) {
+                return Some(hit);
+            }
         }
     }
     for r in &cmd.redirects {

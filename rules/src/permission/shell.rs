@@ -16,6 +16,12 @@ pub struct Word {
     pub dynamic: bool,
 }
 
+impl AsRef<str> for Word {
+    fn as_ref(&self) -> &str {
+        &self.text
+    }
+}
+
 /// A redirection: its operator (`>`, `>>`, `<`, `&>`, …) and its target.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Redirect {
@@ -402,6 +408,20 @@ impl Reader {
 /// A command's program word read plainly: `/usr/bin/rm` → `rm`.
 pub fn program_name(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
+}
+
+/// Whether `words` is already plain: no assignment first, no wrapper, shell or eval to unwrap.
+pub fn is_plain<S: AsRef<str>>(words: &[S], spec: &Plain) -> bool {
+    match words.first().map(AsRef::as_ref) {
+        None => true,
+        Some(first) => {
+            let program = program_name(first);
+            !is_assignment(first)
+                && !spec.wrappers.contains_key(program)
+                && !spec.shells.iter().any(|s| s == program)
+                && !spec.eval.iter().any(|s| s == program)
+        }
+    }
 }
 
 fn is_assignment(word: &str) -> bool {

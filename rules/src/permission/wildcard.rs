@@ -4,6 +4,18 @@
 
 /// Whether `subject` matches `pattern`.
 pub fn matches(pattern: &str, subject: &str) -> bool {
+    // The common shape — a literal, then ` *` (`git push *`) — without the general matcher.
+    if let Some(head) = pattern.strip_suffix(" *") {
+        if !head.contains(['*', '?']) {
+            return subject == head
+                || subject
+                    .strip_prefix(head)
+                    .is_some_and(|rest| rest.starts_with(' '));
+        }
+    }
+    if !pattern.contains(['*', '?']) {
+        return pattern == subject;
+    }
     if glob(pattern, subject) {
         return true;
     }
@@ -61,6 +73,9 @@ mod tests {
         assert!(matches("git push *", "git push origin main"));
         assert!(matches("git push *", "git push"));
         assert!(!matches("git push *", "git pushx"));
+        assert!(matches("git push *", "git push "));
+        assert!(matches("a*b *", "axxb"));
+        assert!(matches("a*b *", "axxb c"));
         assert!(!matches("git push *", "git commit -m x"));
         assert!(matches("*.env", ".env"));
         assert!(matches("*.env", "config/prod.env"));
