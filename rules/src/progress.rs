@@ -13,10 +13,10 @@
 
 use crate::input::{InputError, Obj};
 use crate::spec::looping;
-use crate::text::{fill, fill_into, fill_with};
+use crate::text::{fill, fill_args, fill_with, Arg};
 use serde::Serialize;
 use serde_json::Value;
-use std::fmt::{self, Write as _};
+use std::fmt;
 
 /// Why a model cannot take the turn yet (`waiting_for_model.reason`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -312,25 +312,31 @@ struct Clock(i64);
 
 impl fmt::Display for Clock {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let e = &looping().progress.elapsed;
-        let secs = self.0.max(0);
-        if secs < 60 {
-            fill_into(f, &e.seconds, &[("s", &secs)]);
-        } else if secs < 3600 {
-            fill_into(
-                f,
-                &e.minutes,
-                &[("m", &(secs / 60)), ("ss", &Pad2(secs % 60))],
-            );
-        } else {
-            fill_into(
-                f,
-                &e.hours,
-                &[("h", &(secs / 3600)), ("mm", &Pad2((secs % 3600) / 60))],
-            );
-        }
-        Ok(())
+        write_clock(f, self.0)
     }
+}
+
+fn write_clock<W: fmt::Write>(f: &mut W, secs: i64) -> fmt::Result {
+    let e = &looping().progress.elapsed;
+    let secs = i128::from(secs.max(0));
+    if secs < 60 {
+        fill_args(f, &e.seconds, &[("s", Arg::Int(secs))]);
+    } else if secs < 3600 {
+        let ss = Pad2((secs % 60) as i64);
+        fill_args(
+            f,
+            &e.minutes,
+            &[("m", Arg::Int(secs / 60)), ("ss", Arg::Show(&ss))],
+        );
+    } else {
+        let mm = Pad2(((secs % 3600) / 60) as i64);
+        fill_args(
+            f,
+            &e.hours,
+            &[("h", Arg::Int(secs / 3600)), ("mm", Arg::Show(&mm))],
+        );
+    }
+    Ok(())
 }
 
 /// The elapsed time between `since` and `now` as progress.md §3 writes it: `5s`, `1m 05s`,
@@ -344,107 +350,124 @@ pub fn duration(secs: i64) -> String {
     Clock(secs).to_string()
 }
 
-/// The phase's text, written where it is displayed.
-struct Text<'a> {
-    p: &'a Progress,
-    now: i64,
-}
-
-impl fmt::Display for Text<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let spec = &looping().progress;
-        let t = &spec.texts;
-        let p = self.p;
-        match &p.phase {
-            Phase::Queued { ahead: None } => f.write_str(&t.queued)?,
-            Phase::Queued { ahead: Some(n) } => fill_into(f, &t.queued_ahead, &[("ahead", n)]),
-            Phase::WaitingForModel { model, reason } => {
-                let words = match reason {
-                    WaitReason::Busy => &spec.reason.busy,
-                    WaitReason::Slots => &spec.reason.slots,
-                    WaitReason::Group => &spec.reason.group,
-                };
-                fill_into(
-                    f,
-                    &t.waiting_for_model,
-                    &[("model", model), ("reason", words)],
-                );
-            }
-            Phase::LoadingModel { model } => fill_into(f, &t.loading_model, &[("model", model)]),
-            Phase::ReadingPrompt {
-                done: Some(done),
-                total: Some(total),
-            } if *total > 0 => {
-                let percent = (u128::from(*done) * 100) / u128::from(*total);
-                fill_into(
-                    f,
-                    &t.reading_prompt,
-                    &[("done", done), ("total", total), ("percent", &percent)],
-                );
-            }
-            Phase::ReadingPrompt { .. } => f.write_str(&t.reading_prompt_bare)?,
-            Phase::Thinking => f.write_str(&t.thinking)?,
-            Phase::Writing { rate: Some(rate) } if rate.is_finite() => {
-                fill_into(f, &t.writing, &[("rate", &OneDecimal(*rate))]);
-            }
-            Phase::Writing { .. } => f.write_str(&t.writing_bare)?,
-            Phase::RunningTool {
-                tool,
-                what: Some(what),
-            } if !what.is_empty() => {
-                fill_into(f, &t.running_tool, &[("tool", tool), ("what", what)]);
-            }
-            Phase::RunningTool { tool, .. } => {
-                fill_into(f, &t.running_tool_bare, &[("tool", tool)])
-            }
-            Phase::WaitingForPerson { what, tool } => {
-                let w = &spec.what;
-                match (what, tool.as_deref()) {
-                    (PersonWait::Approval, Some(tool)) if !tool.is_empty() => {
-                        let words = fill(&w.approval, &[("tool", tool)]);
-                        fill_into(f, &t.waiting_for_person, &[("what", &words)]);
-                    }
-                    (what, _) => {
-                        let words = match what {
-                            PersonWait::Approval => &w.approval_bare,
-                            PersonWait::Question => &w.question,
-                            PersonWait::Plan => &w.plan,
-                        };
-                        fill_into(f, &t.waiting_for_person, &[("what", words)]);
-                    }
+/// Writes the phase's text into `f`.
+fn write_text<W: fmt::Write>(f: &mut W, p: &Progress, now: i64) -> fmt::Result {
+    let spec = &looping().progress;
+    let t = &spec.texts;
+    match &p.phase {
+        Phase::Queued { ahead: None } => f.write_str(&t.queued)?,
+        Phase::Queued { ahead: Some(n) } => {
+            fill_args(f, &t.queued_ahead, &[("ahead", Arg::Int(i128::from(*n)))])
+        }
+        Phase::WaitingForModel { model, reason } => {
+            let words = match reason {
+                WaitReason::Busy => &spec.reason.busy,
+                WaitReason::Slots => &spec.reason.slots,
+                WaitReason::Group => &spec.reason.group,
+            };
+            fill_args(
+                f,
+                &t.waiting_for_model,
+                &[("model", Arg::Str(model)), ("reason", Arg::Str(words))],
+            );
+        }
+        Phase::LoadingModel { model } => {
+            fill_args(f, &t.loading_model, &[("model", Arg::Str(model))])
+        }
+        Phase::ReadingPrompt {
+            done: Some(done),
+            total: Some(total),
+        } if *total > 0 => {
+            let percent = (u128::from(*done) * 100) / u128::from(*total);
+            let percent = i128::try_from(percent).unwrap_or(0);
+            fill_args(
+                f,
+                &t.reading_prompt,
+                &[
+                    ("done", Arg::Int(i128::from(*done))),
+                    ("total", Arg::Int(i128::from(*total))),
+                    ("percent", Arg::Int(percent)),
+                ],
+            );
+        }
+        Phase::ReadingPrompt { .. } => f.write_str(&t.reading_prompt_bare)?,
+        Phase::Thinking => f.write_str(&t.thinking)?,
+        Phase::Writing { rate: Some(rate) } if rate.is_finite() => {
+            fill_args(f, &t.writing, &[("rate", Arg::Show(&OneDecimal(*rate)))]);
+        }
+        Phase::Writing { .. } => f.write_str(&t.writing_bare)?,
+        Phase::RunningTool {
+            tool,
+            what: Some(what),
+        } if !what.is_empty() => {
+            fill_args(
+                f,
+                &t.running_tool,
+                &[("tool", Arg::Str(tool)), ("what", Arg::Str(what))],
+            );
+        }
+        Phase::RunningTool { tool, .. } => {
+            fill_args(f, &t.running_tool_bare, &[("tool", Arg::Str(tool))])
+        }
+        Phase::WaitingForPerson { what, tool } => {
+            let w = &spec.what;
+            match (what, tool.as_deref()) {
+                (PersonWait::Approval, Some(tool)) if !tool.is_empty() => {
+                    let words = fill(&w.approval, &[("tool", tool)]);
+                    fill_args(f, &t.waiting_for_person, &[("what", Arg::Str(&words))]);
+                }
+                (what, _) => {
+                    let words = match what {
+                        PersonWait::Approval => &w.approval_bare,
+                        PersonWait::Question => &w.question,
+                        PersonWait::Plan => &w.plan,
+                    };
+                    fill_args(f, &t.waiting_for_person, &[("what", Arg::Str(words))]);
                 }
             }
-            Phase::WaitingForSubagents { running } => {
-                fill_into(f, &t.waiting_for_subagents, &[("running", running)]);
-            }
-            Phase::Compacting => f.write_str(&t.compacting)?,
-            Phase::Retrying {
-                reason, in_secs, ..
-            } => {
-                let gone =
-                    u64::try_from(self.now.saturating_sub(p.since).max(0) / 1000).unwrap_or(0);
-                let left = in_secs.saturating_sub(gone);
-                fill_into(f, &t.retrying, &[("in", &left), ("reason", reason)]);
-            }
-            Phase::Stopped { reason: None } => f.write_str(&t.stopped)?,
-            Phase::Stopped { reason: Some(r) } => {
-                let s = &spec.stopped_reason;
-                let words = match r {
-                    StopReason::Person => &s.person,
-                    StopReason::Steps => &s.steps,
-                    StopReason::Budget => &s.budget,
-                };
-                fill_into(f, &t.stopped_reason, &[("reason", words)]);
-            }
-            Phase::Failed { reason } => fill_into(f, &t.failed, &[("reason", reason)]),
         }
-        Ok(())
+        Phase::WaitingForSubagents { running } => {
+            fill_args(
+                f,
+                &t.waiting_for_subagents,
+                &[("running", Arg::Int(i128::from(*running)))],
+            );
+        }
+        Phase::Compacting => f.write_str(&t.compacting)?,
+        Phase::Retrying {
+            reason, in_secs, ..
+        } => {
+            let gone = u64::try_from(now.saturating_sub(p.since).max(0) / 1000).unwrap_or(0);
+            let left = in_secs.saturating_sub(gone);
+            fill_args(
+                f,
+                &t.retrying,
+                &[
+                    ("in", Arg::Int(i128::from(left))),
+                    ("reason", Arg::Str(reason)),
+                ],
+            );
+        }
+        Phase::Stopped { reason: None } => f.write_str(&t.stopped)?,
+        Phase::Stopped { reason: Some(r) } => {
+            let s = &spec.stopped_reason;
+            let words = match r {
+                StopReason::Person => &s.person,
+                StopReason::Steps => &s.steps,
+                StopReason::Budget => &s.budget,
+            };
+            fill_args(f, &t.stopped_reason, &[("reason", Arg::Str(words))]);
+        }
+        Phase::Failed { reason } => fill_args(f, &t.failed, &[("reason", Arg::Str(reason))]),
     }
+    Ok(())
 }
 
 /// The phase's text (progress.md §2), its fields filled; `now` counts retrying's `in` down.
 pub fn text(p: &Progress, now: i64) -> String {
-    Text { p, now }.to_string()
+    let mut out = String::with_capacity(48);
+    let _ = write_text(&mut out, p, now);
+    out
 }
 
 /// The line every client draws (progress.md §3): `{{text}} · {{elapsed}}`, or the text alone for
@@ -453,13 +476,13 @@ pub fn line(p: &Progress, now: i64) -> String {
     let spec = &looping().progress;
     let mut out = String::with_capacity(64);
     if spec.no_elapsed.iter().any(|n| n == p.phase.name()) {
-        let _ = write!(out, "{}", Text { p, now });
+        let _ = write_text(&mut out, p, now);
         return out;
     }
     let secs = now.saturating_sub(p.since).max(0) / 1000;
     fill_with(&mut out, &spec.line, |key, out| match key {
-        "text" => write!(out, "{}", Text { p, now }).is_ok(),
-        "elapsed" => write!(out, "{}", Clock(secs)).is_ok(),
+        "text" => write_text(out, p, now).is_ok(),
+        "elapsed" => write_clock(out, secs).is_ok(),
         _ => false,
     });
     out

@@ -27,6 +27,25 @@ pub fn fill_into<W: Write>(out: &mut W, template: &str, values: &[(&str, &dyn Di
     });
 }
 
+/// A value to fill in, written without going through `Display` where it can be.
+pub enum Arg<'a> {
+    Str(&'a str),
+    Int(i128),
+    Show(&'a dyn Display),
+}
+
+/// Writes `template` into `out`, every `{{key}}` replaced by its [`Arg`].
+pub fn fill_args<W: Write>(out: &mut W, template: &str, values: &[(&str, Arg<'_>)]) {
+    fill_with(out, template, |key, out| {
+        match values.iter().find(|(k, _)| *k == key) {
+            Some((_, Arg::Str(s))) => out.write_str(s).is_ok(),
+            Some((_, Arg::Int(n))) => write!(out, "{n}").is_ok(),
+            Some((_, Arg::Show(v))) => write!(out, "{v}").is_ok(),
+            None => false,
+        }
+    });
+}
+
 /// Writes `template` into `out`; `value(key, out)` writes a key's value and says whether it knew
 /// the key (an unknown `{{key}}` stays as it is).
 pub fn fill_with<W: Write>(
