@@ -12,7 +12,7 @@ use crate::permission::{
 };
 use crate::spec::looping;
 use crate::text::fill;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// A request option: a risk class a narrowed subagent may ask the main agent for.
@@ -57,7 +57,7 @@ pub fn check_mode(parent: Mode, mode: Option<Mode>, request: &[&str]) -> Result<
 }
 
 /// A grant the main agent gave a subagent (team_decide): an allow rule for it alone.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Grant {
     pub tool: String,
     /// The tool's permission key (edit and write share `edit`).
@@ -185,7 +185,7 @@ pub fn request_refusal(
     }
     let kinds: Vec<&str> = request.iter().map(|k| k.as_str()).collect();
     let kinds = if kinds.is_empty() {
-        looping().context.note.empty.clone()
+        looping().team.texts.no_kinds.clone()
     } else {
         kinds.join(", ")
     };

@@ -12,6 +12,7 @@
 //! - [`permission`] — modes, rules, the hardline, approvals: `evaluate(request, context)`;
 //! - [`delegation`] — subagents.md §7: a subagent's mode, who decides its call, requests;
 //! - [`subagents`] — subagents.md §2–§4 (3.3.0): which model a subagent runs on, the offer;
+//! - [`team`] — subagents.md §5–§13: the main agent's tree as a pure state machine;
 //! - [`conformance`] — the one runner of the test vectors, for every shell.
 //!
 //! Every text the spec fixes comes from [`spec`]'s data, never from a literal here. Bad input is an
@@ -24,6 +25,7 @@ pub mod permission;
 pub mod progress;
 pub mod spec;
 pub mod subagents;
+pub mod team;
 pub mod text;
 
 pub use input::InputError;

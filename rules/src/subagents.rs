@@ -12,11 +12,11 @@
 use crate::input::{self, InputError, Obj};
 use crate::spec::looping;
 use crate::text::fill;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// What a model's server can do at once (models/schema.json `capacity`; `{}`: no limit).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Capacity {
     /// Its one-model server: the models of a group share one server that holds one at a time.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -108,6 +108,7 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
             Ok(Outcome {
                 actual: Value::Object(actual),
                 compare,
+                expected: None,
             })
         }
         "request" => {

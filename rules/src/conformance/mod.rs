@@ -15,6 +15,7 @@ mod delegation;
 mod permission;
 mod progress;
 mod subagents;
+mod team;
 
 use crate::input::{InputError, Obj};
 use serde::Serialize;
@@ -22,7 +23,7 @@ use serde_json::{Map, Value};
 use thiserror::Error;
 
 /// The areas this runner knows, in the order they are listed.
-pub const AREAS: &[&str] = &["progress", "delegation", "subagents", "permission"];
+pub const AREAS: &[&str] = &["progress", "delegation", "subagents", "permission", "team"];
 
 /// How a case's result is compared with its `expect`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +39,8 @@ pub enum Compare {
 pub struct Outcome {
     pub actual: Value,
     pub compare: Compare,
+    /// What the case expects, when it is not its `expect` (a team case: its steps' expects).
+    pub expected: Option<Value>,
 }
 
 impl Outcome {
@@ -45,6 +48,7 @@ impl Outcome {
         Outcome {
             actual,
             compare: Compare::Whole,
+            expected: None,
         }
     }
 }
@@ -104,6 +108,9 @@ pub fn run_case(area: &str, case: &Value) -> CaseResult {
     };
     let outcome = (|| {
         let o = Obj::new("case", case)?;
+        if area == "team" {
+            return team::run(&o);
+        }
         if !o.has("expect") {
             return Err(InputError::Missing {
                 path: "expect".into(),
@@ -118,7 +125,12 @@ pub fn run_case(area: &str, case: &Value) -> CaseResult {
     })();
     match outcome {
         Err(e) => fail(e.to_string()),
-        Ok(Outcome { actual, compare }) => {
+        Ok(Outcome {
+            actual,
+            compare,
+            expected: steps,
+        }) => {
+            let expected = steps.unwrap_or(expected);
             let (pass, message) = compare_with(&expected, &actual, &compare);
             CaseResult {
                 pass,

@@ -25,6 +25,7 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
             Ok(Outcome {
                 actual: serde_json::to_value(&d).unwrap_or(Value::Null),
                 compare: Compare::Keys(named_keys(&expect)),
+                expected: None,
             })
         }
         "approve" => {

@@ -21,13 +21,13 @@ pub mod wildcard;
 use crate::input::{self, InputError, Obj};
 use crate::spec::{spec, types::Setting, types::SettingValue};
 use crate::text::fill;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
 
 /// A permission mode (modes.json `order`: loosest first). `Ord` follows that order, so the
 /// stricter of two modes is their `max()`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     Auto,
@@ -75,7 +75,7 @@ impl fmt::Display for Mode {
 }
 
 /// A tool's risk class.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RiskClass {
     Read,
@@ -112,7 +112,9 @@ impl fmt::Display for RiskClass {
 }
 
 /// What is done with a call. Ordered loosest first: the strictest of several is their `max()`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
     #[default]

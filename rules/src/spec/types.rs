@@ -215,6 +215,9 @@ pub struct TeamTexts {
     pub context_full: String,
     pub gone: String,
     pub request_body: String,
+    pub no_kinds: String,
+    pub task_full: String,
+    pub finding_text: String,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -1,0 +1,844 @@
+//! The main agent's tree of subagents (subagents.md §5–§13, spec 3.4.0, on team.md 3.2.0's room,
+//! size and capacity), as a pure state machine: no clock (the time comes in with [`Team::set_now`]
+//! before a call), no I/O. A shell drives it from real turns — it tells the team when a turn
+//! ends, when a context fills, what the person does — and reads back whose turn starts with what
+//! ([`Team::take_started`]) and what reached whom ([`Team::take_delivered`]).
+//!
+//! - `mod.rs` — the agents, the room, turns and slots, delivery, ends;
+//! - [`tools`] — the team tools, each with its refusals in the spec's order;
+//! - [`view`] — what the tools and clients read: team_read, team_whoami, findings, the tree data.
+
+pub mod tools;
+pub mod view;
+
+use crate::delegation::Grant;
+use crate::permission::{Mode, RiskClass};
+use crate::progress::Progress;
+use crate::spec::{looping, types::TeamSpec};
+use crate::subagents::Capacity;
+use crate::text::fill;
+use serde::{Deserialize, Serialize};
+
+/// A subagent's state (team.read.states). The main agent is `working`, `waiting` or `idle`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentState {
+    /// A turn runs.
+    Working,
+    /// It has work and waits for a slot of its model.
+    Waiting,
+    /// Its last turn ended with a final reply (its report); a message wakes it.
+    Finished,
+    /// The main agent between turns.
+    Idle,
+    /// Its context is full: its one final turn runs, and nothing new reaches it.
+    Paused,
+    /// Ended by team_finish.
+    Done,
+    /// Ended after its final turn.
+    OutOfContext,
+    /// Ended by team_stop, a replacement or the person.
+    Stopped,
+}
+
+impl AgentState {
+    /// An end: the subagent has left the size and stays in the tree's `ended`.
+    pub fn is_end(self) -> bool {
+        match self {
+            AgentState::Done | AgentState::OutOfContext | AgentState::Stopped => true,
+            AgentState::Working
+            | AgentState::Waiting
+            | AgentState::Finished
+            | AgentState::Idle
+            | AgentState::Paused => false,
+        }
+    }
+
+    /// A turn of it is running and holds a slot of its model.
+    pub fn holds_slot(self) -> bool {
+        match self {
+            AgentState::Working | AgentState::Paused => true,
+            AgentState::Waiting
+            | AgentState::Finished
+            | AgentState::Idle
+            | AgentState::Done
+            | AgentState::OutOfContext
+            | AgentState::Stopped => false,
+        }
+    }
+
+    /// Its word (team.read.states).
+    pub fn word(self) -> &'static str {
+        let s = &looping().team.read.states;
+        match self {
+            AgentState::Working => &s.working,
+            AgentState::Waiting => &s.waiting,
+            AgentState::Finished => &s.finished,
+            AgentState::Idle => &s.idle,
+            AgentState::Paused => &s.paused,
+            AgentState::Done => &s.done,
+            AgentState::OutOfContext => &s.out_of_context,
+            AgentState::Stopped => &s.stopped,
+        }
+    }
+}
+
+/// A finding kept beyond an agent's context (team_findings write).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    pub n: u32,
+    pub text: String,
+    pub time: i64,
+}
+
+/// The main agent (`lead`) or a subagent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Agent {
+    /// `lead`, or `s1`, `s2`, … in the order added, never reused.
+    pub id: String,
+    pub name: String,
+    /// Its position, one line (team_add's `role`).
+    pub position: String,
+    pub task: String,
+    pub mode: Mode,
+    pub request: Vec<RiskClass>,
+    pub grants: Vec<Grant>,
+    pub findings: Vec<Finding>,
+    /// Tokens in its context now, of its model's window.
+    pub context: Option<(u64, u64)>,
+    #[serde(skip)]
+    pub progress: Option<Progress>,
+    /// Its parent's id; none for the main agent.
+    pub parent: Option<String>,
+    /// The main agent, or a sub-manager (added with `lead: true`).
+    pub manager: bool,
+    pub goal: String,
+    pub model: String,
+    /// Which agent it is (team_add's `agent`).
+    pub agent: String,
+    pub state: AgentState,
+    /// Messages that wait for its next turn.
+    pub inbox: Vec<String>,
+    /// What its next turn starts with, when it is waiting for a slot with work given.
+    pub brief: Option<String>,
+    /// When its last turn ended.
+    pub last_ended: Option<i64>,
+    /// When it ended (an end state).
+    pub ended_at: Option<i64>,
+    /// The sub-manager it was under before that one ended by itself (a replacement takes it back).
+    pub moved_from: Option<String>,
+    /// When it began to wait for a slot (the order slots are given in).
+    pub wait_since: Option<u64>,
+}
+
+/// What a room message is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoomKind {
+    Message,
+    Report,
+    Assignment,
+    Request,
+    Decision,
+}
+
+/// A message of the room, numbered from 1.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoomMessage {
+    pub n: u64,
+    pub from: String,
+    /// As addressed (`all`, names).
+    pub to: Vec<String>,
+    /// Who it was posted to (names).
+    pub recipients: Vec<String>,
+    pub text: String,
+    pub time: i64,
+    pub kind: RoomKind,
+}
+
+/// A subagent's request to the main agent (team_request), open until decided.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OpenRequest {
+    pub id: String,
+    /// The asking subagent's id.
+    pub from: String,
+    pub tool: String,
+    pub pattern: String,
+    pub why: String,
+    pub open: bool,
+}
+
+/// How a team starts (the team area's `start`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TeamOptions {
+    pub min: u32,
+    pub max: u32,
+    /// The Subagents setting is on (default).
+    pub subagents: bool,
+    /// The session model's capacity.
+    pub capacity: Capacity,
+    /// The session's model (its served id).
+    pub model: String,
+    /// The main agent's mode.
+    pub mode: Mode,
+    /// Steps a turn may take: the main agent's, a subagent's.
+    pub steps: (u32, u32),
+    pub now: i64,
+}
+
+impl Default for TeamOptions {
+    fn default() -> Self {
+        let a = &looping().team.agents;
+        TeamOptions {
+            min: a.min,
+            max: a.max,
+            subagents: true,
+            capacity: Capacity::default(),
+            model: "m".into(),
+            mode: Mode::Edit,
+            steps: (200, 50),
+            now: 0,
+        }
+    }
+}
+
+/// The main agent and its subagents, their room, their requests.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Team {
+    pub min: u32,
+    pub max: u32,
+    pub cap: u32,
+    pub subagents: bool,
+    /// Whether the team tools are offered (fixed when the prompt is made).
+    pub offered: bool,
+    pub capacity: Capacity,
+    pub model: String,
+    pub steps: (u32, u32),
+    pub now: i64,
+    /// Every agent ever, the main agent first, in the order added; ended ones stay.
+    pub agents: Vec<Agent>,
+    pub room: Vec<RoomMessage>,
+    pub requests: Vec<OpenRequest>,
+    /// Subagents that ended, in the order they ended (ids).
+    pub ended: Vec<String>,
+    /// `task` subagents running (they count toward the size).
+    pub tasks: u32,
+    /// What reached whom since it was last taken: (name, text).
+    pub delivered: Vec<(String, String)>,
+    /// Turns that started since last taken: (name, text).
+    pub started: Vec<(String, String)>,
+    /// What each agent's latest turn was started with.
+    pub last_started: Vec<(String, String)>,
+    /// Names the person stopped, not said to the main agent yet.
+    pub stopped_by_person: Vec<String>,
+    id_seq: u64,
+    req_seq: u64,
+    wait_seq: u64,
+}
+
+pub(crate) fn t() -> &'static TeamSpec {
+    &looping().team
+}
+
+/// The main agent's name and id.
+pub fn lead() -> &'static str {
+    &t().names.lead
+}
+
+impl Team {
+    pub fn new(o: &TeamOptions) -> Team {
+        let spec = t();
+        let lead_agent = Agent {
+            id: lead().to_string(),
+            name: lead().to_string(),
+            position: spec.read.lead_role.clone(),
+            task: String::new(),
+            mode: o.mode,
+            request: Vec::new(),
+            grants: Vec::new(),
+            findings: Vec::new(),
+            context: None,
+            progress: None,
+            parent: None,
+            manager: true,
+            goal: String::new(),
+            model: o.model.clone(),
+            agent: String::new(),
+            state: AgentState::Working,
+            inbox: Vec::new(),
+            brief: None,
+            last_ended: None,
+            ended_at: None,
+            moved_from: None,
+            wait_since: None,
+        };
+        let mut team = Team {
+            min: 1,
+            max: 1,
+            cap: spec.agents.cap,
+            subagents: o.subagents,
+            offered: false,
+            capacity: o.capacity.clone(),
+            model: o.model.clone(),
+            steps: o.steps,
+            now: o.now,
+            agents: vec![lead_agent],
+            room: Vec::new(),
+            requests: Vec::new(),
+            ended: Vec::new(),
+            tasks: 0,
+            delivered: Vec::new(),
+            started: Vec::new(),
+            last_started: Vec::new(),
+            stopped_by_person: Vec::new(),
+            id_seq: 0,
+            req_seq: 0,
+            wait_seq: 0,
+        };
+        team.set_setting(o.min, o.max);
+        team.fix_offer();
+        team
+    }
+
+    /// The Subagents setting `{min, max}`, read as team.md §2 says: 1 ≤ min ≤ max ≤ cap (lowered,
+    /// never refused).
+    pub fn set_setting(&mut self, min: u32, max: u32) {
+        let max = max.clamp(1, self.cap.max(1));
+        self.max = max;
+        self.min = min.clamp(1, max);
+    }
+
+    /// Decides whether the team tools are offered (when the prompt is made): the setting is on
+    /// and the session's model can serve its own subagents (subagents.md §4).
+    pub fn fix_offer(&mut self) {
+        self.offered = self.subagents && !self.capacity.one_at_a_time();
+    }
+
+    pub fn set_now(&mut self, now: i64) {
+        self.now = now;
+    }
+
+    // ── lookups ─────────────────────────────────────────────────────────────────
+
+    /// A live agent (not ended) by name.
+    pub fn live(&self, name: &str) -> Option<&Agent> {
+        self.agents
+            .iter()
+            .find(|a| a.name == name && !a.state.is_end())
+    }
+
+    pub(crate) fn live_mut(&mut self, name: &str) -> Option<&mut Agent> {
+        self.agents
+            .iter_mut()
+            .find(|a| a.name == name && !a.state.is_end())
+    }
+
+    pub fn by_id(&self, id: &str) -> Option<&Agent> {
+        self.agents.iter().find(|a| a.id == id)
+    }
+
+    pub(crate) fn by_id_mut(&mut self, id: &str) -> Option<&mut Agent> {
+        self.agents.iter_mut().find(|a| a.id == id)
+    }
+
+    /// An agent by name (live first, else the latest that ended with it) or by id.
+    pub fn find(&self, name_or_id: &str) -> Option<&Agent> {
+        self.live(name_or_id)
+            .or_else(|| self.by_id(name_or_id))
+            .or_else(|| self.agents.iter().rev().find(|a| a.name == name_or_id))
+    }
+
+    pub fn lead(&self) -> Option<&Agent> {
+        self.agents.first()
+    }
+
+    /// A live agent's parent's name.
+    pub fn parent_name(&self, a: &Agent) -> Option<String> {
+        a.parent
+            .as_deref()
+            .and_then(|p| self.by_id(p))
+            .map(|p| p.name.clone())
+    }
+
+    /// The live agents in tree order: an agent, then its subagents in the order added, depth first.
+    pub fn tree(&self) -> Vec<&Agent> {
+        let mut out = Vec::new();
+        let mut stack: Vec<(&Agent, usize)> = Vec::new();
+        if let Some(l) = self.lead() {
+            stack.push((l, 0));
+        }
+        while let Some((a, depth)) = stack.pop() {
+            out.push(a);
+            let children: Vec<&Agent> = self
+                .agents
+                .iter()
+                .filter(|c| !c.state.is_end() && c.parent.as_deref() == Some(a.id.as_str()))
+                .collect();
+            for c in children.into_iter().rev() {
+                stack.push((c, depth + 1));
+            }
+            if out.len() > self.agents.len() {
+                break;
+            }
+        }
+        out
+    }
+
+    /// How deep a live agent is below the main agent.
+    pub fn depth(&self, a: &Agent) -> usize {
+        let mut depth = 0;
+        let mut up = a.parent.as_deref();
+        while let Some(id) = up {
+            depth += 1;
+            up = self.by_id(id).and_then(|p| p.parent.as_deref());
+            if depth > self.agents.len() {
+                break;
+            }
+        }
+        depth
+    }
+
+    /// An agent and every live agent under it (ids), in tree order.
+    pub fn subtree(&self, id: &str) -> Vec<String> {
+        self.tree()
+            .into_iter()
+            .filter(|a| {
+                let mut up = Some(a.id.as_str());
+                let mut guard = 0;
+                while let Some(x) = up {
+                    if x == id {
+                        return true;
+                    }
+                    up = self.by_id(x).and_then(|p| p.parent.as_deref());
+                    guard += 1;
+                    if guard > self.agents.len() {
+                        break;
+                    }
+                }
+                false
+            })
+            .map(|a| a.id.clone())
+            .collect()
+    }
+
+    /// Live subagents.
+    pub fn live_subagents(&self) -> usize {
+        self.agents
+            .iter()
+            .filter(|a| a.parent.is_some() && !a.state.is_end())
+            .count()
+    }
+
+    /// The team's size (team.md §3): the main agent, its live subagents and running tasks.
+    pub fn size(&self) -> u32 {
+        1 + u32::try_from(self.live_subagents()).unwrap_or(u32::MAX) + self.tasks
+    }
+
+    /// Open slots (§6): `max(0, min − 1 − live subagents)` while offered.
+    pub fn open_slots(&self) -> u32 {
+        if !self.offered || self.min < 2 {
+            return 0;
+        }
+        (self.min - 1).saturating_sub(u32::try_from(self.live_subagents()).unwrap_or(u32::MAX))
+    }
+
+    /// The live agents' names, in tree order, joined (for `unknown`).
+    pub fn names(&self) -> String {
+        self.tree()
+            .iter()
+            .map(|a| a.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Whether an agent manages: the main agent once it has a subagent or open slots, and a
+    /// sub-manager always (team.md §6).
+    pub fn is_manager(&self, name: &str) -> bool {
+        match self.live(name) {
+            Some(a) if a.parent.is_none() => self.live_subagents() > 0 || self.open_slots() > 0,
+            Some(a) => a.manager,
+            None => false,
+        }
+    }
+
+    /// What a team tool answers while the team cannot be had now (team.md §2): the person allows
+    /// one agent and there is no subagent; or the model can no longer serve subagents.
+    pub fn unavailable(&self) -> Option<String> {
+        if !self.offered || (self.max <= 1 && self.live_subagents() == 0) {
+            return Some(t().unavailable.one_agent.clone());
+        }
+        if self.capacity.one_at_a_time() {
+            return Some(t().unavailable.one_request.clone());
+        }
+        None
+    }
+
+    // ── turns and slots (team.md §8) ────────────────────────────────────────────
+
+    fn slots_free(&self) -> bool {
+        match self.capacity.parallel {
+            None => true,
+            Some(p) => {
+                let used = self.agents.iter().filter(|a| a.state.holds_slot()).count();
+                u64::try_from(used).unwrap_or(u64::MAX) < p
+            }
+        }
+    }
+
+    /// `id` has work: its turn starts now if a slot is free, else it waits for one.
+    pub(crate) fn want_turn(&mut self, id: &str, brief: Option<String>) {
+        let free = self.slots_free();
+        let seq = self.wait_seq;
+        let Some(a) = self.by_id_mut(id) else { return };
+        if brief.is_some() {
+            a.brief = brief;
+        }
+        if a.state.holds_slot() || a.state.is_end() || a.state == AgentState::Waiting {
+            return;
+        }
+        if free {
+            self.start_turn(id);
+        } else if let Some(a) = self.by_id_mut(id) {
+            a.state = AgentState::Waiting;
+            a.wait_since = Some(seq);
+            self.wait_seq += 1;
+        }
+    }
+
+    fn start_turn(&mut self, id: &str) {
+        let Some(a) = self.by_id_mut(id) else { return };
+        let text = match a.brief.take() {
+            Some(b) => b,
+            None => std::mem::take(&mut a.inbox).join("\n\n"),
+        };
+        a.state = AgentState::Working;
+        a.wait_since = None;
+        let name = a.name.clone();
+        self.note_start(&name, text);
+    }
+
+    fn note_start(&mut self, name: &str, text: String) {
+        self.started.push((name.to_string(), text.clone()));
+        match self.last_started.iter_mut().find(|(n, _)| n == name) {
+            Some(slot) => slot.1 = text,
+            None => self.last_started.push((name.to_string(), text)),
+        }
+    }
+
+    /// Gives free slots to the agents waiting longest.
+    pub(crate) fn fill_slots(&mut self) {
+        while self.slots_free() {
+            let next = self
+                .agents
+                .iter()
+                .filter(|a| a.state == AgentState::Waiting)
+                .min_by_key(|a| a.wait_since.unwrap_or(u64::MAX))
+                .map(|a| a.id.clone());
+            match next {
+                Some(id) => self.start_turn(&id),
+                None => break,
+            }
+        }
+    }
+
+    // ── the room (team.md §5) ───────────────────────────────────────────────────
+
+    /// A text reaching an agent: a working one gets it at its next step, a finished or idle one is
+    /// woken, a paused one gets nothing (the message stays in the room).
+    pub(crate) fn deliver(&mut self, name: &str, text: String) {
+        let Some(a) = self.live(name) else { return };
+        let (id, state) = (a.id.clone(), a.state);
+        match state {
+            AgentState::Paused
+            | AgentState::Done
+            | AgentState::OutOfContext
+            | AgentState::Stopped => {}
+            AgentState::Working | AgentState::Waiting => {
+                self.delivered.push((name.to_string(), text.clone()));
+                if state == AgentState::Waiting {
+                    if let Some(a) = self.by_id_mut(&id) {
+                        a.inbox.push(text);
+                    }
+                }
+            }
+            AgentState::Finished | AgentState::Idle => {
+                self.delivered.push((name.to_string(), text.clone()));
+                if let Some(a) = self.by_id_mut(&id) {
+                    a.inbox.push(text);
+                }
+                self.want_turn(&id, None);
+            }
+        }
+    }
+
+    /// Posts a message: numbered, kept, and delivered to each recipient under its mark.
+    pub(crate) fn post(
+        &mut self,
+        from: &str,
+        to: Vec<String>,
+        recipients: Vec<String>,
+        text: String,
+        kind: RoomKind,
+        id: &str,
+    ) -> u64 {
+        let n = u64::try_from(self.room.len())
+            .unwrap_or(u64::MAX)
+            .saturating_add(1);
+        let marks = &t().marks;
+        let template = match kind {
+            RoomKind::Message => &marks.message,
+            RoomKind::Report => &marks.report,
+            RoomKind::Assignment => &marks.assignment,
+            RoomKind::Request => &marks.request,
+            RoomKind::Decision => &marks.decision,
+        };
+        let mark = fill(
+            template,
+            &[("from", from), ("to", &to.join(", ")), ("id", id)],
+        );
+        for r in &recipients {
+            self.deliver(r, format!("{mark}\n{text}"));
+        }
+        self.room.push(RoomMessage {
+            n,
+            from: from.to_string(),
+            to,
+            recipients,
+            text,
+            time: self.now,
+            kind,
+        });
+        n
+    }
+
+    // ── ends (§9, §10) ──────────────────────────────────────────────────────────
+
+    /// Ends subagents (ids) in `state`. Those under one that ended by itself move under its
+    /// parent until it is replaced; a stopped one's subtree is for the caller to stop with it.
+    pub(crate) fn end(&mut self, ids: &[String], state: AgentState) {
+        for id in ids {
+            let now = self.now;
+            let Some(a) = self.by_id_mut(id) else {
+                continue;
+            };
+            if a.state.is_end() || a.parent.is_none() {
+                continue;
+            }
+            a.state = state;
+            a.ended_at = Some(now);
+            a.inbox.clear();
+            a.brief = None;
+            a.wait_since = None;
+            let parent = a.parent.clone();
+            self.ended.push(id.clone());
+            for r in self.requests.iter_mut().filter(|r| &r.from == id) {
+                r.open = false;
+            }
+            if state != AgentState::Stopped {
+                for c in self.agents.iter_mut() {
+                    if c.parent.as_deref() == Some(id.as_str()) && !c.state.is_end() {
+                        c.parent = parent.clone();
+                        c.moved_from = Some(id.clone());
+                    }
+                }
+            }
+        }
+        self.fill_slots();
+    }
+
+    /// An agent's turn ended with this final reply (team.md §7; §9 for a paused one). A
+    /// subagent's reply is its report to its parent; the main agent becomes idle.
+    pub fn end_turn(&mut self, name: &str, reply: &str, reason: Option<&str>) {
+        let Some(a) = self.live(name) else { return };
+        let (id, state, parent) = (a.id.clone(), a.state, self.parent_name(a));
+        let now = self.now;
+        match state {
+            AgentState::Paused => {
+                let gone = fill(&t().texts.gone, &[("name", name), ("id", &id)]);
+                let reply = reply.trim();
+                let text = if reply.is_empty() {
+                    gone
+                } else {
+                    format!("{gone}\n\n{reply}")
+                };
+                if let Some(p) = parent {
+                    self.post(name, vec![p.clone()], vec![p], text, RoomKind::Report, "");
+                }
+                self.end(&[id], AgentState::OutOfContext);
+            }
+            AgentState::Working => {
+                let is_lead = self.by_id(&id).is_some_and(|a| a.parent.is_none());
+                if let Some(a) = self.by_id_mut(&id) {
+                    a.state = if is_lead {
+                        AgentState::Idle
+                    } else {
+                        AgentState::Finished
+                    };
+                    a.last_ended = Some(now);
+                }
+                if let Some(p) = parent {
+                    let texts = &t().texts;
+                    let mut body = reply.trim().to_string();
+                    if body.is_empty() {
+                        body = texts.no_report.clone();
+                    }
+                    if let Some(r) = reason.filter(|r| !r.is_empty() && *r != "stop") {
+                        body = format!("{body}\n{}", fill(&texts.ended, &[("reason", r)]));
+                    }
+                    self.post(name, vec![p.clone()], vec![p], body, RoomKind::Report, "");
+                }
+                self.fill_slots();
+                // Messages that came while it ended wake it again.
+                let wake = self
+                    .by_id(&id)
+                    .is_some_and(|a| !a.inbox.is_empty() && !a.state.holds_slot());
+                if wake {
+                    self.want_turn(&id, None);
+                }
+            }
+            AgentState::Waiting
+            | AgentState::Finished
+            | AgentState::Idle
+            | AgentState::Done
+            | AgentState::OutOfContext
+            | AgentState::Stopped => {}
+        }
+    }
+
+    /// Its context use, as its engine last said it.
+    pub fn set_context(&mut self, name: &str, used: u64, window: u64) {
+        if let Some(a) = self.live_mut(name) {
+            a.context = Some((used, window));
+        }
+    }
+
+    /// Whether a subagent's context has reached `pause_at` of its window (§9).
+    pub fn context_reached(&self, name: &str) -> bool {
+        self.live(name).is_some_and(|a| {
+            a.parent.is_some()
+                && a.state == AgentState::Working
+                && a.context.is_some_and(|(used, window)| {
+                    window > 0 && (used as f64) >= (window as f64) * t().context.pause_at
+                })
+        })
+    }
+
+    pub fn set_progress(&mut self, name: &str, progress: Option<Progress>) {
+        if let Some(a) = self.live_mut(name) {
+            a.progress = progress;
+        }
+    }
+
+    /// Its context is full (§9): paused, and its one final turn starts with the notice. The text
+    /// of that turn, or none when it cannot be paused.
+    pub fn context_full(&mut self, name: &str) -> Option<String> {
+        let a = self.live(name)?;
+        if a.parent.is_none() || a.state == AgentState::Paused {
+            return None;
+        }
+        let id = a.id.clone();
+        let spec = t();
+        let steps = spec.context.final_steps.to_string();
+        let text = format!(
+            "{}\n{}",
+            fill(&spec.marks.context_full, &[("to", name)]),
+            fill(&spec.texts.context_full, &[("steps", &steps)])
+        );
+        let free = self.slots_free();
+        let a = self.by_id_mut(&id)?;
+        let held = a.state.holds_slot();
+        a.state = AgentState::Paused;
+        a.inbox.clear();
+        a.brief = None;
+        a.wait_since = None;
+        self.delivered.push((name.to_string(), text.clone()));
+        self.note_start(name, text.clone());
+        if !held && !free {
+            // It had no turn running: its final turn takes the next slot like any other.
+            self.fill_slots();
+        }
+        Some(text)
+    }
+
+    /// The main agent's mode changed: stricter reaches down the tree, looser changes nobody (§7).
+    pub fn set_main_mode(&mut self, mode: Mode) {
+        if let Some(l) = self.agents.first_mut() {
+            l.mode = mode;
+        }
+        let order: Vec<String> = self.tree().iter().map(|a| a.id.clone()).collect();
+        for id in order {
+            let parent_mode = self
+                .by_id(&id)
+                .and_then(|a| a.parent.clone())
+                .and_then(|p| self.by_id(&p))
+                .map(|p| p.mode);
+            if let (Some(pm), Some(a)) = (parent_mode, self.by_id_mut(&id)) {
+                a.mode = a.mode.max(pm);
+            }
+        }
+    }
+
+    /// The person stops a live subagent and its subtree (§10); the main agent is told in a note.
+    /// The ids stopped.
+    pub fn person_stop(&mut self, name: &str) -> Vec<String> {
+        let Some(a) = self.live(name).filter(|a| a.parent.is_some()) else {
+            return Vec::new();
+        };
+        let ids = self.subtree(&a.id.clone());
+        let names: Vec<String> = ids
+            .iter()
+            .filter_map(|id| self.by_id(id).map(|a| a.name.clone()))
+            .collect();
+        self.end(&ids, AgentState::Stopped);
+        let note = fill(
+            &looping().context.note.team_stopped,
+            &[("names", &names.join(", "))],
+        );
+        self.delivered.push((lead().to_string(), note));
+        self.stopped_by_person.extend(names);
+        ids
+    }
+
+    /// The note the main agent is told with its next message, if the person stopped anyone.
+    pub fn take_person_note(&mut self) -> Option<String> {
+        if self.stopped_by_person.is_empty() {
+            return None;
+        }
+        let names = std::mem::take(&mut self.stopped_by_person).join(", ");
+        Some(fill(
+            &looping().context.note.team_stopped,
+            &[("names", &names)],
+        ))
+    }
+
+    /// What reached whom since this was last taken.
+    pub fn take_delivered(&mut self) -> Vec<(String, String)> {
+        std::mem::take(&mut self.delivered)
+    }
+
+    /// Whose turns started, with what, since this was last taken.
+    pub fn take_started(&mut self) -> Vec<(String, String)> {
+        std::mem::take(&mut self.started)
+    }
+
+    /// What an agent's latest turn was started with.
+    pub fn started_with(&self, name: &str) -> Option<&str> {
+        self.last_started
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, t)| t.as_str())
+    }
+
+    pub(crate) fn next_id(&mut self) -> String {
+        self.id_seq += 1;
+        format!("{}{}", t().names.id_prefix, self.id_seq)
+    }
+
+    pub(crate) fn next_request_id(&mut self) -> String {
+        self.req_seq += 1;
+        crate::delegation::request_id(self.req_seq)
+    }
+}
+
+#[cfg(test)]
+mod tests;

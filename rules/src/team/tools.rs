@@ -1,0 +1,770 @@
+//! The team tools (subagents.md §6–§8; tools/team_*.json), each with its refusals in the spec's
+//! order. [`Team::call`] takes the caller, the tool and its JSON arguments, and gives the tool's
+//! answer — a refusal's text word for word, or what it did — or none for a tool that is not the
+//! team's and is not refused here (it goes on to its own checks, permission first).
+
+use super::{lead, t, AgentState, RoomKind, Team};
+use crate::delegation::{check_mode, request_refusal, requested, Grant};
+use crate::input::{InputError, Obj};
+use crate::permission::{evaluate, Action, Context, Mode, Request, RiskClass};
+use crate::spec::spec;
+use crate::subagents::{subagent_model, Model, Models};
+use crate::text::fill;
+use serde_json::Value;
+
+/// The team tools the main agent is offered (§8), sorted.
+pub fn lead_tools() -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = spec()
+        .tools
+        .values()
+        .filter(|t| t.name.starts_with("team_") && t.offered.as_deref() != Some("subagent"))
+        .map(|t| t.name.as_str())
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+/// The team tools a subagent (or sub-manager) is offered (§8): team_request only with request
+/// options. Sorted.
+pub fn member_tools(has_request: bool) -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = spec()
+        .tools
+        .values()
+        .filter(|t| t.name.starts_with("team_") && t.offered.as_deref() != Some("main"))
+        .filter(|t| has_request || t.name != "team_request")
+        .map(|t| t.name.as_str())
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+fn is_team_tool(tool: &str) -> bool {
+    tool.starts_with("team_") && spec().tool(tool).is_some()
+}
+
+fn main_only(tool: &str) -> bool {
+    t().main_only.tools.iter().any(|x| x == tool)
+}
+
+impl Team {
+    /// The tools `by` is offered, sorted; none while the team is not offered.
+    pub fn offered_tools(&self, by: &str) -> Vec<&'static str> {
+        if !self.offered {
+            return Vec::new();
+        }
+        match self.live(by) {
+            Some(a) if a.parent.is_none() => lead_tools(),
+            Some(a) => member_tools(!a.request.is_empty()),
+            None => Vec::new(),
+        }
+    }
+
+    /// Whether a call does the work, which a manager leaves to its subagents (team.md §6): a
+    /// tool of a class in `team.work`, but a command the defaults allow in manual mode (a
+    /// reading one).
+    fn is_work(tool: &str, args: &Value) -> bool {
+        let work = &t().work;
+        if work.kept.iter().any(|k| k == tool) {
+            return false;
+        }
+        let Some(info) = spec().tool(tool) else {
+            return false;
+        };
+        if !work.classes.iter().any(|c| c == info.risk.as_str()) {
+            return false;
+        }
+        if let Some(line) = args
+            .get("command")
+            .or_else(|| args.get("line"))
+            .and_then(Value::as_str)
+        {
+            return evaluate(&Request::bash(line), &Context::new(Mode::Manual)).action
+                != Action::Allow;
+        }
+        true
+    }
+
+    /// What a call answers before it runs — the team tools' requirement, only_main, task's size,
+    /// a manager's work — or none when it goes on to its own checks.
+    pub fn refusal(&self, by: &str, tool: &str, args: &Value) -> Option<String> {
+        let texts = &t().texts;
+        let is_lead = self.live(by).is_some_and(|a| a.parent.is_none());
+        if is_team_tool(tool) {
+            if let Some(no) = self.unavailable() {
+                return Some(no);
+            }
+            if !is_lead && main_only(tool) {
+                return Some(texts.only_main.clone());
+            }
+            return None;
+        }
+        if tool == "task" {
+            if !is_lead {
+                return Some(texts.only_main.clone());
+            }
+            if self.offered && self.max <= 1 && self.live_subagents() == 0 {
+                return Some(t().unavailable.one_agent.clone());
+            }
+            if self.offered && self.size() + 1 > self.max {
+                return Some(fill(&texts.task_full, &[("max", &self.max.to_string())]));
+            }
+            return None;
+        }
+        if self.is_manager(by) && Self::is_work(tool, args) {
+            return Some(texts.manager.clone());
+        }
+        None
+    }
+
+    /// A call by `by` to `tool` with `args`: the answer, or none for a call that goes on.
+    pub fn call(
+        &mut self,
+        by: &str,
+        tool: &str,
+        args: &Value,
+    ) -> Result<Option<String>, InputError> {
+        if self.live(by).is_none() {
+            return Err(InputError::Unknown {
+                path: "by".into(),
+                what: "agent",
+                value: by.to_string(),
+            });
+        }
+        if let Some(no) = self.refusal(by, tool, args) {
+            return Ok(Some(no));
+        }
+        let empty = serde_json::Map::new();
+        let a = match args {
+            Value::Null => Obj {
+                path: "args",
+                map: &empty,
+            },
+            v => Obj::new("args", v)?,
+        };
+        let answer = match tool {
+            "team_add" => self.add(by, &a)?,
+            "team_send" => self.send(by, &a)?,
+            "team_read" => self.read(by, a.opt_count("since")?.unwrap_or(0)),
+            "team_stop" => self.stop(&a)?,
+            "team_whoami" => self.whoami(by),
+            "team_findings" => self.findings(by, &a)?,
+            "team_finish" => self.finish(by, &a)?,
+            "team_request" => self.request(by, &a)?,
+            "team_decide" => self.decide(&a)?,
+            "team_assign" => self.assign(&a)?,
+            "team_replace" => self.replace(&a)?,
+            "task" => {
+                self.tasks += 1;
+                return Ok(None);
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(answer))
+    }
+
+    fn unknown(&self, name: &str) -> String {
+        fill(
+            &t().texts.unknown,
+            &[("name", name), ("names", &self.names())],
+        )
+    }
+
+    /// team_add (§6): `unavailable` and `only_main` come first (in [`Team::refusal`]), then the
+    /// name, goal and size, then `parent`, then the mode's, then the model's.
+    fn add(&mut self, _by: &str, a: &Obj<'_>) -> Result<String, InputError> {
+        let texts = &t().texts;
+        let names = &t().names;
+        let name = a.str("name")?;
+        let role = a.str("role")?;
+        let task = a.str("task")?;
+        let goal = a.opt_str("goal")?.map(str::trim).filter(|g| !g.is_empty());
+        let request = a.opt_strings("request")?.unwrap_or_default();
+        let mode = a.opt_word("mode", "mode", Mode::parse)?;
+        if name == names.all {
+            return Ok(texts.all_name.clone());
+        }
+        let pattern_ok = name_matches(name);
+        if !pattern_ok {
+            return Ok(fill(&texts.bad_name, &[("name", name)]));
+        }
+        if self.live(name).is_some() || names.reserved.iter().any(|r| r == name) {
+            return Ok(fill(&texts.taken, &[("name", name)]));
+        }
+        let lead_goal = self.lead().map(|l| l.goal.clone()).unwrap_or_default();
+        if lead_goal.is_empty() && goal.is_none() {
+            return Ok(texts.no_goal.clone());
+        }
+        if self.size() + 1 > self.max {
+            return Ok(fill(&texts.full, &[("max", &self.max.to_string())]));
+        }
+        let parent_name = a.opt_str("parent")?.unwrap_or(lead());
+        let Some(parent) = self.live(parent_name) else {
+            return Ok(self.unknown(parent_name));
+        };
+        if !parent.manager {
+            return Ok(fill(&texts.not_manager, &[("name", parent_name)]));
+        }
+        let placed = match check_mode(parent.mode, mode, &request) {
+            Ok(p) => p,
+            Err(text) => return Ok(text),
+        };
+        let (parent_id, parent_goal) = (parent.id.clone(), parent.goal.clone());
+        let model = match a.opt_str("model")? {
+            None => self.model.clone(),
+            Some(m) => {
+                let session = Model {
+                    served: self.model.clone(),
+                    id: self.model.clone(),
+                    name: self.model.clone(),
+                    capacity: self.capacity.clone(),
+                };
+                match subagent_model(&session, &Models(vec![session.clone()]), &[], Some(m)) {
+                    Ok(served) => served,
+                    Err(text) => return Ok(text),
+                }
+            }
+        };
+        if let (Some(g), Some(l)) = (goal, self.agents.first_mut()) {
+            l.goal = g.to_string();
+        }
+        let goal = goal.map(str::to_string).unwrap_or_else(|| {
+            if parent_goal.is_empty() {
+                lead_goal.clone()
+            } else {
+                parent_goal
+            }
+        });
+        let id = self.next_id();
+        let agent = super::Agent {
+            id: id.clone(),
+            name: name.to_string(),
+            position: role.trim().lines().next().unwrap_or("").to_string(),
+            task: task.to_string(),
+            mode: placed.mode,
+            request: placed.request,
+            grants: Vec::new(),
+            findings: Vec::new(),
+            context: None,
+            progress: None,
+            parent: Some(parent_id),
+            manager: a.bool_or("lead", false)?,
+            goal,
+            model,
+            agent: a.opt_str("agent")?.unwrap_or("general").to_string(),
+            state: AgentState::Finished,
+            inbox: Vec::new(),
+            brief: None,
+            last_ended: None,
+            ended_at: None,
+            moved_from: None,
+            wait_since: None,
+        };
+        self.agents.push(agent);
+        self.want_turn(&id, Some(task.to_string()));
+        let waits = self
+            .by_id(&id)
+            .is_some_and(|a| a.state == AgentState::Waiting);
+        let template = if waits {
+            &texts.added_waiting
+        } else {
+            &texts.added
+        };
+        Ok(fill(
+            template,
+            &[
+                ("name", name),
+                ("id", &id),
+                ("size", &self.size().to_string()),
+                ("max", &self.max.to_string()),
+            ],
+        ))
+    }
+
+    /// team_send (3.2.0; `parent` from 3.4.0).
+    fn send(&mut self, by: &str, a: &Obj<'_>) -> Result<String, InputError> {
+        let texts = &t().texts;
+        let names = &t().names;
+        let message = a.str("message")?;
+        let to: Vec<&str> = match a.get("to") {
+            Some(Value::String(s)) => vec![s.as_str()],
+            _ => a.opt_strings("to")?.ok_or(InputError::Missing {
+                path: "args.to".into(),
+            })?,
+        };
+        let mut list: Vec<String> = Vec::new();
+        for n in to {
+            let n = if n == names.parent {
+                let Some(me) = self.live(by) else {
+                    return Ok(self.unknown(by));
+                };
+                match self.parent_name(me) {
+                    Some(p) => p,
+                    None => return Ok(texts.no_parent.clone()),
+                }
+            } else {
+                n.to_string()
+            };
+            if !list.contains(&n) {
+                list.push(n);
+            }
+        }
+        if list.is_empty() {
+            return Err(InputError::Missing {
+                path: "args.to".into(),
+            });
+        }
+        let recipients: Vec<String> = if list.contains(&names.all) {
+            let others: Vec<String> = self
+                .tree()
+                .iter()
+                .filter(|x| x.name != by)
+                .map(|x| x.name.clone())
+                .collect();
+            if others.is_empty() {
+                return Ok(texts.nobody.clone());
+            }
+            list = vec![names.all.clone()];
+            others
+        } else {
+            for n in &list {
+                if n == by {
+                    return Ok(texts.self_.clone());
+                }
+                if self.live(n).is_none() {
+                    return Ok(self.unknown(n));
+                }
+            }
+            list.clone()
+        };
+        self.post(
+            by,
+            list.clone(),
+            recipients,
+            message.to_string(),
+            RoomKind::Message,
+            "",
+        );
+        Ok(fill(&texts.sent, &[("names", &list.join(", "))]))
+    }
+
+    /// team_stop (§10: the main agent's only).
+    fn stop(&mut self, a: &Obj<'_>) -> Result<String, InputError> {
+        let texts = &t().texts;
+        let name = a.str("name")?;
+        let ids: Vec<String> = if name == t().names.all {
+            let all: Vec<String> = self
+                .tree()
+                .iter()
+                .filter(|x| x.parent.is_some())
+                .map(|x| x.id.clone())
+                .collect();
+            if all.is_empty() {
+                return Ok(texts.nobody_to_stop.clone());
+            }
+            all
+        } else {
+            match self.live(name) {
+                Some(x) if x.parent.is_some() => self.subtree(&x.id.clone()),
+                Some(x) => return Ok(fill(&texts.not_yours, &[("name", &x.name.clone())])),
+                None => return Ok(self.unknown(name)),
+            }
+        };
+        let names: Vec<String> = ids
+            .iter()
+            .filter_map(|id| self.by_id(id).map(|x| x.name.clone()))
+            .collect();
+        self.end(&ids, AgentState::Stopped);
+        Ok(fill(
+            &texts.stopped,
+            &[
+                ("names", &names.join(", ")),
+                ("size", &self.size().to_string()),
+                ("max", &self.max.to_string()),
+            ],
+        ))
+    }
+
+    /// team_findings write and read (§8).
+    fn findings(&mut self, by: &str, a: &Obj<'_>) -> Result<String, InputError> {
+        let texts = &t().texts;
+        match a.str("action")? {
+            "write" => {
+                let text = a.opt_str("text")?.map(str::trim).unwrap_or("");
+                if text.is_empty() {
+                    return Ok(texts.finding_text.clone());
+                }
+                let now = self.now;
+                let Some(me) = self.live_mut(by) else {
+                    return Ok(String::new());
+                };
+                let n = u32::try_from(me.findings.len())
+                    .unwrap_or(u32::MAX)
+                    .saturating_add(1);
+                me.findings.push(super::Finding {
+                    n,
+                    text: text.to_string(),
+                    time: now,
+                });
+                Ok(fill(&texts.noted, &[("n", &n.to_string())]))
+            }
+            "read" => Ok(self.read_findings(by, a.opt_str("of")?)),
+            other => Err(InputError::Unknown {
+                path: "args.action".into(),
+                what: "action",
+                value: other.to_string(),
+            }),
+        }
+    }
+
+    /// team_finish (§8): the report to its parent, and it ends (done).
+    fn finish(&mut self, by: &str, a: &Obj<'_>) -> Result<String, InputError> {
+        let texts = &t().texts;
+        let report = a.str("report")?.trim();
+        let Some(me) = self.live(by) else {
+            return Ok(texts.no_parent.clone());
+        };
+        let Some(parent) = self.parent_name(me) else {
+            return Ok(texts.no_parent.clone());
+        };
+        let id = me.id.clone();
+        let body = if report.is_empty() {
+            texts.no_report.clone()
+        } else {
+            report.to_string()
+        };
+        self.post(
+            by,
+            vec![parent.clone()],
+            vec![parent.clone()],
+            body,
+            RoomKind::Report,
+            "",
+        );
+        self.end(&[id], AgentState::Done);
+        Ok(fill(&texts.finished, &[("to", &parent)]))
+    }
+
+    /// team_request (§7).
+    fn request(&mut self, by: &str, a: &Obj<'_>) -> Result<String, InputError> {
+        let texts = &t().texts;
+        let tool = a.str("tool")?;
+        let pattern = a.str("pattern")?;
+        let why = a.str("why")?;
+        let Some(me) = self.live(by) else {
+            return Ok(texts.no_parent.clone());
+        };
+        if me.parent.is_none() {
+            return Ok(texts.no_parent.clone());
+        }
+        let class = spec().tool(tool).map(|x| x.risk);
+        if let Some(no) = request_refusal(tool, class, &me.request) {
+            return Ok(no);
+        }
+        let from = me.id.clone();
+        let id = self.next_request_id();
+        self.requests.push(super::OpenRequest {
+            id: id.clone(),
+            from,
+            tool: tool.to_string(),
+            pattern: pattern.to_string(),
+            why: why.to_string(),
+            open: true,
+        });
+        let body = fill(
+            &texts.request_body,
+            &[("tool", tool), ("pattern", pattern), ("why", why)],
+        );
+        self.post(
+            by,
+            vec![lead().to_string()],
+            vec![lead().to_string()],
+            body,
+            RoomKind::Request,
+            &id,
+        );
+        Ok(requested(&id))
+    }
+
+    /// team_decide (§7): a grant when allowed; the subagent is told either way.
+    fn decide(&mut self, a: &Obj<'_>) -> Result<String, InputError> {
+        let texts = &t().texts;
+        let id = a.str("id")?;
+        let allow = a.opt_bool("allow")?.ok_or(InputError::Missing {
+            path: "args.allow".into(),
+        })?;
+        let note = a.opt_str("note")?.map(str::trim).unwrap_or("");
+        let Some(r) = self.requests.iter().find(|r| r.id == id && r.open).cloned() else {
+            return Ok(fill(&texts.no_request, &[("id", id)]));
+        };
+        let Some(sub) = self.by_id(&r.from).filter(|s| !s.state.is_end()) else {
+            return Ok(fill(&texts.no_request, &[("id", id)]));
+        };
+        let name = sub.name.clone();
+        for x in self.requests.iter_mut().filter(|x| x.id == id) {
+            x.open = false;
+        }
+        if allow {
+            let permission = spec()
+                .tool(&r.tool)
+                .map_or_else(|| r.tool.clone(), |x| x.permission.clone());
+            if let Some(s) = self.by_id_mut(&r.from) {
+                s.grants.push(Grant {
+                    tool: r.tool.clone(),
+                    permission,
+                    pattern: r.pattern.clone(),
+                });
+            }
+        }
+        let head = fill(
+            if allow {
+                &texts.decision_allowed
+            } else {
+                &texts.decision_refused
+            },
+            &[("tool", &r.tool), ("pattern", &r.pattern)],
+        );
+        let body = if note.is_empty() {
+            head
+        } else {
+            format!("{head}\n\n{note}")
+        };
+        self.post(
+            lead(),
+            vec![name.clone()],
+            vec![name.clone()],
+            body,
+            RoomKind::Decision,
+            id,
+        );
+        let decision = if allow {
+            &texts.allowed
+        } else {
+            &texts.refused
+        };
+        Ok(fill(
+            &texts.decided,
+            &[("decision", decision), ("id", id), ("name", &name)],
+        ))
+    }
+
+    /// team_assign (§8): a new task for a subagent that has not ended.
+    fn assign(&mut self, a: &Obj<'_>) -> Result<String, InputError> {
+        let texts = &t().texts;
+        let name = a.str("name")?;
+        let task = a.str("task")?;
+        let role = a.opt_str("role")?.map(str::trim).filter(|r| !r.is_empty());
+        let mode = a.opt_word("mode", "mode", Mode::parse)?;
+        let Some(target) = self.live(name).filter(|x| x.parent.is_some()) else {
+            let ended = self
+                .agents
+                .iter()
+                .any(|x| x.name == name && x.state.is_end());
+            return Ok(if ended {
+                fill(&texts.has_ended, &[("name", name)])
+            } else {
+                self.unknown(name)
+            });
+        };
+        let (tid, tmode, trequest) = (target.id.clone(), target.mode, target.request.clone());
+        let parent_name = match a.opt_str("parent")? {
+            Some(p) => p.to_string(),
+            None => self
+                .parent_name(target)
+                .unwrap_or_else(|| lead().to_string()),
+        };
+        let Some(parent) = self.live(&parent_name) else {
+            return Ok(self.unknown(&parent_name));
+        };
+        if !parent.manager {
+            return Ok(fill(&texts.not_manager, &[("name", &parent_name)]));
+        }
+        let (pid, pmode) = (parent.id.clone(), parent.mode);
+        if self.subtree(&tid).contains(&pid) {
+            return Ok(fill(
+                &texts.cycle,
+                &[("name", name), ("parent", &parent_name)],
+            ));
+        }
+        let (new_mode, new_request) = match mode {
+            None => (
+                tmode.max(pmode),
+                if tmode.max(pmode) > pmode {
+                    trequest
+                } else {
+                    Vec::new()
+                },
+            ),
+            Some(m) => {
+                let kinds: Vec<&str> = if m > pmode {
+                    trequest.iter().map(|k| k.as_str()).collect()
+                } else {
+                    Vec::new()
+                };
+                match check_mode(pmode, Some(m), &kinds) {
+                    Ok(p) => (p.mode, p.request),
+                    Err(text) => return Ok(text),
+                }
+            }
+        };
+        if let Some(x) = self.by_id_mut(&tid) {
+            x.task = task.to_string();
+            if let Some(r) = role {
+                x.position = r.lines().next().unwrap_or(r).to_string();
+            }
+            x.parent = Some(pid);
+            x.moved_from = None;
+            x.mode = new_mode;
+            x.request = new_request;
+        }
+        // Its subtree is made no looser than it.
+        let sub: Vec<String> = self.subtree(&tid);
+        for id in sub.iter().skip(1) {
+            let pm = self
+                .by_id(id)
+                .and_then(|x| x.parent.clone())
+                .and_then(|p| self.by_id(&p))
+                .map(|p| p.mode);
+            if let (Some(pm), Some(x)) = (pm, self.by_id_mut(id)) {
+                x.mode = x.mode.max(pm);
+            }
+        }
+        self.post(
+            lead(),
+            vec![name.to_string()],
+            vec![name.to_string()],
+            task.to_string(),
+            RoomKind::Assignment,
+            "",
+        );
+        Ok(fill(&texts.assigned, &[("name", name)]))
+    }
+
+    /// team_replace (§8): the same name, position, parent, mode, request options and model; a
+    /// new id; briefed with the task and the old one's findings; its subagents move under it.
+    fn replace(&mut self, a: &Obj<'_>) -> Result<String, InputError> {
+        let texts = &t().texts;
+        let name = a.str("name")?;
+        let task = a.opt_str("task")?.map(str::trim).filter(|x| !x.is_empty());
+        let old = match self.live(name) {
+            Some(x) => x.clone(),
+            None => match self
+                .agents
+                .iter()
+                .rev()
+                .find(|x| x.name == name && x.state.is_end())
+            {
+                Some(x) => x.clone(),
+                None => return Ok(self.unknown(name)),
+            },
+        };
+        if old.parent.is_none() {
+            return Ok(self.unknown(name));
+        }
+        let live = !old.state.is_end();
+        if !live && self.size() + 1 > self.max {
+            return Ok(fill(&texts.full, &[("max", &self.max.to_string())]));
+        }
+        if live {
+            // It alone ends: the subagents under it wait for the replacement.
+            for c in self.agents.iter_mut() {
+                if c.parent.as_deref() == Some(old.id.as_str()) && !c.state.is_end() {
+                    c.moved_from = Some(old.id.clone());
+                    c.parent = old.parent.clone();
+                }
+            }
+            self.end(std::slice::from_ref(&old.id), AgentState::Stopped);
+        }
+        let home = old
+            .moved_from
+            .clone()
+            .or(old.parent.clone())
+            .unwrap_or_else(|| lead().to_string());
+        let parent_id = match self.by_id(&home) {
+            Some(p) if !p.state.is_end() => p.id.clone(),
+            _ => old
+                .parent
+                .clone()
+                .filter(|p| self.by_id(p).is_some_and(|x| !x.state.is_end()))
+                .unwrap_or_else(|| lead().to_string()),
+        };
+        let parent_mode = self.by_id(&parent_id).map_or(Mode::Auto, |p| p.mode);
+        let findings = if old.findings.is_empty() {
+            texts.no_findings.clone()
+        } else {
+            old.findings
+                .iter()
+                .map(|f| {
+                    fill(
+                        &t().findings.item,
+                        &[("n", &f.n.to_string()), ("text", &f.text)],
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let task = task.map(str::to_string).unwrap_or_else(|| old.task.clone());
+        let brief = fill(
+            &texts.replace_brief,
+            &[
+                ("task", &task),
+                ("name", &old.name),
+                ("id", &old.id),
+                ("findings", &findings),
+            ],
+        );
+        let id = self.next_id();
+        let fresh = super::Agent {
+            id: id.clone(),
+            task,
+            mode: old.mode.max(parent_mode),
+            grants: Vec::new(),
+            findings: Vec::new(),
+            context: None,
+            progress: None,
+            parent: Some(parent_id),
+            state: AgentState::Finished,
+            inbox: Vec::new(),
+            brief: None,
+            last_ended: None,
+            ended_at: None,
+            moved_from: None,
+            wait_since: None,
+            ..old.clone()
+        };
+        self.agents.push(fresh);
+        for c in self.agents.iter_mut() {
+            if c.moved_from.as_deref() == Some(old.id.as_str()) && !c.state.is_end() {
+                c.parent = Some(id.clone());
+                c.moved_from = None;
+            }
+        }
+        self.want_turn(&id, Some(brief));
+        Ok(fill(
+            &texts.replaced,
+            &[
+                ("name", name),
+                ("id", &id),
+                ("size", &self.size().to_string()),
+                ("max", &self.max.to_string()),
+            ],
+        ))
+    }
+}
+
+/// Whether a name fits `team.names.pattern` (`^[a-z][a-z0-9-]{0,31}$`): checked by hand, since
+/// the rules take no regex engine; a test checks the pattern is still this one.
+pub fn name_matches(name: &str) -> bool {
+    let mut chars = name.chars();
+    let first = chars.next().is_some_and(|c| c.is_ascii_lowercase());
+    let rest: Vec<char> = chars.collect();
+    first
+        && rest.len() <= 31
+        && rest
+            .iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-')
+}
+
+/// A tool's risk class, for team_request.
+pub fn class_of(tool: &str) -> Option<RiskClass> {
+    spec().tool(tool).map(|x| x.risk)
+}

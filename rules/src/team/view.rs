@@ -1,0 +1,340 @@
+//! What the team tools and clients read (subagents.md §8, §12): team_read's text, team_whoami's
+//! lines, findings, and the tree's data. Every sentence is `loop.json` `team`'s.
+
+use super::{t, Agent, AgentState, RoomKind, RoomMessage, Team};
+use crate::progress::{duration, Progress};
+use crate::text::fill;
+use serde::Serialize;
+
+/// A row of the tree (§12).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TreeAgent {
+    pub id: String,
+    pub name: String,
+    pub position: String,
+    pub parent: Option<String>,
+    pub state: AgentState,
+    pub model: String,
+    pub mode: crate::permission::Mode,
+    pub request: Vec<crate::permission::RiskClass>,
+    pub manager: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<Context>,
+    pub progress: Option<Progress>,
+    pub findings: usize,
+    pub messages: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ended: Option<i64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Context {
+    pub used: u64,
+    pub window: u64,
+}
+
+/// The tree as clients draw it (§12).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TreeInfo {
+    pub min: u32,
+    pub max: u32,
+    pub size: u32,
+    pub open_slots: u32,
+    pub agents: Vec<TreeAgent>,
+    pub ended: Vec<TreeAgent>,
+}
+
+impl Team {
+    fn row(&self, a: &Agent) -> TreeAgent {
+        TreeAgent {
+            id: a.id.clone(),
+            name: a.name.clone(),
+            position: a.position.clone(),
+            parent: self.parent_name(a),
+            state: a.state,
+            model: a.model.clone(),
+            mode: a.mode,
+            request: a.request.clone(),
+            manager: a.manager,
+            task: a.parent.as_ref().map(|_| a.task.clone()),
+            context: a.context.map(|(used, window)| Context { used, window }),
+            progress: a.progress.clone(),
+            findings: a.findings.len(),
+            messages: self
+                .room
+                .iter()
+                .filter(|m| m.from == a.name || m.recipients.contains(&a.name))
+                .count(),
+            ended: a.ended_at,
+        }
+    }
+
+    /// The tree's data (§12): the live agents in tree order, then the ended ones in the order
+    /// they ended.
+    pub fn info(&self) -> TreeInfo {
+        TreeInfo {
+            min: self.min,
+            max: self.max,
+            size: self.size(),
+            open_slots: self.open_slots(),
+            agents: self.tree().into_iter().map(|a| self.row(a)).collect(),
+            ended: self
+                .ended
+                .iter()
+                .filter_map(|id| self.by_id(id))
+                .map(|a| self.row(a))
+                .collect(),
+        }
+    }
+
+    /// Whether `by` may see a message: the main agent sees all; another agent what it sent or
+    /// received and what the subagents under it sent or received.
+    fn may_see(&self, by: &str, m: &RoomMessage) -> bool {
+        let Some(me) = self.live(by) else {
+            return false;
+        };
+        if me.parent.is_none() {
+            return true;
+        }
+        let mine: Vec<String> = self
+            .subtree(&me.id)
+            .iter()
+            .filter_map(|id| self.by_id(id).map(|a| a.name.clone()))
+            .collect();
+        mine.contains(&m.from) || m.recipients.iter().any(|r| mine.contains(r))
+    }
+
+    /// The room's messages above `since` that `by` may see, oldest first, at most `read_max`;
+    /// whether there are more after the last shown.
+    pub fn read_room(&self, by: &str, since: u64) -> (Vec<&RoomMessage>, bool) {
+        let max = t().read_max;
+        // Numbers are 1.. in order, so the messages above `since` start at index `since`.
+        let start = usize::try_from(since)
+            .unwrap_or(usize::MAX)
+            .min(self.room.len());
+        let mut shown = Vec::new();
+        let mut more = false;
+        for m in self.room.get(start..).unwrap_or(&[]) {
+            if !self.may_see(by, m) {
+                continue;
+            }
+            if shown.len() == max {
+                more = true;
+                break;
+            }
+            shown.push(m);
+        }
+        (shown, more)
+    }
+
+    fn mode_text(a: &Agent) -> String {
+        if a.request.is_empty() {
+            return a.mode.as_str().to_string();
+        }
+        let kinds: Vec<&str> = a.request.iter().map(|k| k.as_str()).collect();
+        format!(
+            "{} {}",
+            a.mode,
+            fill(&t().read.request, &[("kinds", &kinds.join(", "))])
+        )
+    }
+
+    fn percent(used: u64, window: u64) -> u128 {
+        (u128::from(used) * 100) / u128::from(window.max(1))
+    }
+
+    /// team_read (§8): the tree, open slots, ended subagents, then the room.
+    pub fn read(&self, by: &str, since: u64) -> String {
+        let r = &t().read;
+        let none = "—";
+        let mut lines = vec![fill(
+            &r.tree,
+            &[
+                ("size", &self.size().to_string()),
+                ("max", &self.max.to_string()),
+            ],
+        )];
+        for a in self.tree() {
+            let context = match a.context {
+                Some((used, window)) if window > 0 => fill(
+                    &r.context,
+                    &[("percent", &Self::percent(used, window).to_string())],
+                ),
+                _ => none.to_string(),
+            };
+            let last = match (a.state, a.last_ended) {
+                (AgentState::Working | AgentState::Paused, _) => r.active.clone(),
+                (_, Some(at)) => format!("{} ago", duration(self.now.saturating_sub(at) / 1000)),
+                (_, None) => none.to_string(),
+            };
+            lines.push(fill(
+                &r.agent,
+                &[
+                    ("indent", &"  ".repeat(self.depth(a))),
+                    ("name", &a.name),
+                    ("id", &a.id),
+                    ("role", &a.position),
+                    ("state", a.state.word()),
+                    ("model", &a.model),
+                    ("mode", &Self::mode_text(a)),
+                    ("context", &context),
+                    ("last", &last),
+                ],
+            ));
+        }
+        let open = self.open_slots();
+        if open > 0 {
+            lines.push(fill(&r.slots, &[("n", &open.to_string())]));
+        }
+        if !self.ended.is_empty() {
+            lines.push(r.ended.clone());
+            for a in self.ended.iter().filter_map(|id| self.by_id(id)) {
+                lines.push(fill(
+                    &r.ended_agent,
+                    &[
+                        ("name", &a.name),
+                        ("id", &a.id),
+                        ("role", &a.position),
+                        ("state", a.state.word()),
+                        ("findings", &a.findings.len().to_string()),
+                    ],
+                ));
+            }
+        }
+        lines.push(String::new());
+        let (messages, more) = self.read_room(by, since);
+        let since_s = since.to_string();
+        if messages.is_empty() {
+            lines.push(fill(&r.none, &[("since", &since_s)]));
+        } else {
+            lines.push(fill(&r.room, &[("since", &since_s)]));
+            for m in &messages {
+                let template = if m.kind == RoomKind::Report {
+                    &r.report
+                } else {
+                    &r.message
+                };
+                lines.push(fill(
+                    template,
+                    &[
+                        ("n", &m.n.to_string()),
+                        ("from", &m.from),
+                        ("to", &m.to.join(", ")),
+                        ("text", &m.text.replace('\n', "\n  ")),
+                    ],
+                ));
+            }
+            if more {
+                let last = messages.last().map_or(0, |m| m.n).to_string();
+                lines.push(fill(&r.more, &[("last", &last)]));
+            }
+        }
+        lines.join("\n")
+    }
+
+    /// team_whoami (§8): one line each, in `team.whoami`'s order.
+    pub fn whoami(&self, by: &str) -> String {
+        let w = &t().whoami.lines;
+        let Some(a) = self.live(by) else {
+            return fill(
+                &t().texts.unknown,
+                &[("name", by), ("names", &self.names())],
+            );
+        };
+        let is_lead = a.parent.is_none();
+        let mut lines = vec![fill(
+            &w.who,
+            &[("name", &a.name), ("id", &a.id), ("role", &a.position)],
+        )];
+        if let Some(p) = self.parent_name(a) {
+            lines.push(fill(&w.parent, &[("parent", &p)]));
+            lines.push(fill(
+                &w.task,
+                &[("task", a.task.lines().next().unwrap_or(""))],
+            ));
+        }
+        lines.push(fill(&w.mode, &[("mode", a.mode.as_str())]));
+        if !a.request.is_empty() {
+            let kinds: Vec<&str> = a.request.iter().map(|k| k.as_str()).collect();
+            lines.push(fill(&w.request, &[("kinds", &kinds.join(", "))]));
+        }
+        lines.push(fill(&w.model, &[("model", &a.model)]));
+        let steps = if is_lead { self.steps.0 } else { self.steps.1 };
+        lines.push(fill(
+            &w.limits,
+            &[
+                ("size", &self.size().to_string()),
+                ("max", &self.max.to_string()),
+                ("steps", &steps.to_string()),
+                ("spawn", if is_lead { &w.spawn_yes } else { &w.spawn_no }),
+            ],
+        ));
+        if let Some((used, window)) = a.context.filter(|(_, w)| *w > 0) {
+            lines.push(fill(
+                &w.context,
+                &[
+                    ("used", &used.to_string()),
+                    ("window", &window.to_string()),
+                    ("percent", &Self::percent(used, window).to_string()),
+                ],
+            ));
+        }
+        lines.join("\n")
+    }
+
+    /// Whether `by` may read `target`'s findings: its own, one in its subtree (ended ones by where
+    /// they were), or the main agent anyone's.
+    fn may_read(&self, by: &str, target: &Agent) -> bool {
+        let Some(me) = self.live(by) else {
+            return false;
+        };
+        if me.parent.is_none() || target.id == me.id {
+            return true;
+        }
+        let mut up = target.moved_from.clone().or(target.parent.clone());
+        let mut guard = 0;
+        while let Some(id) = up {
+            if id == me.id {
+                return true;
+            }
+            up = self.by_id(&id).and_then(|a| a.parent.clone());
+            guard += 1;
+            if guard > self.agents.len() {
+                break;
+            }
+        }
+        false
+    }
+
+    /// team_findings read (§8).
+    pub fn read_findings(&self, by: &str, of: Option<&str>) -> String {
+        let texts = &t().texts;
+        let target = match of {
+            Some(x) => self.find(x),
+            None => self.live(by),
+        };
+        let Some(target) = target else {
+            return fill(
+                &texts.unknown,
+                &[("name", of.unwrap_or(by)), ("names", &self.names())],
+            );
+        };
+        if !self.may_read(by, target) {
+            return texts.not_yours_findings.clone();
+        }
+        let f = &t().findings;
+        let mut lines = vec![fill(
+            &f.header,
+            &[("name", &target.name), ("id", &target.id)],
+        )];
+        if target.findings.is_empty() {
+            lines.push(texts.no_findings.clone());
+        }
+        for x in &target.findings {
+            lines.push(fill(&f.item, &[("n", &x.n.to_string()), ("text", &x.text)]));
+        }
+        lines.join("\n")
+    }
+}
