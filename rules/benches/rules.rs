@@ -1,3 +1,9 @@
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 //! Benchmarks of the rules (criterion): `make bench` runs them and `scripts/bench-medians`
 //! prints the medians the README quotes. Not timed tests: these machines are shared and noisy.
 
@@ -81,9 +87,94 @@ fn rules(c: &mut Criterion) {
     });
 }
 
+/// A tree of 32 agents (the main agent, 7 sub-managers with 3 subagents each, 3 more) and a room
+/// of 10,000 messages: team_read of the newest 50 and one delivery look only at what they need.
+fn team(c: &mut Criterion) {
+    use lembas_rules::team::{Team, TeamOptions};
+    use serde_json::json;
+    let mut tm = Team::new(&TeamOptions {
+        min: 1,
+        max: 32,
+        ..TeamOptions::default()
+    });
+    let mut names = Vec::new();
+    for m in 0..7 {
+        let mgr = format!("m{m}");
+        let _ = tm.call(
+            "lead",
+            "team_add",
+            &json!({"name": mgr, "role": "r", "task": "t", "goal": "g", "lead": true}),
+        );
+        names.push(mgr.clone());
+        for s in 0..3 {
+            let n = format!("w{m}-{s}");
+            let _ = tm.call(
+                "lead",
+                "team_add",
+                &json!({"name": n, "role": "r", "task": "t", "parent": mgr}),
+            );
+            names.push(n);
+        }
+    }
+    for x in 0..3 {
+        let n = format!("x{x}");
+        let _ = tm.call(
+            "lead",
+            "team_add",
+            &json!({"name": n, "role": "r", "task": "t"}),
+        );
+        names.push(n);
+    }
+    assert_eq!(tm.size(), 32);
+    for i in 0..10_000usize {
+        let from = &names[i % names.len()];
+        let to = &names[(i * 7 + 3) % names.len()];
+        if from != to {
+            let _ = tm.call(
+                from,
+                "team_send",
+                &json!({"to": [to], "message": "progress report"}),
+            );
+        } else {
+            let _ = tm.call(
+                from,
+                "team_send",
+                &json!({"to": ["lead"], "message": "progress report"}),
+            );
+        }
+        let _ = tm.take_delivered();
+    }
+    let since = tm.room.len() as u64 - 50;
+    c.bench_function("team_read newest 50 (main agent, room of 10,000)", |b| {
+        b.iter(|| tm.read(black_box("lead"), black_box(since)))
+    });
+    c.bench_function("team_read newest 50 (a sub-manager, room of 10,000)", |b| {
+        b.iter(|| tm.read(black_box("m3"), black_box(since)))
+    });
+    c.bench_function("team_send and its delivery (room of 10,000)", |b| {
+        // The clone is set up, and dropped, outside what is timed.
+        b.iter_batched_ref(
+            || {
+                // A clone's room is exactly full; room to grow, as a live room has.
+                let mut t = tm.clone();
+                t.room.reserve(64);
+                t
+            },
+            |t| {
+                t.call(
+                    "w2-1",
+                    "team_send",
+                    &json!({"to": ["m2"], "message": "done"}),
+                )
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().warm_up_time(Duration::from_millis(800)).measurement_time(Duration::from_secs(3));
-    targets = rules
+    targets = rules, team
 }
 criterion_main!(benches);

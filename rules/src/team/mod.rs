@@ -4,10 +4,14 @@
 //! ends, when a context fills, what the person does — and reads back whose turn starts with what
 //! ([`Team::take_started`]) and what reached whom ([`Team::take_delivered`]).
 //!
-//! - `mod.rs` — the agents, the room, turns and slots, delivery, ends;
-//! - [`tools`] — the team tools, each with its refusals in the spec's order;
+//! - `mod.rs` — the agents and the tree;
+//! - `life.rs` — turns and slots, the room and delivery, a subagent's life and ends;
+//! - [`tools`] — the team tools, each with its refusals in the spec's order (`manage.rs`: the
+//!   main agent's assign, replace and decide);
 //! - [`view`] — what the tools and clients read: team_read, team_whoami, findings, the tree data.
 
+mod life;
+mod manage;
 pub mod tools;
 pub mod view;
 
@@ -16,7 +20,6 @@ use crate::permission::{Mode, RiskClass};
 use crate::progress::Progress;
 use crate::spec::{looping, types::TeamSpec};
 use crate::subagents::Capacity;
-use crate::text::fill;
 use serde::{Deserialize, Serialize};
 
 /// A subagent's state (team.read.states). The main agent is `working`, `waiting` or `idle`.
@@ -129,6 +132,9 @@ pub struct Agent {
     pub moved_from: Option<String>,
     /// When it began to wait for a slot (the order slots are given in).
     pub wait_since: Option<u64>,
+    /// Room messages from it or to it (kept as they are posted: the room is never scanned).
+    #[serde(default)]
+    pub messages: u64,
 }
 
 /// What a room message is.
@@ -229,8 +235,6 @@ pub struct Team {
     pub started: Vec<(String, String)>,
     /// What each agent's latest turn was started with.
     pub last_started: Vec<(String, String)>,
-    /// Names the person stopped, not said to the main agent yet.
-    pub stopped_by_person: Vec<String>,
     id_seq: u64,
     req_seq: u64,
     wait_seq: u64,
@@ -271,6 +275,7 @@ impl Team {
             ended_at: None,
             moved_from: None,
             wait_since: None,
+            messages: 0,
         };
         let mut team = Team {
             min: 1,
@@ -290,7 +295,6 @@ impl Team {
             delivered: Vec::new(),
             started: Vec::new(),
             last_started: Vec::new(),
-            stopped_by_person: Vec::new(),
             id_seq: 0,
             req_seq: 0,
             wait_seq: 0,
@@ -471,362 +475,6 @@ impl Team {
             return Some(t().unavailable.one_request.clone());
         }
         None
-    }
-
-    // ── turns and slots (team.md §8) ────────────────────────────────────────────
-
-    fn slots_free(&self) -> bool {
-        match self.capacity.parallel {
-            None => true,
-            Some(p) => {
-                let used = self.agents.iter().filter(|a| a.state.holds_slot()).count();
-                u64::try_from(used).unwrap_or(u64::MAX) < p
-            }
-        }
-    }
-
-    /// `id` has work: its turn starts now if a slot is free, else it waits for one.
-    pub(crate) fn want_turn(&mut self, id: &str, brief: Option<String>) {
-        let free = self.slots_free();
-        let seq = self.wait_seq;
-        let Some(a) = self.by_id_mut(id) else { return };
-        if brief.is_some() {
-            a.brief = brief;
-        }
-        if a.state.holds_slot() || a.state.is_end() || a.state == AgentState::Waiting {
-            return;
-        }
-        if free {
-            self.start_turn(id);
-        } else if let Some(a) = self.by_id_mut(id) {
-            a.state = AgentState::Waiting;
-            a.wait_since = Some(seq);
-            self.wait_seq += 1;
-        }
-    }
-
-    fn start_turn(&mut self, id: &str) {
-        let Some(a) = self.by_id_mut(id) else { return };
-        let text = match a.brief.take() {
-            Some(b) => b,
-            None => std::mem::take(&mut a.inbox).join("\n\n"),
-        };
-        a.state = AgentState::Working;
-        a.wait_since = None;
-        let name = a.name.clone();
-        self.note_start(&name, text);
-    }
-
-    fn note_start(&mut self, name: &str, text: String) {
-        self.started.push((name.to_string(), text.clone()));
-        match self.last_started.iter_mut().find(|(n, _)| n == name) {
-            Some(slot) => slot.1 = text,
-            None => self.last_started.push((name.to_string(), text)),
-        }
-    }
-
-    /// Gives free slots to the agents waiting longest.
-    pub(crate) fn fill_slots(&mut self) {
-        while self.slots_free() {
-            let next = self
-                .agents
-                .iter()
-                .filter(|a| a.state == AgentState::Waiting)
-                .min_by_key(|a| a.wait_since.unwrap_or(u64::MAX))
-                .map(|a| a.id.clone());
-            match next {
-                Some(id) => self.start_turn(&id),
-                None => break,
-            }
-        }
-    }
-
-    // ── the room (team.md §5) ───────────────────────────────────────────────────
-
-    /// A text reaching an agent: a working one gets it at its next step, a finished or idle one is
-    /// woken, a paused one gets nothing (the message stays in the room).
-    pub(crate) fn deliver(&mut self, name: &str, text: String) {
-        let Some(a) = self.live(name) else { return };
-        let (id, state) = (a.id.clone(), a.state);
-        match state {
-            AgentState::Paused
-            | AgentState::Done
-            | AgentState::OutOfContext
-            | AgentState::Stopped => {}
-            AgentState::Working | AgentState::Waiting => {
-                self.delivered.push((name.to_string(), text.clone()));
-                if state == AgentState::Waiting {
-                    if let Some(a) = self.by_id_mut(&id) {
-                        a.inbox.push(text);
-                    }
-                }
-            }
-            AgentState::Finished | AgentState::Idle => {
-                self.delivered.push((name.to_string(), text.clone()));
-                if let Some(a) = self.by_id_mut(&id) {
-                    a.inbox.push(text);
-                }
-                self.want_turn(&id, None);
-            }
-        }
-    }
-
-    /// Posts a message: numbered, kept, and delivered to each recipient under its mark.
-    pub(crate) fn post(
-        &mut self,
-        from: &str,
-        to: Vec<String>,
-        recipients: Vec<String>,
-        text: String,
-        kind: RoomKind,
-        id: &str,
-    ) -> u64 {
-        let n = u64::try_from(self.room.len())
-            .unwrap_or(u64::MAX)
-            .saturating_add(1);
-        let marks = &t().marks;
-        let template = match kind {
-            RoomKind::Message => &marks.message,
-            RoomKind::Report => &marks.report,
-            RoomKind::Assignment => &marks.assignment,
-            RoomKind::Request => &marks.request,
-            RoomKind::Decision => &marks.decision,
-        };
-        let mark = fill(
-            template,
-            &[("from", from), ("to", &to.join(", ")), ("id", id)],
-        );
-        for r in &recipients {
-            self.deliver(r, format!("{mark}\n{text}"));
-        }
-        self.room.push(RoomMessage {
-            n,
-            from: from.to_string(),
-            to,
-            recipients,
-            text,
-            time: self.now,
-            kind,
-        });
-        n
-    }
-
-    // ── ends (§9, §10) ──────────────────────────────────────────────────────────
-
-    /// Ends subagents (ids) in `state`. Those under one that ended by itself move under its
-    /// parent until it is replaced; a stopped one's subtree is for the caller to stop with it.
-    pub(crate) fn end(&mut self, ids: &[String], state: AgentState) {
-        for id in ids {
-            let now = self.now;
-            let Some(a) = self.by_id_mut(id) else {
-                continue;
-            };
-            if a.state.is_end() || a.parent.is_none() {
-                continue;
-            }
-            a.state = state;
-            a.ended_at = Some(now);
-            a.inbox.clear();
-            a.brief = None;
-            a.wait_since = None;
-            let parent = a.parent.clone();
-            self.ended.push(id.clone());
-            for r in self.requests.iter_mut().filter(|r| &r.from == id) {
-                r.open = false;
-            }
-            if state != AgentState::Stopped {
-                for c in self.agents.iter_mut() {
-                    if c.parent.as_deref() == Some(id.as_str()) && !c.state.is_end() {
-                        c.parent = parent.clone();
-                        c.moved_from = Some(id.clone());
-                    }
-                }
-            }
-        }
-        self.fill_slots();
-    }
-
-    /// An agent's turn ended with this final reply (team.md §7; §9 for a paused one). A
-    /// subagent's reply is its report to its parent; the main agent becomes idle.
-    pub fn end_turn(&mut self, name: &str, reply: &str, reason: Option<&str>) {
-        let Some(a) = self.live(name) else { return };
-        let (id, state, parent) = (a.id.clone(), a.state, self.parent_name(a));
-        let now = self.now;
-        match state {
-            AgentState::Paused => {
-                let gone = fill(&t().texts.gone, &[("name", name), ("id", &id)]);
-                let reply = reply.trim();
-                let text = if reply.is_empty() {
-                    gone
-                } else {
-                    format!("{gone}\n\n{reply}")
-                };
-                if let Some(p) = parent {
-                    self.post(name, vec![p.clone()], vec![p], text, RoomKind::Report, "");
-                }
-                self.end(&[id], AgentState::OutOfContext);
-            }
-            AgentState::Working => {
-                let is_lead = self.by_id(&id).is_some_and(|a| a.parent.is_none());
-                if let Some(a) = self.by_id_mut(&id) {
-                    a.state = if is_lead {
-                        AgentState::Idle
-                    } else {
-                        AgentState::Finished
-                    };
-                    a.last_ended = Some(now);
-                }
-                if let Some(p) = parent {
-                    let texts = &t().texts;
-                    let mut body = reply.trim().to_string();
-                    if body.is_empty() {
-                        body = texts.no_report.clone();
-                    }
-                    if let Some(r) = reason.filter(|r| !r.is_empty() && *r != "stop") {
-                        body = format!("{body}\n{}", fill(&texts.ended, &[("reason", r)]));
-                    }
-                    self.post(name, vec![p.clone()], vec![p], body, RoomKind::Report, "");
-                }
-                self.fill_slots();
-                // Messages that came while it ended wake it again.
-                let wake = self
-                    .by_id(&id)
-                    .is_some_and(|a| !a.inbox.is_empty() && !a.state.holds_slot());
-                if wake {
-                    self.want_turn(&id, None);
-                }
-            }
-            AgentState::Waiting
-            | AgentState::Finished
-            | AgentState::Idle
-            | AgentState::Done
-            | AgentState::OutOfContext
-            | AgentState::Stopped => {}
-        }
-    }
-
-    /// Its context use, as its engine last said it.
-    pub fn set_context(&mut self, name: &str, used: u64, window: u64) {
-        if let Some(a) = self.live_mut(name) {
-            a.context = Some((used, window));
-        }
-    }
-
-    /// Whether a subagent's context has reached `pause_at` of its window (§9).
-    pub fn context_reached(&self, name: &str) -> bool {
-        self.live(name).is_some_and(|a| {
-            a.parent.is_some()
-                && a.state == AgentState::Working
-                && a.context.is_some_and(|(used, window)| {
-                    window > 0 && (used as f64) >= (window as f64) * t().context.pause_at
-                })
-        })
-    }
-
-    pub fn set_progress(&mut self, name: &str, progress: Option<Progress>) {
-        if let Some(a) = self.live_mut(name) {
-            a.progress = progress;
-        }
-    }
-
-    /// Its context is full (§9): paused, and its one final turn starts with the notice. The text
-    /// of that turn, or none when it cannot be paused.
-    pub fn context_full(&mut self, name: &str) -> Option<String> {
-        let a = self.live(name)?;
-        if a.parent.is_none() || a.state == AgentState::Paused {
-            return None;
-        }
-        let id = a.id.clone();
-        let spec = t();
-        let steps = spec.context.final_steps.to_string();
-        let text = format!(
-            "{}\n{}",
-            fill(&spec.marks.context_full, &[("to", name)]),
-            fill(&spec.texts.context_full, &[("steps", &steps)])
-        );
-        let free = self.slots_free();
-        let a = self.by_id_mut(&id)?;
-        let held = a.state.holds_slot();
-        a.state = AgentState::Paused;
-        a.inbox.clear();
-        a.brief = None;
-        a.wait_since = None;
-        self.delivered.push((name.to_string(), text.clone()));
-        self.note_start(name, text.clone());
-        if !held && !free {
-            // It had no turn running: its final turn takes the next slot like any other.
-            self.fill_slots();
-        }
-        Some(text)
-    }
-
-    /// The main agent's mode changed: stricter reaches down the tree, looser changes nobody (§7).
-    pub fn set_main_mode(&mut self, mode: Mode) {
-        if let Some(l) = self.agents.first_mut() {
-            l.mode = mode;
-        }
-        let order: Vec<String> = self.tree().iter().map(|a| a.id.clone()).collect();
-        for id in order {
-            let parent_mode = self
-                .by_id(&id)
-                .and_then(|a| a.parent.clone())
-                .and_then(|p| self.by_id(&p))
-                .map(|p| p.mode);
-            if let (Some(pm), Some(a)) = (parent_mode, self.by_id_mut(&id)) {
-                a.mode = a.mode.max(pm);
-            }
-        }
-    }
-
-    /// The person stops a live subagent and its subtree (§10); the main agent is told in a note.
-    /// The ids stopped.
-    pub fn person_stop(&mut self, name: &str) -> Vec<String> {
-        let Some(a) = self.live(name).filter(|a| a.parent.is_some()) else {
-            return Vec::new();
-        };
-        let ids = self.subtree(&a.id.clone());
-        let names: Vec<String> = ids
-            .iter()
-            .filter_map(|id| self.by_id(id).map(|a| a.name.clone()))
-            .collect();
-        self.end(&ids, AgentState::Stopped);
-        let note = fill(
-            &looping().context.note.team_stopped,
-            &[("names", &names.join(", "))],
-        );
-        self.delivered.push((lead().to_string(), note));
-        self.stopped_by_person.extend(names);
-        ids
-    }
-
-    /// The note the main agent is told with its next message, if the person stopped anyone.
-    pub fn take_person_note(&mut self) -> Option<String> {
-        if self.stopped_by_person.is_empty() {
-            return None;
-        }
-        let names = std::mem::take(&mut self.stopped_by_person).join(", ");
-        Some(fill(
-            &looping().context.note.team_stopped,
-            &[("names", &names)],
-        ))
-    }
-
-    /// What reached whom since this was last taken.
-    pub fn take_delivered(&mut self) -> Vec<(String, String)> {
-        std::mem::take(&mut self.delivered)
-    }
-
-    /// Whose turns started, with what, since this was last taken.
-    pub fn take_started(&mut self) -> Vec<(String, String)> {
-        std::mem::take(&mut self.started)
-    }
-
-    /// What an agent's latest turn was started with.
-    pub fn started_with(&self, name: &str) -> Option<&str> {
-        self.last_started
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, t)| t.as_str())
     }
 
     pub(crate) fn next_id(&mut self) -> String {

@@ -62,11 +62,7 @@ impl Team {
             context: a.context.map(|(used, window)| Context { used, window }),
             progress: a.progress.clone(),
             findings: a.findings.len(),
-            messages: self
-                .room
-                .iter()
-                .filter(|m| m.from == a.name || m.recipients.contains(&a.name))
-                .count(),
+            messages: usize::try_from(a.messages).unwrap_or(usize::MAX),
             ended: a.ended_at,
         }
     }
@@ -89,27 +85,34 @@ impl Team {
         }
     }
 
-    /// Whether `by` may see a message: the main agent sees all; another agent what it sent or
-    /// received and what the subagents under it sent or received.
-    fn may_see(&self, by: &str, m: &RoomMessage) -> bool {
-        let Some(me) = self.live(by) else {
-            return false;
-        };
-        if me.parent.is_none() {
-            return true;
-        }
-        let mine: Vec<String> = self
-            .subtree(&me.id)
-            .iter()
-            .filter_map(|id| self.by_id(id).map(|a| a.name.clone()))
-            .collect();
-        mine.contains(&m.from) || m.recipients.iter().any(|r| mine.contains(r))
+    /// The names whose messages `by` may see: none for the main agent (it sees all); else
+    /// itself and the subagents under it.
+    fn seen_names(&self, by: &str) -> Option<Vec<String>> {
+        let me = self.live(by)?;
+        me.parent.as_ref()?;
+        Some(
+            self.subtree(&me.id)
+                .iter()
+                .filter_map(|id| self.by_id(id).map(|a| a.name.clone()))
+                .collect(),
+        )
     }
 
-    /// The room's messages above `since` that `by` may see, oldest first, at most `read_max`;
-    /// whether there are more after the last shown.
+    /// The room's messages above `since` that `by` may see (the main agent all; another agent
+    /// what it or the subagents under it sent or received), oldest first, at most `read_max`;
+    /// whether there are more after the last shown. Only the messages after `since` are looked at.
     pub fn read_room(&self, by: &str, since: u64) -> (Vec<&RoomMessage>, bool) {
         let max = t().read_max;
+        let mine = self.seen_names(by);
+        if self.live(by).is_none() {
+            return (Vec::new(), false);
+        }
+        let may_see = |m: &RoomMessage| match &mine {
+            None => true,
+            Some(names) => {
+                names.contains(&m.from) || m.recipients.iter().any(|r| names.contains(r))
+            }
+        };
         // Numbers are 1.. in order, so the messages above `since` start at index `since`.
         let start = usize::try_from(since)
             .unwrap_or(usize::MAX)
@@ -117,7 +120,7 @@ impl Team {
         let mut shown = Vec::new();
         let mut more = false;
         for m in self.room.get(start..).unwrap_or(&[]) {
-            if !self.may_see(by, m) {
+            if !may_see(m) {
                 continue;
             }
             if shown.len() == max {
