@@ -147,13 +147,40 @@ pub fn check_command(cmd: &Command) -> Option<Hit> {
     None
 }
 
+/// Whether `line` holds `pattern` with any white space in between its characters ignored —
+/// without making a copy of the line.
+fn holds_squeezed(line: &str, pattern: &str) -> bool {
+    let pat: Vec<char> = pattern.chars().filter(|c| !c.is_whitespace()).collect();
+    let Some(first) = pat.first() else {
+        return false;
+    };
+    line.char_indices()
+        .filter(|(_, c)| c == first)
+        .any(|(start, _)| {
+            let mut want = pat.iter();
+            let mut next = want.next();
+            for c in line
+                .get(start..)
+                .unwrap_or("")
+                .chars()
+                .filter(|c| !c.is_whitespace())
+            {
+                match next {
+                    Some(w) if *w == c => next = want.next(),
+                    Some(_) => return false,
+                    None => return true,
+                }
+            }
+            next.is_none()
+        })
+}
+
 /// An entry that refuses the whole line as written (a fork bomb), white space ignored.
 pub fn check_line(line: &str) -> Option<Hit> {
-    let squeezed: String = line.chars().filter(|c| !c.is_whitespace()).collect();
     spec().hardline.commands.iter().find_map(|e| {
         e.line
             .iter()
-            .find(|l| squeezed.contains(l.as_str()))
+            .find(|l| holds_squeezed(line, l))
             .map(|_| Hit {
                 entry: e.id.clone(),
                 reason: e.reason.clone(),
@@ -280,6 +307,14 @@ mod tests {
         ] {
             assert!(!refused(line), "{line}");
         }
+    }
+
+    #[test]
+    fn a_line_is_matched_with_white_space_ignored() {
+        assert!(holds_squeezed(":(){ :|:& };:", ":(){:|:&};:"));
+        assert!(holds_squeezed("x; : ( ) { : | : & } ; :", ":(){:|:&};:"));
+        assert!(!holds_squeezed(":(){ :|: };", ":(){:|:&};:"));
+        assert!(!holds_squeezed("", ":"));
     }
 
     #[test]
