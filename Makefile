@@ -8,7 +8,12 @@ WASM_ENV := PATH=/usr/bin:$$PATH RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 RUSTFLAG
 WASM_CARGO := $(WASM_ENV) /usr/bin/cargo
 WASM_FLAGS := --target wasm32-unknown-unknown -Zbuild-std=std,panic_abort
 
-.PHONY: run test toolchain fmt clippy unit wasm-rules bench conformance
+# The npm package's wasm: Debian's Rust again, without reference types — binaryen 108's wasm-opt
+# breaks wasm-bindgen's externref table — and then wasm-bindgen and wasm-opt -Oz.
+PKG_ENV := PATH=/usr/bin:$$PATH RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 RUSTFLAGS="-C linker=wasm-ld-22 -C target-feature=-reference-types,-multivalue" CARGO_TARGET_DIR=target/wasm-pkg
+OPT_FLAGS := --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals
+
+.PHONY: run test toolchain fmt clippy unit wasm-rules bench conformance npm npm-test npm-size
 
 ## The main job: every conformance case, natively.
 run:
@@ -16,9 +21,11 @@ run:
 
 conformance: run
 
-## Every test: formatting, clippy (native and wasm32), the tests, the wasm32 build of rules/.
-test: toolchain fmt clippy unit wasm-rules
-	@echo "make test: all checks passed"
+## Every test: formatting, clippy (native and wasm32), the tests, the wasm32 build of rules/, the
+## npm package in Node and in headless Chromium.
+## It ends with the conformance run's own line, `N passed, N failed`.
+test: toolchain fmt clippy unit wasm-rules npm-test
+	cargo run -q -p lembas-harness -- conformance
 
 toolchain:
 	@./scripts/toolchain.sh
@@ -30,11 +37,32 @@ clippy:
 	cargo clippy -q --workspace --all-targets -- -D warnings
 
 unit:
-	cargo test -q --workspace
+	cargo test -q --workspace --lib --bins --tests
 
 wasm-rules:
 	$(WASM_CARGO) build -q $(WASM_FLAGS) -p lembas-rules
 	$(WASM_CARGO) clippy -q $(WASM_FLAGS) -p lembas-rules -- -D warnings
+
+## The npm package, built into wasm/pkg/.
+npm: toolchain
+	$(PKG_ENV) /usr/bin/cargo build -q --profile wasm $(WASM_FLAGS) -p lembas-wasm
+	rm -rf wasm/pkg && mkdir -p wasm/pkg
+	wasm-bindgen --target web --no-typescript --out-dir wasm/pkg target/wasm-pkg/wasm32-unknown-unknown/wasm/lembas_wasm.wasm
+	wasm-opt -Oz $(OPT_FLAGS) --strip-debug --strip-producers wasm/pkg/lembas_wasm_bg.wasm -o wasm/pkg/lembas_wasm_bg.wasm
+	cp wasm/js/index.js wasm/js/node.js wasm/js/index.d.ts wasm/js/package.json wasm/js/README.md wasm/pkg/
+	node wasm/scripts/size.mjs --report
+
+## The package's tests: Node's test runner, the types, headless Chromium, a fresh install.
+npm-test: npm
+	cargo build -q -p lembas-harness
+	node --test wasm/test/node.test.mjs
+	(cd wasm/test && ../node_modules/.bin/tsc -p tsconfig.json)
+	node wasm/test/browser.mjs
+	./wasm/scripts/fresh-install.sh
+
+## The size budget of the package's .wasm (300 KB, 120 KB gzipped): fails above it.
+npm-size: npm
+	node wasm/scripts/size.mjs
 
 ## Benchmarks (criterion), then their medians.
 bench:

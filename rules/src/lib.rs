@@ -13,11 +13,14 @@
 //! - [`delegation`] — subagents.md §7: a subagent's mode, who decides its call, requests;
 //! - [`subagents`] — subagents.md §2–§4 (3.3.0): which model a subagent runs on, the offer;
 //! - [`team`] — subagents.md §5–§13: the main agent's tree as a pure state machine;
-//! - [`conformance`] — the one runner of the test vectors, for every shell.
+//! - [`conformance`] — the one runner of the test vectors, for every shell;
+//! - `api` (feature `wasm`) — the JavaScript-facing API of the npm package, as JSON values.
 //!
 //! Every text the spec fixes comes from [`spec`]'s data, never from a literal here. Bad input is an
 //! [`input::InputError`] naming its field; nothing in this crate panics.
 
+#[cfg(feature = "wasm")]
+pub mod api;
 pub mod conformance;
 pub mod delegation;
 pub mod input;

@@ -1,0 +1,537 @@
+//! The JavaScript-facing API (feature `wasm`): what the npm package's functions take and give,
+//! as JSON values, so native tests exercise exactly what JavaScript receives.
+//!
+//! Keys are camelCase on the wire (`decidedBy`, `openSlots`, `parentMode`); results that can be
+//! one of several things are tagged (`{ model }` or `{ refused }`, `{ do: "send" }`). Case data
+//! (conformance results) is passed through as the case wrote it, byte for byte the native
+//! runner's. Every error is an [`ApiError`] with a stable `code` and a message naming the field.
+//! `team.rs`: the team's class.
+
+mod team;
+pub use team::ApiTeam;
+
+use crate::conformance;
+use crate::delegation::{self, Grant, Placement, Subagent};
+use crate::input::{self, InputError, Obj};
+use crate::permission::{self, approval, Context, Mode, Request, RiskClass};
+use crate::progress::{self, Paced, Pacer, Progress};
+use crate::subagents::{self, Models};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// An error for JavaScript: a stable code and a message naming what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ApiError {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl From<InputError> for ApiError {
+    fn from(e: InputError) -> Self {
+        ApiError {
+            code: e.code(),
+            message: e.to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+pub type ApiResult = Result<Value, ApiError>;
+
+/// Parses a JSON text coming from JavaScript (its `JSON.stringify`); serde_json's depth limit
+/// turns a too-deep value into an error, never a crash.
+pub fn parse(what: &str, text: &str) -> Result<Value, ApiError> {
+    serde_json::from_str(text).map_err(|e| ApiError {
+        code: "not_json",
+        message: format!("{what}: not JSON ({e})"),
+    })
+}
+
+/// `snake_case` → `camelCase`.
+fn camel(key: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    let mut up = false;
+    for c in key.chars() {
+        if c == '_' {
+            up = true;
+        } else if up {
+            out.extend(c.to_uppercase());
+            up = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The value with every object key in camelCase (values untouched).
+pub fn camel_keys(v: Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.into_iter()
+                .map(|(k, v)| (camel(&k), camel_keys(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.into_iter().map(camel_keys).collect()),
+        other => other,
+    }
+}
+
+fn to_value<T: Serialize>(t: &T) -> Value {
+    serde_json::to_value(t).unwrap_or(Value::Null)
+}
+
+fn out<T: Serialize>(t: &T) -> ApiResult {
+    Ok(camel_keys(to_value(t)))
+}
+
+fn mode_arg(path: &str, v: &Value) -> Result<Mode, ApiError> {
+    match v {
+        Value::String(s) => Mode::parse(s).ok_or_else(|| {
+            ApiError::from(InputError::Unknown {
+                path: path.into(),
+                what: "mode",
+                value: s.clone(),
+            })
+        }),
+        _ => Err(InputError::Type {
+            path: path.into(),
+            expected: "a mode (auto, edit, manual or plan)",
+        }
+        .into()),
+    }
+}
+
+fn int_arg(path: &str, v: &Value) -> Result<i64, ApiError> {
+    v.as_i64().ok_or_else(|| {
+        InputError::Type {
+            path: path.into(),
+            expected: "an integer (Unix ms)",
+        }
+        .into()
+    })
+}
+
+fn str_arg<'a>(path: &str, v: &'a Value) -> Result<&'a str, ApiError> {
+    v.as_str().ok_or_else(|| {
+        InputError::Type {
+            path: path.into(),
+            expected: "a string",
+        }
+        .into()
+    })
+}
+
+// ── progress ─────────────────────────────────────────────────────────────────
+
+pub fn progress_text(p: &Value, now: &Value) -> ApiResult {
+    let p = Progress::from_json("progress", p)?;
+    Ok(Value::String(progress::text(&p, int_arg("now", now)?)))
+}
+
+pub fn progress_line(p: &Value, now: &Value) -> ApiResult {
+    let p = Progress::from_json("progress", p)?;
+    Ok(Value::String(progress::line(&p, int_arg("now", now)?)))
+}
+
+pub fn same_phase(a: &Value, b: &Value) -> ApiResult {
+    let a = Progress::from_json("a", a)?;
+    let b = Progress::from_json("b", b)?;
+    Ok(Value::Bool(progress::same_phase(&a.phase, &b.phase)))
+}
+
+pub fn short_what(text: &Value) -> ApiResult {
+    Ok(progress::short_what(str_arg("text", text)?).map_or(Value::Null, Value::String))
+}
+
+fn optional_progress(v: &Value) -> Result<Option<Progress>, ApiError> {
+    match v {
+        Value::Null => Ok(None),
+        v => Ok(Some(Progress::from_json("progress", v)?)),
+    }
+}
+
+fn paced(p: Option<Paced>) -> Value {
+    p.map_or(Value::Null, |p| camel_keys(to_value(&p)))
+}
+
+/// The pacer (progress.md §5), for JavaScript.
+#[derive(Debug, Default)]
+pub struct ApiPacer(Pacer);
+
+impl ApiPacer {
+    pub fn new() -> ApiPacer {
+        ApiPacer(Pacer::new())
+    }
+
+    pub fn push(&mut self, p: &Value, now: &Value) -> ApiResult {
+        let p = optional_progress(p)?;
+        let now = int_arg("now", now)?;
+        Ok(paced(Some(self.0.push(p, now))))
+    }
+
+    pub fn poll(&mut self, now: &Value) -> ApiResult {
+        Ok(paced(self.0.poll(int_arg("now", now)?)))
+    }
+
+    pub fn flush(&mut self, now: &Value) -> ApiResult {
+        Ok(paced(self.0.flush(int_arg("now", now)?)))
+    }
+
+    pub fn due(&self) -> Value {
+        self.0.due().map_or(Value::Null, Value::from)
+    }
+}
+
+// ── permissions and delegation ───────────────────────────────────────────────
+
+pub fn evaluate(request: &Value, context: &Value) -> ApiResult {
+    let req = Request::from_json("request", request)?;
+    let ctx = Context::from_json("context", context)?;
+    out(&permission::evaluate(&req, &ctx))
+}
+
+pub fn approve(request: &Value, context: &Value) -> ApiResult {
+    let req = Request::from_json("request", request)?;
+    let ctx = Context::from_json("context", context)?;
+    Ok(match approval::approve(&req, &ctx) {
+        Ok(rules) => camel_keys(serde_json::json!({ "rules": to_value(&rules) })),
+        Err(e) => serde_json::json!({ "refused": e.to_string() }),
+    })
+}
+
+fn kinds(path: &str, v: Option<&Value>) -> Result<Vec<RiskClass>, ApiError> {
+    let Some(v) = v.filter(|v| !v.is_null()) else {
+        return Ok(Vec::new());
+    };
+    let Value::Array(items) = v else {
+        return Err(InputError::Type {
+            path: path.into(),
+            expected: "an array of risk classes",
+        }
+        .into());
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            k.as_str().and_then(RiskClass::parse).ok_or_else(|| {
+                ApiError::from(InputError::Unknown {
+                    path: input::index(path, i),
+                    what: "risk class",
+                    value: k.to_string(),
+                })
+            })
+        })
+        .collect()
+}
+
+/// `whoDecides(request, { mainMode, mode, request?, grants?, unattended?, rules?, root? })`.
+pub fn who_decides(request: &Value, options: &Value) -> ApiResult {
+    let req = Request::from_json("request", request)?;
+    let o = Obj::new("options", options)?;
+    o.only(&[
+        "mainMode",
+        "mode",
+        "request",
+        "grants",
+        "unattended",
+        "rules",
+        "approvals",
+        "root",
+    ])?;
+    let main = o.word("mainMode", "mode", Mode::parse)?;
+    let mode = o.word("mode", "mode", Mode::parse)?;
+    let request_kinds = kinds("options.request", o.get("request"))?;
+    let mut grants = Vec::new();
+    for (i, g) in o.opt_array("grants")?.into_iter().flatten().enumerate() {
+        let p = input::index("options.grants", i);
+        let g = Obj::new(&p, g)?;
+        g.only(&["tool", "pattern", "permission"])?;
+        let tool = g.str("tool")?;
+        let permission = match g.opt_str("permission")? {
+            Some(p) => p.to_string(),
+            None => crate::spec::spec()
+                .tool(tool)
+                .map_or_else(|| tool.to_string(), |t| t.permission.clone()),
+        };
+        grants.push(Grant {
+            tool: tool.to_string(),
+            permission,
+            pattern: g.str("pattern")?.to_string(),
+        });
+    }
+    let mut ctx_value = Map::new();
+    ctx_value.insert("mode".into(), Value::from(main.as_str()));
+    for k in ["rules", "approvals", "root", "unattended"] {
+        if let Some(v) = o.get(k) {
+            ctx_value.insert(k.into(), v.clone());
+        }
+    }
+    let session = Context::from_json("options", &Value::Object(ctx_value))?;
+    let v = delegation::who_decides(
+        &req,
+        &session,
+        &Subagent {
+            mode,
+            request: &request_kinds,
+            grants: &grants,
+        },
+        main,
+    );
+    out(&v)
+}
+
+/// `checkMode(parentMode, mode?, request?)` → `{ refused }` or `{ mode, request }`.
+pub fn check_mode(parent: &Value, mode: &Value, request: &Value) -> ApiResult {
+    let parent = mode_arg("parentMode", parent)?;
+    let mode = match mode {
+        Value::Null => None,
+        v => Some(mode_arg("mode", v)?),
+    };
+    let list: Vec<&str> = match request {
+        Value::Null => Vec::new(),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| str_arg(&input::index("request", i), v))
+            .collect::<Result<_, _>>()?,
+        _ => {
+            return Err(InputError::Type {
+                path: "request".into(),
+                expected: "an array of strings",
+            }
+            .into())
+        }
+    };
+    Ok(match delegation::check_mode(parent, mode, &list) {
+        Ok(p) => out(&p)?,
+        Err(text) => serde_json::json!({ "refused": text }),
+    })
+}
+
+/// `requestRefusal(tool, request)` → the refusal's text, or null when it may ask.
+pub fn request_refusal(tool: &Value, request: &Value) -> ApiResult {
+    let tool = str_arg("tool", tool)?;
+    let kinds = kinds("request", Some(request))?;
+    let class = crate::spec::spec().tool(tool).map(|t| t.risk);
+    Ok(delegation::request_refusal(tool, class, &kinds).map_or(Value::Null, Value::String))
+}
+
+/// `tighten(mainMode, [{ name, parent, mode }])` → `{ name: mode }`.
+pub fn tighten(main: &Value, agents: &Value) -> ApiResult {
+    let main = mode_arg("mainMode", main)?;
+    let Value::Array(items) = agents else {
+        return Err(InputError::Type {
+            path: "agents".into(),
+            expected: "an array of { name, parent, mode }",
+        }
+        .into());
+    };
+    let mut list = Vec::new();
+    for (i, a) in items.iter().enumerate() {
+        let p = input::index("agents", i);
+        let o = Obj::new(&p, a)?;
+        o.only(&["name", "parent", "mode"])?;
+        list.push(Placement {
+            name: o.str("name")?.to_string(),
+            parent: o.str("parent")?.to_string(),
+            mode: o.word("mode", "mode", Mode::parse)?,
+        });
+    }
+    let after = delegation::tighten(main, &list).map_err(|e| ApiError {
+        code: "invalid_value",
+        message: e.to_string(),
+    })?;
+    Ok(Value::Object(
+        after
+            .into_iter()
+            .map(|(n, m)| (n, Value::from(m.as_str())))
+            .collect(),
+    ))
+}
+
+// ── subagents ────────────────────────────────────────────────────────────────
+
+fn models_and_session(o: &Obj<'_>) -> Result<(Models, subagents::Model), ApiError> {
+    let models = Models::from_json(
+        "models",
+        o.get("models").ok_or(InputError::Missing {
+            path: "models".into(),
+        })?,
+    )?;
+    let name = o.str("session")?;
+    let session = models
+        .get(name)
+        .cloned()
+        .ok_or_else(|| InputError::Unknown {
+            path: "session".into(),
+            what: "model (not in models)",
+            value: name.to_string(),
+        })?;
+    Ok((models, session))
+}
+
+/// `subagentModel({ session, models, said?, model? })` → `{ model }` or `{ refused }`.
+pub fn subagent_model(options: &Value) -> ApiResult {
+    let o = Obj::new("options", options)?;
+    o.only(&["session", "models", "said", "other", "model"])?;
+    let (models, session) = models_and_session(&o)?;
+    let said = o.opt_strings("said")?.unwrap_or_default();
+    Ok(
+        match subagents::subagent_model(&session, &models, &said, o.opt_str("model")?) {
+            Ok(m) => serde_json::json!({ "model": m }),
+            Err(text) => serde_json::json!({ "refused": text }),
+        },
+    )
+}
+
+/// `offer({ session, models, subagents? })` → `{ offered, own, note }`.
+pub fn offer(options: &Value) -> ApiResult {
+    let o = Obj::new("options", options)?;
+    o.only(&["session", "models", "subagents"])?;
+    let (models, session) = models_and_session(&o)?;
+    out(&subagents::offer(
+        &session,
+        &models,
+        o.bool_or("subagents", true)?,
+    ))
+}
+
+// ── conformance ──────────────────────────────────────────────────────────────
+
+pub fn areas() -> Value {
+    Value::Array(conformance::AREAS.iter().map(|a| Value::from(*a)).collect())
+}
+
+/// `runCase(area, case)` → `{ pass, expected, actual, message? }`, as the native runner gives it.
+pub fn run_case(area: &Value, case: &Value) -> ApiResult {
+    Ok(to_value(&conformance::run_case(
+        str_arg("area", area)?,
+        case,
+    )))
+}
+
+/// `runFile(file, name?)` → `{ area, passed, failed, results }`, as the native runner gives it.
+pub fn run_file(file: &Value, name: &Value) -> ApiResult {
+    let name = match name {
+        Value::Null => None,
+        v => Some(str_arg("name", v)?),
+    };
+    conformance::run_file(file, name)
+        .map(|r| to_value(&r))
+        .map_err(|e| ApiError {
+            code: "bad_case_file",
+            message: e.to_string(),
+        })
+}
+
+// ── one entry point for the bindings ─────────────────────────────────────────
+
+fn arg(args: &Value, i: usize) -> &Value {
+    args.get(i).unwrap_or(&Value::Null)
+}
+
+fn unknown_function(name: &str) -> ApiError {
+    ApiError {
+        code: "unknown_function",
+        message: format!("no function \"{name}\""),
+    }
+}
+
+/// Calls the function `name` with `args` (a JSON array): the bindings' one way in.
+pub fn dispatch(name: &str, args: &Value) -> ApiResult {
+    let a = |i| arg(args, i);
+    match name {
+        "progressText" => progress_text(a(0), a(1)),
+        "progressLine" => progress_line(a(0), a(1)),
+        "samePhase" => same_phase(a(0), a(1)),
+        "shortWhat" => short_what(a(0)),
+        "evaluate" => evaluate(a(0), a(1)),
+        "approve" => approve(a(0), a(1)),
+        "whoDecides" => who_decides(a(0), a(1)),
+        "checkMode" => check_mode(a(0), a(1), a(2)),
+        "requestRefusal" => request_refusal(a(0), a(1)),
+        "tighten" => tighten(a(0), a(1)),
+        "subagentModel" => subagent_model(a(0)),
+        "offer" => offer(a(0)),
+        "areas" => Ok(areas()),
+        "runCase" => run_case(a(0), a(1)),
+        "runFile" => run_file(a(0), a(1)),
+        "version" => Ok(Value::from(crate::version())),
+        "specVersion" => Ok(Value::from(crate::spec_version())),
+        other => Err(unknown_function(other)),
+    }
+}
+
+impl ApiPacer {
+    /// The pacer's methods by name.
+    pub fn dispatch(&mut self, name: &str, args: &Value) -> ApiResult {
+        match name {
+            "push" => self.push(arg(args, 0), arg(args, 1)),
+            "poll" => self.poll(arg(args, 0)),
+            "flush" => self.flush(arg(args, 0)),
+            "due" => Ok(self.due()),
+            other => Err(unknown_function(other)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn keys_are_camel_case_on_the_wire() {
+        let d = evaluate(
+            &json!({"tool": "bash", "line": "rm -rf /"}),
+            &json!({"mode": "auto"}),
+        )
+        .unwrap();
+        assert_eq!(d["decidedBy"]["by"], "hardline");
+        let t = ApiTeam::new(&json!({"min": 3, "max": 4})).unwrap();
+        assert_eq!(t.tree()["openSlots"], 2);
+    }
+
+    #[test]
+    fn errors_have_a_code_and_name_the_field() {
+        let e = progress_line(&json!({"phase": "sleeping", "since": 0}), &json!(0)).unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (
+                "unknown_value",
+                "progress.phase: unknown phase \"sleeping\""
+            )
+        );
+        let e = parse("case", &"[".repeat(10_000)).unwrap_err();
+        assert_eq!(e.code, "not_json");
+        let e = who_decides(
+            &json!({"tool": "bash", "line": "x"}),
+            &json!({"mode": "edit"}),
+        )
+        .unwrap_err();
+        assert_eq!(e.message, "options.mainMode: missing");
+    }
+
+    #[test]
+    fn a_team_round_trips_through_json() {
+        let mut t = ApiTeam::new(&json!({"max": 4, "now": 5})).unwrap();
+        t.call(
+            &json!("lead"),
+            &json!("team_add"),
+            &json!({"name": "a", "role": "r", "task": "t", "goal": "g"}),
+            &Value::Null,
+        )
+        .unwrap();
+        let saved = t.to_json();
+        let back = ApiTeam::from_json(&saved).unwrap();
+        assert_eq!(back.tree(), t.tree());
+        assert!(ApiTeam::from_json(&json!({"agents": 3})).is_err());
+    }
+}

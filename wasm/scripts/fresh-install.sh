@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The package as a user gets it: `npm pack`, installed into a fresh folder, imported there, and
+# run on a case file it has never seen.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+tarball=$(cd pkg && npm pack --silent --pack-destination "$dir")
+cd "$dir"
+npm init -y >/dev/null
+npm install --silent --no-audit --no-fund "./$tarball" >/dev/null
+cat > unseen.mjs <<'JS'
+import { runFile, specVersion } from "lembas-rules";
+const file = { area: "progress", cases: [
+  { progress: { phase: "compacting", since: 0 }, now: 3_725_000, expect: { text: "Compacting the conversation", line: "Compacting the conversation · 1h 02m" } },
+  { progress: { phase: "queued", since: 10, ahead: 1 }, now: 10, expect: { text: "Queued: 1 ahead", line: "Queued: 1 ahead · 0s" } },
+] };
+const r = runFile(file);
+console.log(`fresh install (spec ${specVersion()}): ${r.passed} passed, ${r.failed} failed`);
+process.exit(r.failed === 0 && r.passed === 2 ? 0 : 1);
+JS
+node unseen.mjs

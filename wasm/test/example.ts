@@ -1,0 +1,18 @@
+// A typed use of the package, checked by `tsc --noEmit --strict` in the tests.
+import init, { progressLine, evaluate, whoDecides, Team, Pacer, runFile, type Progress, type Decision, type Paced } from "lembas-rules";
+
+export async function main(): Promise<string> {
+  await init();
+  const p: Progress = { phase: "running_tool", since: Date.now(), tool: "bash", what: "npm test" };
+  const line: string = progressLine(p, Date.now());
+  const d: Decision = evaluate({ tool: "bash", line: "git push origin main" }, { mode: "edit" });
+  if (d.decidedBy.by === "rule") console.log(d.decidedBy.pattern);
+  const v = whoDecides({ tool: "edit", path: "src/a.ts" }, { mainMode: "edit", mode: "manual", request: ["write"] });
+  const team = new Team({ min: 1, max: 4 });
+  const added = team.teamAdd("lead", { name: "api", role: "the API", task: "Write it.", goal: "a service" });
+  const pacer = new Pacer();
+  const paced: Paced = pacer.push(p, Date.now());
+  if (paced.do === "later") console.log(paced.due);
+  const r = runFile({ area: "progress", cases: [] });
+  return `${line} ${v.answer} ${added.result ?? ""} ${team.tree().openSlots} ${r.passed}`;
+}
