@@ -13,18 +13,34 @@ WASM_FLAGS := --target wasm32-unknown-unknown -Zbuild-std=std,panic_abort
 PKG_ENV := PATH=/usr/bin:$$PATH RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 RUSTFLAGS="-C linker=wasm-ld-22 -C target-feature=-reference-types,-multivalue" CARGO_TARGET_DIR=target/wasm-pkg
 OPT_FLAGS := --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals
 
-.PHONY: run test toolchain fmt clippy unit wasm-rules bench conformance npm npm-test npm-size
+.PHONY: run test toolchain fmt clippy unit wasm-rules bench conformance npm npm-test npm-size playground-dist playground-test
 
-## The main job: every conformance case, natively.
-run:
+## The main job: the playground, built and served on http://127.0.0.1:8080.
+run: playground-dist
+	@echo "lembas playground: http://127.0.0.1:8080"
+	python3 -m http.server 8080 --bind 127.0.0.1 --directory playground/dist
+
+## Every conformance case, natively.
+conformance:
 	cargo run -q -p lembas-harness -- conformance
 
-conformance: run
+## The playground, built into playground/dist/ (a static folder: HTML, JS glue, .wasm, CSS).
+playground-dist: toolchain
+	$(PKG_ENV) /usr/bin/cargo build -q --profile wasm $(WASM_FLAGS) -p lembas-playground
+	rm -rf playground/dist && mkdir -p playground/dist
+	wasm-bindgen --target web --no-typescript --out-dir playground/dist target/wasm-pkg/wasm32-unknown-unknown/wasm/lembas_playground.wasm
+	wasm-opt -Oz $(OPT_FLAGS) --strip-debug --strip-producers playground/dist/lembas_playground_bg.wasm -o playground/dist/lembas_playground_bg.wasm
+	cp playground/static/* playground/dist/
+	@node -e 'const b=require("fs").readFileSync("playground/dist/lembas_playground_bg.wasm");console.log("lembas_playground_bg.wasm: "+(b.length/1000).toFixed(1)+" KB, "+(require("zlib").gzipSync(b,{level:9}).length/1000).toFixed(1)+" KB gzipped")'
+
+## The playground end to end in headless Chromium.
+playground-test: playground-dist
+	node playground/e2e/e2e.mjs
 
 ## Every test: formatting, clippy (native and wasm32), the tests, the wasm32 build of rules/, the
 ## npm package in Node and in headless Chromium.
 ## It ends with the conformance run's own line, `N passed, N failed`.
-test: toolchain fmt clippy unit wasm-rules npm-test
+test: toolchain fmt clippy unit wasm-rules npm-test playground-test
 	cargo run -q -p lembas-harness -- conformance
 
 toolchain:

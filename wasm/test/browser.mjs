@@ -1,14 +1,13 @@
 // The web build in a real browser: headless Chromium (Debian's, driven by playwright-core; nothing
 // downloads a browser) loads a page served on 127.0.0.1 that imports the package's web entry,
 // runs every conformance case file, and reports. Exit 1 on any failure.
-import { createServer } from "node:http";
-import { readFile, readdir } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { serve } from "../../scripts/static-server.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const types = { ".js": "text/javascript", ".wasm": "application/wasm", ".json": "application/json", ".html": "text/html" };
 const files = (await readdir(path.join(root, "conformance"))).filter((f) => f.endsWith(".json")).sort();
 
 const page = `<!doctype html><meta charset="utf-8"><title>lembas-rules in the browser</title>
@@ -27,23 +26,7 @@ try {
 } catch (e) { window.__result = { error: String(e && e.stack || e) }; }
 </script>`;
 
-const server = createServer(async (req, res) => {
-  const url = new URL(req.url, "http://127.0.0.1");
-  if (url.pathname === "/") {
-    res.writeHead(200, { "content-type": "text/html" }).end(page);
-    return;
-  }
-  const file = path.join(root, path.normalize(url.pathname));
-  if (!file.startsWith(root)) return res.writeHead(403).end();
-  try {
-    const body = await readFile(file);
-    res.writeHead(200, { "content-type": types[path.extname(file)] ?? "application/octet-stream" }).end(body);
-  } catch {
-    res.writeHead(404).end();
-  }
-});
-await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
-const { port } = server.address();
+const server = await serve(root, { routes: { "/": page } });
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
@@ -54,7 +37,7 @@ try {
   const tab = await browser.newPage();
   const errors = [];
   tab.on("pageerror", (e) => errors.push(String(e)));
-  await tab.goto(`http://127.0.0.1:${port}/`);
+  await tab.goto(server.url);
   await tab.waitForFunction(() => window.__result !== undefined, null, { timeout: 60_000 });
   const r = await tab.evaluate(() => window.__result);
   if (r.error || errors.length) {

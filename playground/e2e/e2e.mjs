@@ -1,0 +1,109 @@
+// The playground end to end in headless Chromium (Debian's, driven by playwright-core; nothing
+// downloads a browser), against playground/dist served on 127.0.0.1. Each step saves a
+// screenshot under the folder printed at the start.
+import { mkdir } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { serve } from "../../scripts/static-server.mjs";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const { chromium } = createRequire(path.join(root, "wasm/package.json"))("playwright-core");
+const dist = path.join(root, "playground/dist");
+const shots = path.join(root, "target/playground-screenshots");
+await mkdir(shots, { recursive: true });
+console.log(`playground e2e: screenshots in ${shots}`);
+
+const native = execFileSync(path.join(root, "target/debug/lembas"), ["conformance", path.join(root, "conformance")], { encoding: "utf8" }).trim().split("\n").pop();
+const total = Number(native.split(" ")[0]);
+
+const server = await serve(dist);
+const base = server.url;
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+});
+let passed = 0;
+let failed = 0;
+async function step(name, f) {
+  try {
+    await f();
+    passed++;
+    console.log(`ok ${name}`);
+  } catch (e) {
+    failed++;
+    console.log(`FAIL ${name}: ${e && e.message}`);
+  }
+  await page.screenshot({ path: path.join(shots, `${passed + failed}-${name.replace(/[^a-z0-9]+/gi, "-")}.png`) }).catch(() => {});
+}
+function expect(cond, what) {
+  if (!cond) throw new Error(what);
+}
+
+const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+const errors = [];
+page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+page.on("pageerror", (e) => errors.push(String(e)));
+const summary = page.getByTestId("summary");
+
+await step("loads and shows every case passing", async () => {
+  const t0 = Date.now();
+  await page.goto(base);
+  await summary.waitFor({ timeout: 30_000 });
+  const ms = Date.now() - t0;
+  console.log(`  navigation to a rendered summary: ${ms} ms`);
+  const text = await summary.textContent();
+  expect(text === `${total} passed, 0 failed`, `summary "${text}", native "${native}"`);
+  expect(errors.length === 0, `console errors: ${errors.join("; ")}`);
+});
+
+await step("editing a case's expect makes it fail, restoring it makes it pass", async () => {
+  await page.locator("table.cases a").first().click();
+  const editor = page.getByTestId("case-editor");
+  const verdict = page.getByTestId("verdict");
+  const original = await editor.inputValue();
+  expect((await verdict.textContent()) === "pass", "the case did not pass first");
+  const changed = JSON.parse(original);
+  changed.expect = { ...changed.expect, wrong: "on purpose" };
+  await editor.fill(JSON.stringify(changed, null, 2));
+  await page.waitForFunction(() => document.querySelector('[data-testid="verdict"]')?.textContent === "fail");
+  await editor.fill(original);
+  await page.waitForFunction(() => document.querySelector('[data-testid="verdict"]')?.textContent === "pass");
+  await editor.fill("{ not json");
+  await page.getByText("Not JSON: line 1, column").waitFor();
+});
+
+await step("a pasted case file runs", async () => {
+  await page.getByRole("tab", { name: "Cases" }).click();
+  const file = { area: "progress", cases: [
+    { about: "pasted: compacting", progress: { phase: "compacting", since: 0 }, now: 3_725_000, expect: { text: "Compacting the conversation", line: "Compacting the conversation · 1h 02m" } },
+    { about: "pasted: wrong on purpose", progress: { phase: "thinking", since: 0 }, now: 0, expect: { text: "Thinking", line: "Thinking · 9s" } },
+  ] };
+  await page.getByTestId("paste").fill(JSON.stringify(file));
+  await page.getByTestId("paste").dispatchEvent("change");
+  await page.waitForFunction((t) => document.querySelector('[data-testid="summary"]')?.textContent === t, `${total + 1} passed, 1 failed`);
+});
+
+await step("the pasted file is kept across a reload", async () => {
+  await page.reload();
+  await page.waitForFunction((t) => document.querySelector('[data-testid="summary"]')?.textContent === t, `${total + 1} passed, 1 failed`);
+  await page.getByRole("button", { name: "Remove my files" }).click();
+  await page.waitForFunction((t) => document.querySelector('[data-testid="summary"]')?.textContent === t, `${total} passed, 0 failed`);
+});
+
+await step("the progress line's elapsed time moves", async () => {
+  await page.getByRole("tab", { name: "Progress" }).click();
+  const line = page.getByTestId("progress-line");
+  const first = await line.textContent();
+  expect(/^Running bash: cargo test · \d+s$/.test(first), `line "${first}"`);
+  await page.waitForTimeout(2100);
+  const later = await line.textContent();
+  expect(later !== first, `still "${first}"`);
+});
+
+await browser.close();
+server.close();
+console.log(`playground e2e: ${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

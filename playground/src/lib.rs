@@ -1,0 +1,18 @@
+//! The playground (Leptos, client-side): every conformance case run live through `lembas-rules`,
+//! compiled to wasm with the page. Views: the cases with their summary, an editor for one case,
+//! pasting a case file, and the progress line ticking. Every verdict and every text comes from the
+//! rules; this crate only draws them.
+//!
+//! The contract for tests and tools: `data-testid` `summary` (`N passed, N failed`), `case-editor`,
+//! `verdict` (`pass` / `fail`), `paste`, `progress-line`.
+
+pub mod model;
+mod views;
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(views::App);
+}

@@ -1,0 +1,287 @@
+//! The page: tabs for the cases, the editor and the progress line.
+
+use crate::model::{
+    builtin_files, differing_keys, json_error, read_value, run_all, summary_of, CaseFile, Filter,
+    Row,
+};
+use lembas_rules::conformance::{run_case, AREAS};
+use lembas_rules::progress::{line, Progress};
+use leptos::prelude::*;
+use serde_json::Value;
+
+const STORAGE_KEY: &str = "lembas.playground.files";
+
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
+}
+
+/// The author's own files, kept in local storage until removed.
+fn load_own() -> Vec<CaseFile> {
+    let Some(text) = storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten()) else {
+        return Vec::new();
+    };
+    let Ok(Value::Array(list)) = serde_json::from_str::<Value>(&text) else {
+        return Vec::new();
+    };
+    list.into_iter()
+        .filter_map(|v| {
+            let name = v.get("name").and_then(Value::as_str)?.to_string();
+            let file = v.get("file")?.clone();
+            read_value(&name, file, false, None).ok()
+        })
+        .collect()
+}
+
+fn save_own(files: &[CaseFile]) {
+    let own: Vec<Value> = files
+        .iter()
+        .filter(|f| !f.builtin)
+        .map(|f| serde_json::json!({"name": f.name, "file": {"area": f.area, "cases": f.cases}}))
+        .collect();
+    if let Some(s) = storage() {
+        let _ = s.set_item(STORAGE_KEY, &Value::Array(own).to_string());
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Tab {
+    Cases,
+    Editor,
+    Progress,
+}
+
+#[component]
+pub fn App() -> impl IntoView {
+    let files = RwSignal::new({
+        let mut f = builtin_files();
+        f.extend(load_own());
+        f
+    });
+    let rows = Memo::new(move |_| files.with(|f| run_all(f)));
+    let tab = RwSignal::new(Tab::Cases);
+    let selected: RwSignal<Option<(usize, usize)>> = RwSignal::new(None);
+    let open = move |file: usize, index: usize| {
+        selected.set(Some((file, index)));
+        tab.set(Tab::Editor);
+    };
+    let tab_button = move |t: Tab, label: &'static str| {
+        view! {
+            <button role="tab" aria-selected=move || (tab.get() == t).to_string() class:active=move || tab.get() == t on:click=move |_| tab.set(t)>
+                {label}
+            </button>
+        }
+    };
+    view! {
+        <header>
+            <h1>"lembas playground"</h1>
+            <p class="sub">"agent-harness spec " {lembas_rules::spec_version()} " · every case runs here, in your browser, through the rules core"</p>
+            <p class="summary" data-testid="summary">{move || rows.with(|r| summary_of(r))}</p>
+            <nav role="tablist">
+                {tab_button(Tab::Cases, "Cases")}
+                {tab_button(Tab::Editor, "Editor")}
+                {tab_button(Tab::Progress, "Progress")}
+            </nav>
+        </header>
+        <main>
+            <Show when=move || tab.get() == Tab::Cases>
+                <Cases files=files rows=rows open=open />
+            </Show>
+            <Show when=move || tab.get() == Tab::Editor>
+                <Editor files=files selected=selected />
+            </Show>
+            <Show when=move || tab.get() == Tab::Progress>
+                <ProgressView />
+            </Show>
+        </main>
+    }
+}
+
+#[component]
+fn Cases(
+    files: RwSignal<Vec<CaseFile>>,
+    rows: Memo<Vec<Row>>,
+    open: impl Fn(usize, usize) + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    let filter = RwSignal::new(Filter::default());
+    let paste_error = RwSignal::new(String::new());
+    let paste_area = RwSignal::new(String::from("progress"));
+    let shown = move || {
+        rows.with(|r| {
+            filter.with(|f| {
+                r.iter()
+                    .filter(|row| f.keeps(row))
+                    .cloned()
+                    .collect::<Vec<_>>()
+            })
+        })
+    };
+    let on_paste = move |text: String| {
+        if text.trim().is_empty() {
+            paste_error.set(String::new());
+            return;
+        }
+        let parsed = serde_json::from_str::<Value>(&text).map_err(|e| json_error(&e));
+        let area = paste_area.get_untracked();
+        match parsed.and_then(|v| read_value("pasted", v, false, Some(&area))) {
+            Ok(mut file) => {
+                files.update(|list| {
+                    file.name =
+                        format!("pasted {}", list.iter().filter(|f| !f.builtin).count() + 1);
+                    list.push(file);
+                    save_own(list);
+                });
+                paste_error.set(String::new());
+            }
+            Err(e) => paste_error.set(e),
+        }
+    };
+    view! {
+        <section class="filters">
+            <label>"Area "
+                <select on:change=move |ev| {
+                    let v = event_target_value(&ev);
+                    filter.update(|f| f.area = if v.is_empty() { None } else { Some(v) });
+                }>
+                    <option value="">"every area"</option>
+                    {AREAS.iter().map(|a| view! { <option value=*a>{*a}</option> }).collect_view()}
+                </select>
+            </label>
+            <label><input type="checkbox" on:change=move |ev| filter.update(|f| f.failures_only = event_target_checked(&ev)) />" failures only"</label>
+            <label>"Text " <input type="search" placeholder="about…" on:input=move |ev| filter.update(|f| f.text = event_target_value(&ev)) /></label>
+        </section>
+        <section class="paste">
+            <label for="paste">"Paste a case file, or one case of the area "</label>
+            <select on:change=move |ev| paste_area.set(event_target_value(&ev))>
+                {AREAS.iter().map(|a| view! { <option value=*a>{*a}</option> }).collect_view()}
+            </select>
+            <textarea id="paste" data-testid="paste" rows="3" placeholder="{ \"area\": \"progress\", \"cases\": [ … ] }"
+                on:change=move |ev| on_paste(event_target_value(&ev))></textarea>
+            <p class="error">{move || paste_error.get()}</p>
+            <Show when=move || files.with(|f| f.iter().any(|x| !x.builtin))>
+                <button on:click=move |_| files.update(|list| { list.retain(|f| f.builtin); save_own(list); })>"Remove my files"</button>
+            </Show>
+        </section>
+        <table class="cases">
+            <thead><tr><th>"area"</th><th>"#"</th><th>"case"</th><th>"verdict"</th></tr></thead>
+            <tbody>
+                <For each=shown key=|r| (r.file, r.index, r.result.pass) let:row>
+                    <tr class:fail=!row.result.pass>
+                        <td>{row.area.clone()}</td>
+                        <td>{row.index}</td>
+                        <td><a href="#" on:click=move |ev| { ev.prevent_default(); open(row.file, row.index); }>{row.about.clone()}</a></td>
+                        <td class="verdict">{if row.result.pass { "pass" } else { "fail" }}</td>
+                    </tr>
+                </For>
+            </tbody>
+        </table>
+    }
+}
+
+#[component]
+fn Editor(
+    files: RwSignal<Vec<CaseFile>>,
+    selected: RwSignal<Option<(usize, usize)>>,
+) -> impl IntoView {
+    let (file, index) = selected.get_untracked().unwrap_or((0, 0));
+    let area = files
+        .with_untracked(|f| f.get(file).map(|x| x.area.clone()))
+        .unwrap_or_else(|| "progress".into());
+    let initial = files
+        .with_untracked(|f| f.get(file).and_then(|x| x.cases.get(index)).cloned())
+        .and_then(|c| serde_json::to_string_pretty(&c).ok())
+        .unwrap_or_default();
+    let text = RwSignal::new(initial);
+    let area = StoredValue::new(area);
+    let outcome = Memo::new(move |_| {
+        text.with(|t| match serde_json::from_str::<Value>(t) {
+            Err(e) => Err(json_error(&e)),
+            Ok(case) => Ok(run_case(&area.get_value(), &case)),
+        })
+    });
+    view! {
+        <section class="editor">
+            <p>"Area " <b>{area.get_value()}</b> " — edit the case; it runs again as you type."</p>
+            <textarea data-testid="case-editor" rows="20" spellcheck="false"
+                prop:value=move || text.get()
+                on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+            {move || match outcome.get() {
+                Err(e) => view! { <p class="error">"Not JSON: " {e}</p> }.into_any(),
+                Ok(r) => {
+                    let marks = differing_keys(&r.expected, &r.actual).join(", ");
+                    view! {
+                        <p>"Verdict: " <b data-testid="verdict" class:fail=!r.pass>{if r.pass { "pass" } else { "fail" }}</b>
+                           {r.message.clone().map(|m| format!(" — {m}"))}</p>
+                        {(!marks.is_empty()).then(|| view! { <p class="diff">"Differs at: " {marks}</p> })}
+                        <div class="side">
+                            <div><h3>"expected"</h3><pre>{serde_json::to_string_pretty(&r.expected).unwrap_or_default()}</pre></div>
+                            <div><h3>"actual"</h3><pre>{serde_json::to_string_pretty(&r.actual).unwrap_or_default()}</pre></div>
+                        </div>
+                    }.into_any()
+                }
+            }}
+        </section>
+    }
+}
+
+fn now_ms() -> i64 {
+    js_sys::Date::now() as i64
+}
+
+#[component]
+fn ProgressView() -> impl IntoView {
+    let start = now_ms();
+    let text = RwSignal::new(
+        serde_json::to_string_pretty(&serde_json::json!({"phase": "running_tool", "since": start, "tool": "bash", "what": "cargo test"})).unwrap_or_default(),
+    );
+    let now = RwSignal::new(start);
+    let handle = set_interval_with_handle(
+        move || now.set(now_ms()),
+        std::time::Duration::from_millis(1000),
+    );
+    on_cleanup(move || {
+        if let Ok(h) = handle {
+            h.clear();
+        }
+    });
+    let drawn = move || {
+        text.with(
+            |t| match serde_json::from_str::<Value>(t).map_err(|e| json_error(&e)) {
+                Err(e) => Err(e),
+                Ok(v) => Progress::from_json("progress", &v)
+                    .map(|p| line(&p, now.get()))
+                    .map_err(|e| e.to_string()),
+            },
+        )
+    };
+    let set_phase = move |phase: &str| {
+        let t = now_ms();
+        let v = match phase {
+            "retrying" => {
+                serde_json::json!({"phase": "retrying", "since": t, "reason": "502 Bad Gateway", "in": 10, "attempt": 1})
+            }
+            "reading_prompt" => {
+                serde_json::json!({"phase": "reading_prompt", "since": t, "done": 4096, "total": 16384})
+            }
+            "waiting_for_person" => {
+                serde_json::json!({"phase": "waiting_for_person", "since": t, "what": "approval", "tool": "bash"})
+            }
+            "writing" => serde_json::json!({"phase": "writing", "since": t, "rate": 42.5}),
+            "failed" => {
+                serde_json::json!({"phase": "failed", "since": t, "reason": "connection refused"})
+            }
+            p => serde_json::json!({"phase": p, "since": t}),
+        };
+        text.set(serde_json::to_string_pretty(&v).unwrap_or_default());
+    };
+    view! {
+        <section class="progress">
+            <label>"Phase "
+                <select on:change=move |ev| set_phase(&event_target_value(&ev))>
+                    {lembas_rules::progress::PHASE_NAMES.iter().map(|p| view! { <option value=*p selected=*p == "running_tool">{*p}</option> }).collect_view()}
+                </select>
+            </label>
+            <p class="line" data-testid="progress-line">{move || drawn().unwrap_or_else(|e| e)}</p>
+            <textarea rows="8" spellcheck="false" prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+        </section>
+    }
+}
