@@ -103,6 +103,32 @@ await step("the progress line's elapsed time moves", async () => {
   expect(later !== first, `still "${first}"`);
 });
 
+await step("three tree calls render the tree and the room", async () => {
+  await page.getByRole("tab", { name: "Tree" }).click();
+  await page.getByRole("button", { name: "Start a team" }).click();
+  await page.getByTestId("tree-call").click();
+  await page.getByTestId("tree-args").fill(JSON.stringify({ name: "web", role: "the web", task: "Write the web." }));
+  await page.getByTestId("tree-call").click();
+  await page.locator("section.tree-view select").nth(2).selectOption("team_send");
+  await page.getByTestId("tree-args").fill(JSON.stringify({ to: ["api"], message: "Use JSON." }));
+  await page.getByTestId("tree-call").click();
+  const tree = await page.getByTestId("tree").textContent();
+  expect(tree.includes("Team (3 of 4 agents):"), `tree: ${tree}`);
+  expect(tree.includes("- api (s1) — the API") && tree.includes("- web (s2) — the web"), `tree: ${tree}`);
+  expect(tree.includes("#1 lead → api: Use JSON."), `room: ${tree}`);
+});
+
+await step("the delegation view answers a call", async () => {
+  await page.getByRole("tab", { name: "Delegation" }).click();
+  const answer = page.getByTestId("delegation-answer");
+  expect((await answer.textContent()) === "person", `bash git push in an edit tree: "${await answer.textContent()}"`);
+  await page.locator("section.delegation select").nth(2).selectOption("edit");
+  await page.getByTestId("delegation-call").fill("src/a.ts");
+  await page.waitForFunction(() => document.querySelector('[data-testid="delegation-answer"]')?.textContent === "refused");
+  const text = await page.getByTestId("delegation-text").textContent();
+  expect(text.includes("team_request"), `text "${text}"`);
+});
+
 await browser.close();
 server.close();
 console.log(`playground e2e: ${passed} passed, ${failed} failed`);

@@ -1,12 +1,14 @@
 //! The playground (Leptos, client-side): every conformance case run live through `lembas-rules`,
 //! compiled to wasm with the page. Views: the cases with their summary, an editor for one case,
-//! pasting a case file, and the progress line ticking. Every verdict and every text comes from the
+//! pasting a case file, the progress line ticking, the tree explorer and the delegation explorer. Every verdict and every text comes from the
 //! rules; this crate only draws them.
 //!
 //! The contract for tests and tools: `data-testid` `summary` (`N passed, N failed`), `case-editor`,
-//! `verdict` (`pass` / `fail`), `paste`, `progress-line`.
+//! `verdict` (`pass` / `fail`), `paste`, `progress-line`, `tree`.
 
+mod explore;
 pub mod model;
+mod tree_view;
 mod views;
 
 use wasm_bindgen::prelude::*;

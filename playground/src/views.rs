@@ -48,6 +48,8 @@ enum Tab {
     Cases,
     Editor,
     Progress,
+    Delegation,
+    Tree,
 }
 
 #[component]
@@ -80,6 +82,8 @@ pub fn App() -> impl IntoView {
                 {tab_button(Tab::Cases, "Cases")}
                 {tab_button(Tab::Editor, "Editor")}
                 {tab_button(Tab::Progress, "Progress")}
+                {tab_button(Tab::Tree, "Tree")}
+                {tab_button(Tab::Delegation, "Delegation")}
             </nav>
         </header>
         <main>
@@ -91,6 +95,12 @@ pub fn App() -> impl IntoView {
             </Show>
             <Show when=move || tab.get() == Tab::Progress>
                 <ProgressView />
+            </Show>
+            <Show when=move || tab.get() == Tab::Tree>
+                <crate::tree_view::TreeView />
+            </Show>
+            <Show when=move || tab.get() == Tab::Delegation>
+                <crate::explore::Delegation />
             </Show>
         </main>
     }
