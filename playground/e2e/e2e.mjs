@@ -93,6 +93,30 @@ await step("the pasted file is kept across a reload", async () => {
   await page.waitForFunction((t) => document.querySelector('[data-testid="summary"]')?.textContent === t, `${total} passed, 0 failed`);
 });
 
+await step("an opened file runs; a link carries a case, and an old spec's link says so", async () => {
+  const file = { area: "subagents", cases: [
+    { about: "opened: offer", op: "offer", session: "a/x", models: { "a/x": { id: "x", name: "X", capacity: {} } }, expect: { offered: true, own: true, note: null } },
+  ] };
+  await page.getByTestId("open-file").setInputFiles({ name: "mine.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(file)) });
+  await page.waitForFunction((t) => document.querySelector('[data-testid="summary"]')?.textContent === t, `${total + 1} passed, 0 failed`);
+  await page.getByRole("button", { name: "Remove my files" }).click();
+  await page.locator("table.cases a").nth(3).click();
+  const href = await page.getByTestId("case-link").getAttribute("href");
+  expect(href.startsWith("#v=1&spec=3.4.0&area="), `link ${href}`);
+  await page.goto(base);
+  await page.goto(base + href);
+  await page.waitForLoadState("load");
+  await page.getByTestId("verdict").waitFor();
+  expect((await page.getByTestId("verdict").textContent()) === "pass", "the linked case does not pass");
+  await page.goto(base + href.replace("spec=3.4.0", "spec=3.3.0"));
+  await page.waitForLoadState("load");
+  await page.getByTestId("notice").filter({ hasText: "3.3.0" }).waitFor({ timeout: 10_000 });
+  const notice = await page.getByTestId("notice").textContent();
+  expect(notice.includes("made for spec 3.3.0"), `notice "${notice}"`);
+  await page.goto(base);
+  await summary.waitFor();
+});
+
 await step("the progress line's elapsed time moves", async () => {
   await page.getByRole("tab", { name: "Progress" }).click();
   const line = page.getByTestId("progress-line");

@@ -169,3 +169,119 @@ mod tests {
             .starts_with("line 1, column"));
     }
 }
+
+/// The version of a link's format (`#v=…`): a link made by an older playground still opens, or
+/// says why not.
+pub const LINK_VERSION: &str = "1";
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// base64url, without padding.
+pub fn b64_encode(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() * 4 / 3 + 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk.first().copied().unwrap_or(0),
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..=chunk.len() {
+            let idx = ((n >> (18 - 6 * i)) & 63) as usize;
+            out.push(char::from(B64.get(idx).copied().unwrap_or(b'A')));
+        }
+    }
+    out
+}
+
+/// base64url back to bytes; None for a character that is not one.
+pub fn b64_decode(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let mut acc: u32 = 0;
+    let mut bits = 0;
+    for c in text.bytes() {
+        let v = B64.iter().position(|x| *x == c)? as u32;
+        acc = (acc << 6) | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push(((acc >> bits) & 0xff) as u8);
+        }
+    }
+    Some(out)
+}
+
+/// The fragment of a link that reproduces a case: `v=1&spec=3.4.0&area=…&case=<base64url JSON>`.
+pub fn case_link(area: &str, case_json: &str) -> String {
+    format!(
+        "v={LINK_VERSION}&spec={}&area={area}&case={}",
+        lembas_rules::spec_version(),
+        b64_encode(case_json.as_bytes())
+    )
+}
+
+/// A link's case: its area and its JSON text, or why it cannot be opened. A link made for
+/// another spec version opens, with a warning.
+pub fn read_link(fragment: &str) -> Result<(String, String, Option<String>), String> {
+    let mut v = None;
+    let mut spec = None;
+    let mut area = None;
+    let mut case = None;
+    for part in fragment.trim_start_matches('#').split('&') {
+        match part.split_once('=') {
+            Some(("v", x)) => v = Some(x),
+            Some(("spec", x)) => spec = Some(x),
+            Some(("area", x)) => area = Some(x),
+            Some(("case", x)) => case = Some(x),
+            _ => {}
+        }
+    }
+    match v {
+        Some(LINK_VERSION) => {}
+        Some(other) => {
+            return Err(format!(
+                "this link is of format {other}; this playground reads format {LINK_VERSION}"
+            ))
+        }
+        None => return Err("not a case link".into()),
+    }
+    let area = area
+        .filter(|a| AREAS.contains(a))
+        .ok_or("the link names no known area")?;
+    let bytes = case
+        .and_then(b64_decode)
+        .ok_or("the link's case is damaged")?;
+    let text = String::from_utf8(bytes).map_err(|_| "the link's case is damaged".to_string())?;
+    let warning = spec
+        .filter(|s| *s != lembas_rules::spec_version())
+        .map(|s| {
+            format!(
+                "this link was made for spec {s}; this playground runs spec {}",
+                lembas_rules::spec_version()
+            )
+        });
+    Ok((area.to_string(), text, warning))
+}
+
+#[cfg(test)]
+mod link_tests {
+    use super::*;
+
+    #[test]
+    fn a_link_carries_a_case_and_its_versions() {
+        for s in ["", "a", "ab", "abc", "{\"é\": \"→\"}"] {
+            assert_eq!(b64_decode(&b64_encode(s.as_bytes())).unwrap(), s.as_bytes());
+        }
+        let link = case_link("progress", "{\"now\": 1}");
+        assert_eq!(
+            read_link(&format!("#{link}")).unwrap(),
+            ("progress".into(), "{\"now\": 1}".into(), None)
+        );
+        let old = link.replace("spec=3.4.0", "spec=3.3.0");
+        assert!(read_link(&old).unwrap().2.unwrap().contains("spec 3.3.0"));
+        assert!(read_link("v=9&area=progress&case=e30")
+            .unwrap_err()
+            .contains("format 9"));
+        assert!(read_link("v=1&area=progress&case=!!").is_err());
+    }
+}

@@ -1,8 +1,9 @@
-//! The page: tabs for the cases, the editor and the progress line.
+//! The page: tabs for the cases (with paste, open and drop), the editor (with copy and links),
+//! the progress line, the tree and delegation explorers.
 
 use crate::model::{
-    builtin_files, differing_keys, json_error, read_value, run_all, summary_of, CaseFile, Filter,
-    Row,
+    builtin_files, case_link, differing_keys, json_error, read_link, read_value, run_all,
+    summary_of, CaseFile, Filter, Row,
 };
 use lembas_rules::conformance::{run_case, AREAS};
 use lembas_rules::progress::{line, Progress};
@@ -62,6 +63,35 @@ pub fn App() -> impl IntoView {
     let rows = Memo::new(move |_| files.with(|f| run_all(f)));
     let tab = RwSignal::new(Tab::Cases);
     let selected: RwSignal<Option<(usize, usize)>> = RwSignal::new(None);
+    let notice = RwSignal::new(String::new());
+    // A link that carries a case (`#v=1&spec=…&area=…&case=…`) opens it in the editor; a link
+    // pasted into an open page is read by loading it again.
+    let _reload = window_event_listener(leptos::ev::hashchange, |_| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.location().reload();
+        }
+    });
+    let hash = web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default();
+    if hash.len() > 1 {
+        match read_link(&hash).and_then(|(area, text, warning)| {
+            let value = serde_json::from_str::<Value>(&text).map_err(|e| json_error(&e))?;
+            let file = read_value("from a link", value, false, Some(&area))?;
+            Ok((file, warning))
+        }) {
+            Ok((mut file, warning)) => {
+                file.builtin = true; // shown, not kept
+                file.name = "from a link".into();
+                files.update(|f| f.push(file));
+                let index = files.with_untracked(|f| f.len().saturating_sub(1));
+                selected.set(Some((index, 0)));
+                tab.set(Tab::Editor);
+                notice.set(warning.unwrap_or_default());
+            }
+            Err(e) => notice.set(format!("The link could not be opened: {e}")),
+        }
+    }
     let open = move |file: usize, index: usize| {
         selected.set(Some((file, index)));
         tab.set(Tab::Editor);
@@ -78,6 +108,7 @@ pub fn App() -> impl IntoView {
             <h1>"lembas playground"</h1>
             <p class="sub">"agent-harness spec " {lembas_rules::spec_version()} " · every case runs here, in your browser, through the rules core"</p>
             <p class="summary" data-testid="summary">{move || rows.with(|r| summary_of(r))}</p>
+            <p class="error" data-testid="notice">{move || notice.get()}</p>
             <nav role="tablist">
                 {tab_button(Tab::Cases, "Cases")}
                 {tab_button(Tab::Editor, "Editor")}
@@ -125,24 +156,40 @@ fn Cases(
             })
         })
     };
-    let on_paste = move |text: String| {
+    // A text from the paste box, an opened file or a dropped one: a case file, or one case of
+    // the area picked beside it.
+    let add_text = move |name: String, text: String| {
         if text.trim().is_empty() {
             paste_error.set(String::new());
             return;
         }
         let parsed = serde_json::from_str::<Value>(&text).map_err(|e| json_error(&e));
         let area = paste_area.get_untracked();
-        match parsed.and_then(|v| read_value("pasted", v, false, Some(&area))) {
+        match parsed.and_then(|v| read_value(&name, v, false, Some(&area))) {
             Ok(mut file) => {
                 files.update(|list| {
                     file.name =
-                        format!("pasted {}", list.iter().filter(|f| !f.builtin).count() + 1);
+                        format!("{name} {}", list.iter().filter(|f| !f.builtin).count() + 1);
                     list.push(file);
                     save_own(list);
                 });
                 paste_error.set(String::new());
             }
-            Err(e) => paste_error.set(e),
+            Err(e) => paste_error.set(format!("{name}: {e}")),
+        }
+    };
+    let on_paste = move |text: String| add_text("pasted".into(), text);
+    let read_files = move |list: Option<web_sys::FileList>| {
+        let Some(list) = list else { return };
+        for i in 0..list.length() {
+            let Some(file) = list.get(i) else { continue };
+            let name = file.name();
+            leptos::task::spawn_local(async move {
+                match wasm_bindgen_futures::JsFuture::from(file.text()).await {
+                    Ok(text) => add_text(name, text.as_string().unwrap_or_default()),
+                    Err(_) => paste_error.set(format!("{name}: could not be read")),
+                }
+            });
         }
     };
     view! {
@@ -159,13 +206,24 @@ fn Cases(
             <label><input type="checkbox" on:change=move |ev| filter.update(|f| f.failures_only = event_target_checked(&ev)) />" failures only"</label>
             <label>"Text " <input type="search" placeholder="about…" on:input=move |ev| filter.update(|f| f.text = event_target_value(&ev)) /></label>
         </section>
-        <section class="paste">
+        <section class="paste"
+            on:dragover=move |ev: web_sys::DragEvent| ev.prevent_default()
+            on:drop=move |ev: web_sys::DragEvent| {
+                ev.prevent_default();
+                read_files(ev.data_transfer().and_then(|d| d.files()));
+            }>
             <label for="paste">"Paste a case file, or one case of the area "</label>
             <select on:change=move |ev| paste_area.set(event_target_value(&ev))>
                 {AREAS.iter().map(|a| view! { <option value=*a>{*a}</option> }).collect_view()}
             </select>
             <textarea id="paste" data-testid="paste" rows="3" placeholder="{ \"area\": \"progress\", \"cases\": [ … ] }"
                 on:change=move |ev| on_paste(event_target_value(&ev))></textarea>
+            <label>"or open " <input type="file" accept=".json,application/json" multiple data-testid="open-file"
+                on:change=move |ev| {
+                    use wasm_bindgen::JsCast;
+                    let input = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok());
+                    read_files(input.and_then(|i| i.files()));
+                } />" (or drop a file here)"</label>
             <p class="error">{move || paste_error.get()}</p>
             <Show when=move || files.with(|f| f.iter().any(|x| !x.builtin))>
                 <button on:click=move |_| files.update(|list| { list.retain(|f| f.builtin); save_own(list); })>"Remove my files"</button>
@@ -214,6 +272,18 @@ fn Editor(
             <textarea data-testid="case-editor" rows="20" spellcheck="false"
                 prop:value=move || text.get()
                 on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+            <p>
+                <button on:click=move |_| {
+                    if let Some(w) = web_sys::window() {
+                        let _ = w.navigator().clipboard().write_text(&text.get_untracked());
+                    }
+                }>"Copy as case"</button>
+                " "
+                <a data-testid="case-link" href=move || {
+                    let compact = serde_json::from_str::<Value>(&text.get()).map(|v| v.to_string()).unwrap_or_else(|_| text.get());
+                    format!("#{}", case_link(&area.get_value(), &compact))
+                }>"A link to this case"</a>
+            </p>
             {move || match outcome.get() {
                 Err(e) => view! { <p class="error">"Not JSON: " {e}</p> }.into_any(),
                 Ok(r) => {
