@@ -1,0 +1,297 @@
+//! A chat completion stream's frames read into events (the OpenAI shape, with llama.cpp's
+//! additions): deltas of `content`, `reasoning_content` (or `reasoning`), `tool_calls` by
+//! `index`; `usage`; `prompt_progress`; `finish_reason`; `[DONE]`; an `error` frame. A frame
+//! without choices is classified — progress, usage or error — never dropped silently; a frame
+//! that is not JSON is an error event, never a panic.
+
+use serde_json::Value;
+
+/// What a frame says.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChatEvent {
+    Content(String),
+    Reasoning(String),
+    /// A piece of a tool call: its index in the reply, and what this frame adds.
+    ToolCall {
+        index: u64,
+        id: Option<String>,
+        name: Option<String>,
+        arguments: String,
+    },
+    Usage {
+        prompt: u64,
+        completion: u64,
+    },
+    /// llama.cpp's prompt processing: tokens done of all.
+    PromptProgress {
+        done: u64,
+        total: u64,
+    },
+    Finish(String),
+    /// The server said something went wrong, or sent a frame that cannot be read.
+    Error(String),
+    /// `[DONE]`.
+    Done,
+    /// A frame with nothing the harness uses (said, not dropped).
+    Other(String),
+}
+
+fn one_line(s: &str) -> String {
+    let line = s.lines().next().unwrap_or("").trim();
+    line.chars().take(300).collect()
+}
+
+/// The events of one frame's data.
+pub fn read_frame(data: &str) -> Vec<ChatEvent> {
+    let data = data.trim();
+    if data == "[DONE]" {
+        return vec![ChatEvent::Done];
+    }
+    let frame: Value = match serde_json::from_str(data) {
+        Ok(v) => v,
+        Err(e) => {
+            return vec![ChatEvent::Error(format!(
+                "a frame that is not JSON ({e}): {}",
+                one_line(data)
+            ))]
+        }
+    };
+    let mut out = Vec::new();
+    if let Some(err) = frame.get("error") {
+        let message = err
+            .get("message")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .unwrap_or_else(|| err.to_string());
+        out.push(ChatEvent::Error(one_line(&message)));
+        return out;
+    }
+    if let Some(p) = frame.get("prompt_progress") {
+        let n = |k: &str| p.get(k).and_then(Value::as_u64);
+        if let (Some(total), Some(done)) = (n("total"), n("processed").or(n("done"))) {
+            let cache = n("cache").unwrap_or(0);
+            out.push(ChatEvent::PromptProgress {
+                done: done.saturating_add(cache).min(total),
+                total,
+            });
+        }
+    }
+    let choices = frame.get("choices").and_then(Value::as_array);
+    for choice in choices.into_iter().flatten() {
+        let delta = choice.get("delta").or_else(|| choice.get("message"));
+        if let Some(d) = delta {
+            if let Some(r) = d
+                .get("reasoning_content")
+                .or_else(|| d.get("reasoning"))
+                .and_then(Value::as_str)
+            {
+                if !r.is_empty() {
+                    out.push(ChatEvent::Reasoning(r.to_string()));
+                }
+            }
+            if let Some(c) = d.get("content").and_then(Value::as_str) {
+                if !c.is_empty() {
+                    out.push(ChatEvent::Content(c.to_string()));
+                }
+            }
+            for (i, call) in d
+                .get("tool_calls")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
+                let f = call.get("function");
+                out.push(ChatEvent::ToolCall {
+                    index: call
+                        .get("index")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(i as u64),
+                    id: call.get("id").and_then(Value::as_str).map(str::to_string),
+                    name: f
+                        .and_then(|f| f.get("name"))
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                    arguments: f
+                        .and_then(|f| f.get("arguments"))
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                });
+            }
+        }
+        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+            out.push(ChatEvent::Finish(reason.to_string()));
+        }
+    }
+    if let Some(u) = frame.get("usage").filter(|u| u.is_object()) {
+        let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+        out.push(ChatEvent::Usage {
+            prompt: n("prompt_tokens"),
+            completion: n("completion_tokens"),
+        });
+    }
+    if out.is_empty() {
+        out.push(ChatEvent::Other(one_line(data)));
+    }
+    out
+}
+
+/// A tool call put together from its pieces.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: String,
+}
+
+/// A reply put together from a stream's events.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Reply {
+    pub content: String,
+    pub reasoning: String,
+    /// By index, in the order of their indexes.
+    pub tool_calls: Vec<(u64, ToolCall)>,
+    pub usage: Option<(u64, u64)>,
+    pub finish: Option<String>,
+    pub done: bool,
+    pub error: Option<String>,
+}
+
+impl Reply {
+    pub fn take(&mut self, e: &ChatEvent) {
+        match e {
+            ChatEvent::Content(c) => self.content.push_str(c),
+            ChatEvent::Reasoning(r) => self.reasoning.push_str(r),
+            ChatEvent::ToolCall {
+                index,
+                id,
+                name,
+                arguments,
+            } => {
+                let at = match self.tool_calls.iter().position(|(i, _)| i == index) {
+                    Some(at) => at,
+                    None => {
+                        let at = self
+                            .tool_calls
+                            .iter()
+                            .position(|(i, _)| i > index)
+                            .unwrap_or(self.tool_calls.len());
+                        self.tool_calls.insert(at, (*index, ToolCall::default()));
+                        at
+                    }
+                };
+                if let Some((_, call)) = self.tool_calls.get_mut(at) {
+                    if let Some(id) = id {
+                        call.id.clone_from(id);
+                    }
+                    if let Some(name) = name {
+                        call.name.push_str(name);
+                    }
+                    call.arguments.push_str(arguments);
+                }
+            }
+            ChatEvent::Usage { prompt, completion } => self.usage = Some((*prompt, *completion)),
+            ChatEvent::Finish(r) => self.finish = Some(r.clone()),
+            ChatEvent::Error(m) => self.error = Some(m.clone()),
+            ChatEvent::Done => self.done = true,
+            ChatEvent::PromptProgress { .. } | ChatEvent::Other(_) => {}
+        }
+    }
+
+    /// Whether the stream ended as it should: `[DONE]` or a finish reason, and no error.
+    pub fn complete(&self) -> bool {
+        self.error.is_none() && (self.done || self.finish.is_some())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::sse::SseSplitter;
+
+    fn reply(stream: &str) -> Reply {
+        let mut s = SseSplitter::new();
+        let mut r = Reply::default();
+        let mut frames = s.push(stream.as_bytes());
+        frames.extend(s.finish());
+        for f in frames {
+            for e in read_frame(&f) {
+                r.take(&e);
+            }
+        }
+        r
+    }
+
+    #[test]
+    fn content_reasoning_and_tool_calls_merged_by_index() {
+        let r = reply(concat!(
+            "data: {\"choices\":[{\"delta\":{\"reasoning_content\":\"Hm\"}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"content\":\"lo\"}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"b\",\"function\":{\"name\":\"list\",\"arguments\":\"{}\"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"function\":{\"name\":\"read\",\"arguments\":\"{\\\"pa\"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"th\\\": \\\"x\\\"}\"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n",
+            "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":5}}\n\n",
+            "data: [DONE]\n\n",
+        ));
+        assert_eq!((r.reasoning.as_str(), r.content.as_str()), ("Hm", "Hello"));
+        assert_eq!(r.tool_calls.len(), 2);
+        assert_eq!(
+            r.tool_calls[0].1,
+            ToolCall {
+                id: "a".into(),
+                name: "read".into(),
+                arguments: "{\"path\": \"x\"}".into()
+            }
+        );
+        assert_eq!(r.tool_calls[1].1.name, "list");
+        assert_eq!(r.usage, Some((12, 5)));
+        assert!(r.complete());
+    }
+
+    #[test]
+    fn frames_without_choices_are_classified() {
+        assert_eq!(
+            read_frame("{\"prompt_progress\":{\"total\":100,\"cache\":10,\"processed\":40}}"),
+            [ChatEvent::PromptProgress {
+                done: 50,
+                total: 100
+            }]
+        );
+        assert_eq!(
+            read_frame("{\"error\":{\"message\":\"model not loaded\\nmore\"}}"),
+            [ChatEvent::Error("model not loaded".into())]
+        );
+        assert_eq!(
+            read_frame("{\"choices\":[],\"usage\":{\"prompt_tokens\":1}}"),
+            [ChatEvent::Usage {
+                prompt: 1,
+                completion: 0
+            }]
+        );
+        assert!(matches!(
+            read_frame("{\"id\":\"x\"}").as_slice(),
+            [ChatEvent::Other(_)]
+        ));
+        assert!(
+            matches!(read_frame("{not json").as_slice(), [ChatEvent::Error(m)] if m.starts_with("a frame that is not JSON"))
+        );
+    }
+
+    #[test]
+    fn a_stream_cut_before_its_end_is_not_complete() {
+        let r = reply("data: {\"choices\":[{\"delta\":{\"content\":\"Half\"}}]}\n\n");
+        assert!(!r.complete());
+        assert_eq!(r.content, "Half");
+    }
+
+    #[test]
+    fn reasoning_under_its_other_name() {
+        assert_eq!(
+            read_frame("{\"choices\":[{\"delta\":{\"reasoning\":\"r\"}}]}"),
+            [ChatEvent::Reasoning("r".into())]
+        );
+    }
+}

@@ -1,0 +1,93 @@
+//! Server-sent events as chat servers send them: lines `data: …` (several make one frame, joined
+//! with newlines), a blank line ending the frame, `:` comments and other fields ignored, `\r\n`
+//! or `\n`. Bytes may arrive cut anywhere, a UTF-8 character included.
+
+/// Splits a byte stream into the `data` of its events.
+#[derive(Debug, Default)]
+pub struct SseSplitter {
+    buf: Vec<u8>,
+    data: Vec<String>,
+}
+
+impl SseSplitter {
+    pub fn new() -> SseSplitter {
+        SseSplitter::default()
+    }
+
+    /// Feeds bytes; returns the frames they completed.
+    pub fn push(&mut self, bytes: &[u8]) -> Vec<String> {
+        self.buf.extend_from_slice(bytes);
+        let mut out = Vec::new();
+        while let Some(nl) = self.buf.iter().position(|b| *b == b'\n') {
+            let mut line: Vec<u8> = self.buf.drain(..=nl).collect();
+            line.pop();
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            let line = String::from_utf8_lossy(&line).into_owned();
+            self.line(&line, &mut out);
+        }
+        out
+    }
+
+    fn line(&mut self, line: &str, out: &mut Vec<String>) {
+        if line.is_empty() {
+            if !self.data.is_empty() {
+                out.push(std::mem::take(&mut self.data).join("\n"));
+            }
+            return;
+        }
+        if line.starts_with(':') {
+            return;
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
+            None => (line, ""),
+        };
+        if field == "data" {
+            self.data.push(value.to_string());
+        }
+    }
+
+    /// The stream ended: a last frame without its blank line still counts.
+    pub fn finish(&mut self) -> Vec<String> {
+        let mut out = Vec::new();
+        if !self.buf.is_empty() {
+            let rest = std::mem::take(&mut self.buf);
+            let line = String::from_utf8_lossy(&rest)
+                .trim_end_matches('\r')
+                .to_string();
+            self.line(&line, &mut out);
+        }
+        if !self.data.is_empty() {
+            out.push(std::mem::take(&mut self.data).join("\n"));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_cut_anywhere_come_out_whole() {
+        let stream = "data: {\"a\":1}\n\n: keep-alive\n\ndata: é\r\ndata: two\r\n\r\nevent: x\ndata: [DONE]\n\n";
+        let bytes = stream.as_bytes();
+        for cut in 0..bytes.len() {
+            let mut s = SseSplitter::new();
+            let (a, b) = bytes.split_at(cut);
+            let mut frames = s.push(a);
+            frames.extend(s.push(b));
+            frames.extend(s.finish());
+            assert_eq!(frames, ["{\"a\":1}", "é\ntwo", "[DONE]"], "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn a_last_frame_without_its_blank_line_counts() {
+        let mut s = SseSplitter::new();
+        assert!(s.push(b"data: tail").is_empty());
+        assert_eq!(s.finish(), ["tail"]);
+    }
+}
