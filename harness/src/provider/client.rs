@@ -1,0 +1,192 @@
+//! The HTTP side of the provider: `POST {base}/chat/completions` with `stream: true`, the answer
+//! read as it comes through [`super::sse`] and [`super::chat`]. A 5xx is tried again twice — the
+//! first at once, the second after 2 s — and each retry is said (the `retrying` phase); any other
+//! failure is one clear line: an HTTP error, a refused connection, a timeout, a stream that ended
+//! before the reply did. Nothing a server sends makes it panic.
+
+use super::chat::{read_frame, ChatEvent, Reply};
+use super::sse::SseSplitter;
+use serde_json::Value;
+use std::time::Duration;
+use thiserror::Error;
+
+/// Why a request failed, in one line.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ProviderError {
+    #[error("cannot reach {url}: {reason}")]
+    Connect { url: String, reason: String },
+    #[error("{status} from {url}: {body}")]
+    Http {
+        url: String,
+        status: String,
+        body: String,
+    },
+    #[error("the server stopped answering for {secs}s")]
+    Timeout { secs: u64 },
+    #[error("the stream ended before the reply did")]
+    Cut,
+    #[error("the server said: {0}")]
+    Server(String),
+}
+
+/// What the caller hears while a request runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamEvent {
+    Chat(ChatEvent),
+    /// A 5xx: the request is sent again in `in_secs` seconds (attempt 1 or 2).
+    Retrying {
+        reason: String,
+        in_secs: u64,
+        attempt: u64,
+    },
+}
+
+/// The waits before the retries of a 5xx: at once, then after two seconds.
+pub const RETRY_WAITS: [u64; 2] = [0, 2];
+
+#[derive(Debug, Clone)]
+pub struct Provider {
+    pub base: String,
+    pub api_key: Option<String>,
+    /// The longest silence a stream may keep.
+    pub idle: Duration,
+    client: reqwest::Client,
+}
+
+fn one_line(s: &str) -> String {
+    s.lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+        .chars()
+        .take(200)
+        .collect()
+}
+
+impl Provider {
+    pub fn new(base: &str, api_key: Option<String>) -> Provider {
+        Provider {
+            base: base.trim_end_matches('/').to_string(),
+            api_key,
+            idle: Duration::from_secs(300),
+            client: reqwest::Client::new(),
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("{}/chat/completions", self.base)
+    }
+
+    /// Sends `body` (its `stream` set to true) and reads the reply, telling `on` every event.
+    pub async fn stream(
+        &self,
+        body: &Value,
+        mut on: impl FnMut(StreamEvent),
+    ) -> Result<Reply, ProviderError> {
+        let mut body = body.clone();
+        if let Value::Object(m) = &mut body {
+            m.insert("stream".into(), Value::Bool(true));
+        }
+        let mut attempt = 0usize;
+        loop {
+            match self.once(&body, &mut on).await {
+                Err(ProviderError::Http {
+                    status,
+                    body: text,
+                    url,
+                }) if status.starts_with('5') => {
+                    let Some(wait) = RETRY_WAITS.get(attempt).copied() else {
+                        return Err(ProviderError::Http {
+                            url,
+                            status,
+                            body: text,
+                        });
+                    };
+                    attempt += 1;
+                    on(StreamEvent::Retrying {
+                        reason: one_line(&format!("{status} {text}")),
+                        in_secs: wait,
+                        attempt: attempt as u64,
+                    });
+                    tokio::time::sleep(Duration::from_secs(wait)).await;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    async fn once(
+        &self,
+        body: &Value,
+        on: &mut impl FnMut(StreamEvent),
+    ) -> Result<Reply, ProviderError> {
+        let url = self.url();
+        let mut req = self.client.post(&url).json(body);
+        if let Some(key) = &self.api_key {
+            req = req.bearer_auth(key);
+        }
+        let connect = |e: reqwest::Error| ProviderError::Connect {
+            url: url.clone(),
+            reason: one_line(
+                &std::error::Error::source(&e).map_or_else(|| e.to_string(), |s| s.to_string()),
+            ),
+        };
+        let mut resp = tokio::time::timeout(self.idle, req.send())
+            .await
+            .map_err(|_| ProviderError::Timeout {
+                secs: self.idle.as_secs(),
+            })?
+            .map_err(connect)?;
+        let status = resp.status();
+        if !status.is_success() {
+            let text = resp.text().await.unwrap_or_default();
+            let message = serde_json::from_str::<Value>(&text)
+                .ok()
+                .and_then(|v| {
+                    v.pointer("/error/message")
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                })
+                .unwrap_or(text);
+            return Err(ProviderError::Http {
+                url,
+                status: status.to_string(),
+                body: one_line(&message),
+            });
+        }
+        let mut sse = SseSplitter::new();
+        let mut reply = Reply::default();
+        loop {
+            let chunk = tokio::time::timeout(self.idle, resp.chunk())
+                .await
+                .map_err(|_| ProviderError::Timeout {
+                    secs: self.idle.as_secs(),
+                })?;
+            let end = matches!(chunk, Ok(None));
+            let frames = match chunk {
+                Ok(Some(bytes)) => sse.push(&bytes),
+                Ok(None) => sse.finish(),
+                Err(_) => return Err(ProviderError::Cut),
+            };
+            for f in frames {
+                for e in read_frame(&f) {
+                    reply.take(&e);
+                    on(StreamEvent::Chat(e));
+                }
+            }
+            if let Some(m) = &reply.error {
+                return Err(ProviderError::Server(m.clone()));
+            }
+            if reply.done {
+                return Ok(reply);
+            }
+            if end {
+                return if reply.complete() {
+                    Ok(reply)
+                } else {
+                    Err(ProviderError::Cut)
+                };
+            }
+        }
+    }
+}

@@ -1,0 +1,205 @@
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+//! The provider against a fake OpenAI-compatible server on 127.0.0.1: real HTTP and SSE over
+//! real TCP. Each connection is answered by the next scripted response.
+
+use lembas_harness::provider::chat::ChatEvent;
+use lembas_harness::provider::client::{Provider, ProviderError, StreamEvent};
+use serde_json::json;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+enum Answer {
+    Status(u16, &'static str),
+    Sse(Vec<String>),
+    /// A 200 whose stream stops in the middle.
+    Cut(Vec<String>),
+}
+
+async fn fake(script: Vec<Answer>) -> (String, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let bodies = Arc::new(Mutex::new(Vec::new()));
+    let seen = bodies.clone();
+    tokio::spawn(async move {
+        for answer in script {
+            let (mut sock, _) = listener.accept().await.unwrap();
+            let mut buf = Vec::new();
+            let mut tmp = [0u8; 4096];
+            // Read the head, then the body by its length.
+            let head_end = loop {
+                let n = sock.read(&mut tmp).await.unwrap();
+                buf.extend_from_slice(&tmp[..n]);
+                if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                    break i + 4;
+                }
+            };
+            let head = String::from_utf8_lossy(&buf[..head_end]).to_lowercase();
+            let len: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .map(|v| v.trim().parse().unwrap())
+                .unwrap_or(0);
+            while buf.len() < head_end + len {
+                let n = sock.read(&mut tmp).await.unwrap();
+                buf.extend_from_slice(&tmp[..n]);
+            }
+            seen.lock()
+                .unwrap()
+                .push(String::from_utf8_lossy(&buf[head_end..]).into_owned());
+            match answer {
+                Answer::Status(code, body) => {
+                    let text = format!("HTTP/1.1 {code} Oops\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
+                    sock.write_all(text.as_bytes()).await.unwrap();
+                }
+                Answer::Sse(frames) | Answer::Cut(frames) => {
+                    sock.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n").await.unwrap();
+                    for f in frames {
+                        sock.write_all(format!("data: {f}\n\n").as_bytes())
+                            .await
+                            .unwrap();
+                        tokio::time::sleep(Duration::from_millis(5)).await;
+                    }
+                }
+            }
+            sock.shutdown().await.ok();
+        }
+    });
+    (url, bodies)
+}
+
+fn content(s: &str) -> String {
+    json!({"choices": [{"delta": {"content": s}}]}).to_string()
+}
+
+#[tokio::test]
+async fn a_streamed_reply_with_stream_set() {
+    let (url, bodies) = fake(vec![Answer::Sse(vec![
+        content("Hel"),
+        content("lo"),
+        json!({"choices": [{"delta": {}, "finish_reason": "stop"}]}).to_string(),
+        "[DONE]".into(),
+    ])])
+    .await;
+    let mut events = Vec::new();
+    let reply = Provider::new(&url, None)
+        .stream(&json!({"model": "m", "messages": []}), |e| events.push(e))
+        .await
+        .unwrap();
+    assert_eq!(reply.content, "Hello");
+    assert_eq!(reply.finish.as_deref(), Some("stop"));
+    assert!(events.contains(&StreamEvent::Chat(ChatEvent::Content("Hel".into()))));
+    let sent: serde_json::Value = serde_json::from_str(&bodies.lock().unwrap()[0]).unwrap();
+    assert_eq!(sent["stream"], true);
+}
+
+#[tokio::test]
+async fn a_502_twice_then_success_says_retrying() {
+    let (url, _) = fake(vec![
+        Answer::Status(502, "{\"error\":{\"message\":\"Bad Gateway\"}}"),
+        Answer::Status(502, "busy"),
+        Answer::Sse(vec![content("ok"), "[DONE]".into()]),
+    ])
+    .await;
+    let mut retries = Vec::new();
+    let t0 = Instant::now();
+    let reply = Provider::new(&url, None)
+        .stream(&json!({}), |e| {
+            if let StreamEvent::Retrying {
+                in_secs,
+                attempt,
+                reason,
+            } = e
+            {
+                retries.push((attempt, in_secs, reason));
+            }
+        })
+        .await
+        .unwrap();
+    assert_eq!(reply.content, "ok");
+    assert_eq!(
+        retries.iter().map(|r| (r.0, r.1)).collect::<Vec<_>>(),
+        [(1, 0), (2, 2)]
+    );
+    assert!(retries[0].2.contains("502"), "{:?}", retries[0].2);
+    assert!(t0.elapsed() >= Duration::from_secs(2));
+}
+
+#[tokio::test]
+async fn a_404_is_one_clear_line() {
+    let (url, _) = fake(vec![Answer::Status(
+        404,
+        "{\"error\":{\"message\":\"no such model\\nstack\"}}",
+    )])
+    .await;
+    let err = Provider::new(&url, None)
+        .stream(&json!({}), |_| {})
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, ProviderError::Http { status, body, .. } if status.starts_with("404") && body == "no such model"),
+        "{err}"
+    );
+    assert!(!err.to_string().contains('\n'));
+}
+
+#[tokio::test]
+async fn three_5xx_fail() {
+    let (url, _) = fake(vec![
+        Answer::Status(500, "x"),
+        Answer::Status(503, "y"),
+        Answer::Status(500, "z"),
+    ])
+    .await;
+    let err = Provider::new(&url, None)
+        .stream(&json!({}), |_| {})
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ProviderError::Http { .. }), "{err}");
+}
+
+#[tokio::test]
+async fn a_cut_stream_is_an_error() {
+    let (url, _) = fake(vec![Answer::Cut(vec![content("Half")])]).await;
+    let err = Provider::new(&url, None)
+        .stream(&json!({}), |_| {})
+        .await
+        .unwrap_err();
+    assert_eq!(err, ProviderError::Cut);
+}
+
+#[tokio::test]
+async fn a_refused_connection_is_one_clear_line() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    drop(listener);
+    let err = Provider::new(&url, None)
+        .stream(&json!({}), |_| {})
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ProviderError::Connect { .. }), "{err}");
+    assert!(err.to_string().starts_with("cannot reach"), "{err}");
+}
+
+#[tokio::test]
+async fn an_error_frame_and_garbage_never_panic() {
+    let (url, _) = fake(vec![Answer::Sse(vec![
+        "{not json".into(),
+        json!({"error": {"message": "overloaded"}}).to_string(),
+    ])])
+    .await;
+    let err = Provider::new(&url, None)
+        .stream(&json!({}), |_| {})
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, ProviderError::Server(ref m) if m.starts_with("a frame that is not JSON")),
+        "{err}"
+    );
+}
