@@ -74,6 +74,15 @@ async fn fake(script: Vec<Answer>) -> (String, Arc<Mutex<Vec<String>>>) {
     (url, bodies)
 }
 
+/// The error a request gets from a server answering with `script`.
+async fn failure(script: Vec<Answer>) -> ProviderError {
+    let (url, _) = fake(script).await;
+    Provider::new(&url, None)
+        .stream(&json!({}), |_| {})
+        .await
+        .unwrap_err()
+}
+
 fn content(s: &str) -> String {
     json!({"choices": [{"delta": {"content": s}}]}).to_string()
 }
@@ -101,7 +110,7 @@ async fn a_streamed_reply_with_stream_set() {
 
 #[tokio::test]
 async fn a_502_twice_then_success_says_retrying() {
-    let (url, _) = fake(vec![
+    let err = failure(vec![
         Answer::Status(502, "{\"error\":{\"message\":\"Bad Gateway\"}}"),
         Answer::Status(502, "busy"),
         Answer::Sse(vec![content("ok"), "[DONE]".into()]),
@@ -138,10 +147,6 @@ async fn a_404_is_one_clear_line() {
         "{\"error\":{\"message\":\"no such model\\nstack\"}}",
     )])
     .await;
-    let err = Provider::new(&url, None)
-        .stream(&json!({}), |_| {})
-        .await
-        .unwrap_err();
     assert!(
         matches!(&err, ProviderError::Http { status, body, .. } if status.starts_with("404") && body == "no such model"),
         "{err}"
@@ -151,26 +156,18 @@ async fn a_404_is_one_clear_line() {
 
 #[tokio::test]
 async fn three_5xx_fail() {
-    let (url, _) = fake(vec![
+    let err = failure(vec![
         Answer::Status(500, "x"),
         Answer::Status(503, "y"),
         Answer::Status(500, "z"),
     ])
     .await;
-    let err = Provider::new(&url, None)
-        .stream(&json!({}), |_| {})
-        .await
-        .unwrap_err();
     assert!(matches!(err, ProviderError::Http { .. }), "{err}");
 }
 
 #[tokio::test]
 async fn a_cut_stream_is_an_error() {
-    let (url, _) = fake(vec![Answer::Cut(vec![content("Half")])]).await;
-    let err = Provider::new(&url, None)
-        .stream(&json!({}), |_| {})
-        .await
-        .unwrap_err();
+    let err = failure(vec![Answer::Cut(vec![content("Half")])]).await;
     assert_eq!(err, ProviderError::Cut);
 }
 
@@ -189,15 +186,11 @@ async fn a_refused_connection_is_one_clear_line() {
 
 #[tokio::test]
 async fn an_error_frame_and_garbage_never_panic() {
-    let (url, _) = fake(vec![Answer::Sse(vec![
+    let err = failure(vec![Answer::Sse(vec![
         "{not json".into(),
         json!({"error": {"message": "overloaded"}}).to_string(),
     ])])
     .await;
-    let err = Provider::new(&url, None)
-        .stream(&json!({}), |_| {})
-        .await
-        .unwrap_err();
     assert!(
         matches!(err, ProviderError::Server(ref m) if m.starts_with("a frame that is not JSON")),
         "{err}"
