@@ -110,7 +110,7 @@ async fn a_streamed_reply_with_stream_set() {
 
 #[tokio::test]
 async fn a_502_twice_then_success_says_retrying() {
-    let err = failure(vec![
+    let (url, _) = fake(vec![
         Answer::Status(502, "{\"error\":{\"message\":\"Bad Gateway\"}}"),
         Answer::Status(502, "busy"),
         Answer::Sse(vec![content("ok"), "[DONE]".into()]),
@@ -142,7 +142,7 @@ async fn a_502_twice_then_success_says_retrying() {
 
 #[tokio::test]
 async fn a_404_is_one_clear_line() {
-    let (url, _) = fake(vec![Answer::Status(
+    let err = failure(vec![Answer::Status(
         404,
         "{\"error\":{\"message\":\"no such model\\nstack\"}}",
     )])
