@@ -2,7 +2,9 @@
 //! reads files and streams, prints and exits.
 //!
 //! - [`conformance`] — `lembas conformance`;
-//! - [`provider`] — an OpenAI-compatible chat stream read into events (no I/O: the bytes come in).
+//! - [`provider`] — an OpenAI-compatible chat stream: read into events, sent and retried;
+//! - [`tools`] — the files and the shell, as the rules allowed.
 
 pub mod conformance;
 pub mod provider;
+pub mod tools;
