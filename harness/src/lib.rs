@@ -3,8 +3,10 @@
 //!
 //! - [`conformance`] — `lembas conformance`;
 //! - [`provider`] — an OpenAI-compatible chat stream: read into events, sent and retried;
-//! - [`tools`] — the files and the shell, as the rules allowed.
+//! - [`tools`] — the files and the shell, as the rules allowed;
+//! - [`engine`] — one agent's turn: the provider, the tools, the rules' permission and progress.
 
 pub mod conformance;
+pub mod engine;
 pub mod provider;
 pub mod tools;

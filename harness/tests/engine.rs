@@ -1,0 +1,198 @@
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+//! The engine against a fake server on 127.0.0.1: a turn with a tool call, its phases, and a
+//! call the rules refuse going back to the model as the tool's result.
+
+mod common;
+use common::{content, fake, tool_call, Answer};
+
+use lembas_harness::engine::{Answer as Approval, Asker, Engine, Event, Unattended};
+use lembas_harness::provider::client::Provider;
+use lembas_harness::tools::Workspace;
+use lembas_rules::permission::{Context, Mode};
+use serde_json::{json, Value};
+
+fn project(name: &str) -> Workspace {
+    let dir = std::env::temp_dir().join(format!("lembas-engine-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("hello.txt"), "hi\n").unwrap();
+    Workspace::new(dir)
+}
+
+fn context(w: &Workspace, mode: Mode) -> Context {
+    let mut c = Context::new(mode);
+    c.root = w.root.to_string_lossy().into_owned();
+    c
+}
+
+const DONE: &str = "[DONE]";
+
+/// A turn in which the model makes one call and then says `then`: the project and the second
+/// request's body (which carries the call's result).
+async fn one_call(
+    name: &str,
+    mode: Mode,
+    asker: Box<dyn Asker>,
+    tool: &str,
+    args: Value,
+    then: &str,
+) -> (Workspace, Engine, Value) {
+    let (url, bodies) = fake(vec![
+        Answer::Sse(vec![tool_call("c1", tool, args), DONE.into()]),
+        Answer::Sse(vec![content(then), DONE.into()]),
+    ])
+    .await;
+    let w = project(name);
+    let mut engine = Engine::new(
+        Provider::new(&url, None),
+        "m",
+        w.clone(),
+        context(&w, mode),
+        asker,
+    );
+    engine.turn("Go.", &mut |_| {}).await.unwrap();
+    let second: Value = serde_json::from_str(&bodies.lock().unwrap()[1]).unwrap();
+    (w, engine, second)
+}
+
+fn tool_result(body: &Value) -> String {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[tokio::test]
+async fn a_turn_with_a_tool_call_and_its_phases() {
+    let (url, bodies) = fake(vec![
+        Answer::Sse(vec![tool_call("c1", "list", json!({})), DONE.into()]),
+        Answer::Sse(vec![
+            content("There is "),
+            content("hello.txt."),
+            DONE.into(),
+        ]),
+    ])
+    .await;
+    let w = project("list");
+    let mut engine = Engine::new(
+        Provider::new(&url, None),
+        "m",
+        w.clone(),
+        context(&w, Mode::Edit),
+        Box::new(Unattended),
+    );
+    let mut events = Vec::new();
+    let end = engine
+        .turn("What is here?", &mut |e| events.push(e))
+        .await
+        .unwrap();
+    assert_eq!(end.reply, "There is hello.txt.");
+    assert_eq!(end.steps, 2);
+    assert!(events.contains(&Event::ToolEnd {
+        tool: "list".into(),
+        output: "hello.txt".into()
+    }));
+    let phases: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Phase(p) => Some(
+                p.as_ref()
+                    .map_or("null".to_string(), |p| p.phase.name().to_string()),
+            ),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(phases.first().map(String::as_str), Some("reading_prompt"));
+    assert!(phases.contains(&"running_tool".to_string()), "{phases:?}");
+    assert!(phases.contains(&"writing".to_string()), "{phases:?}");
+    assert_eq!(phases.last().map(String::as_str), Some("null"));
+    // The tool's result went back to the model with its call's id.
+    let second: Value = serde_json::from_str(&bodies.lock().unwrap()[1]).unwrap();
+    let tool_msg = second["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap()
+        .clone();
+    assert_eq!(tool_msg["tool_call_id"], "c1");
+    assert_eq!(tool_msg["content"], "hello.txt");
+    // The tools come from the spec data.
+    let names: Vec<&str> = second["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["read", "write", "edit", "list", "bash"]);
+}
+
+#[tokio::test]
+async fn what_the_rules_refuse_goes_back_as_the_result_and_nothing_runs() {
+    let (w, _, second) = one_call(
+        "hardline",
+        Mode::Auto,
+        Box::new(Says(Approval::Once)),
+        "bash",
+        json!({"command": "rm -rf / && touch made.txt"}),
+        "I may not.",
+    )
+    .await;
+    assert!(!w.root.join("made.txt").exists());
+    assert!(tool_result(&second).starts_with("Refused:"), "{second}");
+}
+
+#[tokio::test]
+async fn an_always_allow_runs_the_call_and_is_kept() {
+    let (w, engine, second) = one_call(
+        "ask",
+        Mode::Manual,
+        Box::new(Says(Approval::Always)),
+        "bash",
+        json!({"command": "echo one > made.txt"}),
+        "Made.",
+    )
+    .await;
+    assert_eq!(
+        std::fs::read_to_string(w.root.join("made.txt")).unwrap(),
+        "one\n"
+    );
+    assert_eq!(tool_result(&second), "");
+    assert!(!engine.permissions.approvals.is_empty());
+}
+
+#[tokio::test]
+async fn unattended_refuses_what_would_ask() {
+    let (w, _, second) = one_call(
+        "unattended",
+        Mode::Manual,
+        Box::new(Unattended),
+        "write",
+        json!({"path": "x.txt", "content": "x"}),
+        "Could not.",
+    )
+    .await;
+    assert!(!w.root.join("x.txt").exists());
+    assert!(
+        tool_result(&second).starts_with("Refused by the person:"),
+        "{second}"
+    );
+}
+
+struct Says(Approval);
+
+impl Asker for Says {
+    fn ask(&self, _agent: &str, _tool: &str, _what: &str) -> Approval {
+        self.0
+    }
+}
