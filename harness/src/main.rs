@@ -25,6 +25,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run the main agent's turn on PROMPT in the current directory, on an OpenAI-compatible server.
+    Run(lembas_harness::run::RunOptions),
 }
 
 fn main() -> ExitCode {
@@ -37,13 +39,29 @@ fn main() -> ExitCode {
                 &mut std::io::stdout(),
                 &mut std::io::stderr(),
             );
-            match code {
-                Ok(c) => ExitCode::from(u8::try_from(c).unwrap_or(2)),
-                Err(e) => {
-                    eprintln!("lembas conformance: {e}");
-                    ExitCode::from(2)
-                }
-            }
+            exit(code.map_err(anyhow::Error::from), "lembas conformance")
+        }
+        Command::Run(options) => {
+            let runtime = match tokio::runtime::Runtime::new() {
+                Ok(r) => r,
+                Err(e) => return exit(Err(e.into()), "lembas"),
+            };
+
+            exit(
+                runtime.block_on(lembas_harness::run::run(options)),
+                "lembas",
+            )
+        }
+    }
+}
+
+/// The process's exit: the code a command gave, or 2 and its error said in one line.
+fn exit(code: anyhow::Result<i32>, who: &str) -> ExitCode {
+    match code {
+        Ok(c) => ExitCode::from(u8::try_from(c).unwrap_or(2)),
+        Err(e) => {
+            eprintln!("{who}: {e:#}");
+            ExitCode::from(2)
         }
     }
 }

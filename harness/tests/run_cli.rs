@@ -1,0 +1,116 @@
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+//! `lembas run` as a process against the fake server on 127.0.0.1.
+
+mod common;
+use common::{content, fake, tool_call, Answer};
+use serde_json::{json, Value};
+
+fn project(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("lembas-run-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("hello.txt"), "hi\n").unwrap();
+    dir
+}
+
+/// `lembas ARGS` run in `dir`, with `unset` removed from its environment.
+async fn lembas(dir: &std::path::Path, args: &[&str], unset: &str) -> std::process::Output {
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_lembas"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove(unset)
+        .output()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_run_answers_and_writes_its_events() {
+    let (url, _) = fake(vec![
+        Answer::Sse(vec![tool_call("c1", "list", json!({})), "[DONE]".into()]),
+        Answer::Sse(vec![content("There is hello.txt."), "[DONE]".into()]),
+    ])
+    .await;
+    let dir = project("ok");
+    let events = dir.join("events.jsonl");
+    let events_path = events.to_string_lossy().into_owned();
+    let out = lembas(
+        &dir,
+        &[
+            "run",
+            "--base-url",
+            &url,
+            "--model",
+            "m",
+            "--unattended",
+            "--events",
+            &events_path,
+            "What is here?",
+        ],
+        "LEMBAS_API_KEY",
+    )
+    .await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "There is hello.txt."
+    );
+    let lines: Vec<Value> = std::fs::read_to_string(&events)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let types: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    assert_eq!(types.first(), Some(&"phase"));
+    assert!(
+        types.contains(&"tool_start") && types.contains(&"tool_end") && types.contains(&"text"),
+        "{types:?}"
+    );
+    assert_eq!(lines.last().unwrap()["type"], "done");
+    let last_phase = lines.iter().rev().find(|l| l["type"] == "phase").unwrap();
+    assert_eq!(last_phase["progress"], Value::Null);
+}
+
+#[tokio::test]
+async fn a_missing_setting_is_said_and_a_dead_server_fails_the_turn() {
+    let dir = project("missing");
+    let out = lembas(
+        &dir,
+        &["run", "--base-url", "http://127.0.0.1:9/v1", "hello"],
+        "LEMBAS_MODEL",
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("no model: give --model ID or set LEMBAS_MODEL"));
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    drop(listener);
+    let out = lembas(
+        &dir,
+        &[
+            "run",
+            "--base-url",
+            &url,
+            "--model",
+            "m",
+            "--unattended",
+            "hello",
+        ],
+        "LEMBAS_API_KEY",
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("Failed: cannot reach"), "{err}");
+}
