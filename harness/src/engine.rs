@@ -62,7 +62,7 @@ pub enum EngineError {
 }
 
 /// The tools the spec data defines that this engine runs, as a model is sent them.
-pub const TOOLS: &[&str] = &["read", "write", "edit", "list", "bash"];
+pub const TOOLS: &[&str] = &["read", "write", "edit", "list", "glob", "grep", "bash"];
 
 fn now_ms() -> i64 {
     SystemTime::now()

@@ -21,6 +21,39 @@ pub enum ToolError {
     Ambiguous { path: String, count: usize },
     #[error("the command could not start: {0}")]
     Spawn(String),
+    #[error("\"{pattern}\" is not a pattern: {reason}")]
+    Pattern { pattern: String, reason: String },
+}
+
+/// The most entries glob and grep list before the rest is counted.
+pub const MATCHES_MAX: usize = 500;
+
+fn pattern_error(pattern: &str, e: impl std::fmt::Display) -> ToolError {
+    ToolError::Pattern {
+        pattern: pattern.to_string(),
+        reason: one_line(&e.to_string()),
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+        .to_string()
+}
+
+/// A listing cut at [`MATCHES_MAX`] entries, the rest counted.
+fn listing(lines: Vec<String>) -> String {
+    let total = lines.len();
+    let mut shown: Vec<String> = lines.into_iter().take(MATCHES_MAX).collect();
+    if total > MATCHES_MAX {
+        shown.push(format!("… {} more not shown", total - MATCHES_MAX));
+    }
+    if shown.is_empty() {
+        return "(nothing found)".into();
+    }
+    bounded(&shown.join("\n"), OUTPUT_MAX)
 }
 
 /// The most a tool's output may be before the rest is summarised.
@@ -143,6 +176,89 @@ impl Workspace {
     }
 }
 
+impl Workspace {
+    /// Files under `dir` (or `dir` itself), .gitignore and hidden files honoured, sorted.
+    fn files(&self, dir: &Path) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = ignore::WalkBuilder::new(dir)
+            .require_git(false)
+            .build()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+            .map(|e| e.into_path())
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// `glob`: the files under `path` (default: the root) whose path relative to the root matches
+    /// `pattern` (`src/**/*.rs`), sorted.
+    pub fn glob(&self, pattern: &str, path: Option<&str>) -> Result<String, ToolError> {
+        let matcher = globset::Glob::new(pattern)
+            .map_err(|e| pattern_error(pattern, e))?
+            .compile_matcher();
+        let dir = self.path(path.unwrap_or("."));
+        if !dir.exists() {
+            return Err(ToolError::File {
+                path: self.shown(&dir),
+                reason: "no such file or directory".into(),
+            });
+        }
+        let found: Vec<String> = self
+            .files(&dir)
+            .iter()
+            .map(|f| self.shown(f))
+            .filter(|rel| matcher.is_match(rel))
+            .collect();
+        Ok(listing(found))
+    }
+
+    /// `grep`: `path:line: text` for each line matching the regular expression `pattern`, in the
+    /// files under `path` (or that file), only those matching `glob` when given.
+    pub fn grep(
+        &self,
+        pattern: &str,
+        path: Option<&str>,
+        glob: Option<&str>,
+    ) -> Result<String, ToolError> {
+        let re = regex::Regex::new(pattern).map_err(|e| pattern_error(pattern, e))?;
+        let only = match glob {
+            Some(g) => Some(
+                globset::Glob::new(g)
+                    .map_err(|e| pattern_error(g, e))?
+                    .compile_matcher(),
+            ),
+            None => None,
+        };
+        let start = self.path(path.unwrap_or("."));
+        if !start.exists() {
+            return Err(ToolError::File {
+                path: self.shown(&start),
+                reason: "no such file or directory".into(),
+            });
+        }
+        let mut found = Vec::new();
+        for file in self.files(&start) {
+            let rel = self.shown(&file);
+            if only.as_ref().is_some_and(|m| {
+                !m.is_match(&rel) && !m.is_match(file.file_name().unwrap_or_default())
+            }) {
+                continue;
+            }
+            // A file that is not text is passed over.
+            let Ok(text) = std::fs::read_to_string(&file) else {
+                continue;
+            };
+            for (i, line) in text.lines().enumerate() {
+                if re.is_match(line) {
+                    let line: String = line.chars().take(300).collect();
+                    found.push(format!("{rel}:{}: {line}", i + 1));
+                }
+            }
+        }
+        Ok(listing(found))
+    }
+}
+
 /// What a command did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ran {
@@ -233,6 +349,35 @@ mod tests {
             .unwrap_err()
             .to_string()
             .starts_with("nope.txt: no such file"));
+    }
+
+    #[test]
+    fn glob_and_grep_honour_gitignore() {
+        let w = workspace("search");
+        w.write("src/a.rs", "fn main() {}\n// TODO: more\n")
+            .unwrap();
+        w.write("src/b.txt", "TODO later\n").unwrap();
+        w.write("target/x.rs", "TODO ignored\n").unwrap();
+        w.write(".gitignore", "target/\n").unwrap();
+        assert_eq!(w.glob("**/*.rs", None).unwrap(), "src/a.rs");
+        assert_eq!(
+            w.grep("TODO", None, None).unwrap(),
+            "src/a.rs:2: // TODO: more\nsrc/b.txt:1: TODO later"
+        );
+        assert_eq!(
+            w.grep("TODO", Some("src"), Some("*.txt")).unwrap(),
+            "src/b.txt:1: TODO later"
+        );
+        assert_eq!(
+            w.grep("nothing here", None, None).unwrap(),
+            "(nothing found)"
+        );
+        assert!(w
+            .grep("(", None, None)
+            .unwrap_err()
+            .to_string()
+            .starts_with("\"(\" is not a pattern"));
+        assert!(w.glob("[", None).is_err());
     }
 
     #[test]

@@ -134,7 +134,10 @@ async fn a_turn_with_a_tool_call_and_its_phases() {
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["read", "write", "edit", "list", "bash"]);
+    assert_eq!(
+        names,
+        ["read", "write", "edit", "list", "glob", "grep", "bash"]
+    );
 }
 
 #[tokio::test]
