@@ -3,6 +3,7 @@
 //! what it was allowed, and answers in text a model reads. Failures are answers too (`ToolError`
 //! is said to the model), never a crash.
 
+use crate::provider::client::one_line;
 use lembas_rules::permission::{inside, resolve};
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -53,7 +53,8 @@ pub struct Provider {
     client: reqwest::Client,
 }
 
-fn one_line(s: &str) -> String {
+/// The first line of a text that says something, at most 200 characters: how an error is told.
+pub(crate) fn one_line(s: &str) -> String {
     s.lines()
         .find(|l| !l.trim().is_empty())
         .unwrap_or("")
