@@ -36,14 +36,6 @@ fn pattern_error(pattern: &str, e: impl std::fmt::Display) -> ToolError {
     }
 }
 
-fn one_line(s: &str) -> String {
-    s.lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim()
-        .to_string()
-}
-
 /// A listing cut at [`MATCHES_MAX`] entries, the rest counted.
 fn listing(lines: Vec<String>) -> String {
     let total = lines.len();
