@@ -66,6 +66,32 @@ pub struct Grant {
 }
 
 impl Grant {
+    /// Reads `[{ tool, pattern, permission? }]`; the permission key is the tool's own when not given.
+    pub fn list_from_json(
+        path: &str,
+        list: Option<&Vec<serde_json::Value>>,
+    ) -> Result<Vec<Grant>, crate::input::InputError> {
+        let mut grants = Vec::new();
+        for (i, g) in list.into_iter().flatten().enumerate() {
+            let p = crate::input::index(path, i);
+            let o = crate::input::Obj::new(&p, g)?;
+            o.only(&["tool", "pattern", "permission"])?;
+            let tool = o.str("tool")?;
+            let permission = match o.opt_str("permission")? {
+                Some(p) => p.to_string(),
+                None => crate::spec::spec()
+                    .tool(tool)
+                    .map_or_else(|| tool.to_string(), |t| t.permission.clone()),
+            };
+            grants.push(Grant {
+                tool: tool.to_string(),
+                permission,
+                pattern: o.str("pattern")?.to_string(),
+            });
+        }
+        Ok(grants)
+    }
+
     fn rule(&self) -> Rule {
         Rule::new(
             &self.permission,

@@ -248,24 +248,7 @@ pub fn who_decides(request: &Value, options: &Value) -> ApiResult {
     let main = o.word("mainMode", "mode", Mode::parse)?;
     let mode = o.word("mode", "mode", Mode::parse)?;
     let request_kinds = kinds("options.request", o.get("request"))?;
-    let mut grants = Vec::new();
-    for (i, g) in o.opt_array("grants")?.into_iter().flatten().enumerate() {
-        let p = input::index("options.grants", i);
-        let g = Obj::new(&p, g)?;
-        g.only(&["tool", "pattern", "permission"])?;
-        let tool = g.str("tool")?;
-        let permission = match g.opt_str("permission")? {
-            Some(p) => p.to_string(),
-            None => crate::spec::spec()
-                .tool(tool)
-                .map_or_else(|| tool.to_string(), |t| t.permission.clone()),
-        };
-        grants.push(Grant {
-            tool: tool.to_string(),
-            permission,
-            pattern: g.str("pattern")?.to_string(),
-        });
-    }
+    let grants = Grant::list_from_json("options.grants", o.opt_array("grants")?)?;
     let mut ctx_value = Map::new();
     ctx_value.insert("mode".into(), Value::from(main.as_str()));
     for k in ["rules", "approvals", "root", "unattended"] {

@@ -58,24 +58,7 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
             let main = case.word("main_mode", "mode", Mode::parse)?;
             let mode = case.word("mode", "mode", Mode::parse)?;
             let request = kinds(case)?;
-            let mut grants = Vec::new();
-            for (i, g) in case.opt_array("grants")?.into_iter().flatten().enumerate() {
-                let p = input::index("grants", i);
-                let o = Obj::new(&p, g)?;
-                o.only(&["tool", "pattern", "permission"])?;
-                let tool = o.str("tool")?;
-                let permission = match o.opt_str("permission")? {
-                    Some(p) => p.to_string(),
-                    None => spec()
-                        .tool(tool)
-                        .map_or_else(|| tool.to_string(), |t| t.permission.clone()),
-                };
-                grants.push(Grant {
-                    tool: tool.to_string(),
-                    permission,
-                    pattern: o.str("pattern")?.to_string(),
-                });
-            }
+            let grants = Grant::list_from_json("grants", case.opt_array("grants")?)?;
             let call = case.get("call").ok_or(InputError::Missing {
                 path: "call".into(),
             })?;

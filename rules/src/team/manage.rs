@@ -238,23 +238,14 @@ impl Team {
         );
         let id = self.next_id();
         let fresh = super::Agent {
-            id: id.clone(),
+            position: old.position.clone(),
             task,
-            mode: old.mode.max(parent_mode),
-            grants: Vec::new(),
-            findings: Vec::new(),
-            context: None,
-            progress: None,
+            request: old.request.clone(),
             parent: Some(parent_id),
-            state: AgentState::Finished,
-            inbox: Vec::new(),
-            brief: None,
-            last_ended: None,
-            ended_at: None,
-            moved_from: None,
-            wait_since: None,
-            messages: 0,
-            ..old.clone()
+            manager: old.manager,
+            goal: old.goal.clone(),
+            agent: old.agent.clone(),
+            ..super::Agent::blank(id.clone(), &old.name, &old.model, old.mode.max(parent_mode))
         };
         self.agents.push(fresh);
         for c in self.agents.iter_mut() {

@@ -137,6 +137,37 @@ pub struct Agent {
     pub messages: u64,
 }
 
+impl Agent {
+    /// A new agent's state: between turns, with no findings, grants, context or messages yet.
+    pub fn blank(id: String, name: &str, model: &str, mode: Mode) -> Agent {
+        Agent {
+            id,
+            name: name.to_string(),
+            position: String::new(),
+            task: String::new(),
+            mode,
+            request: Vec::new(),
+            grants: Vec::new(),
+            findings: Vec::new(),
+            context: None,
+            progress: None,
+            parent: None,
+            manager: false,
+            goal: String::new(),
+            model: model.to_string(),
+            agent: String::new(),
+            state: AgentState::Finished,
+            inbox: Vec::new(),
+            brief: None,
+            last_ended: None,
+            ended_at: None,
+            moved_from: None,
+            wait_since: None,
+            messages: 0,
+        }
+    }
+}
+
 /// What a room message is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -253,29 +284,10 @@ impl Team {
     pub fn new(o: &TeamOptions) -> Team {
         let spec = t();
         let lead_agent = Agent {
-            id: lead().to_string(),
-            name: lead().to_string(),
             position: spec.read.lead_role.clone(),
-            task: String::new(),
-            mode: o.mode,
-            request: Vec::new(),
-            grants: Vec::new(),
-            findings: Vec::new(),
-            context: None,
-            progress: None,
-            parent: None,
             manager: true,
-            goal: String::new(),
-            model: o.model.clone(),
-            agent: String::new(),
             state: AgentState::Working,
-            inbox: Vec::new(),
-            brief: None,
-            last_ended: None,
-            ended_at: None,
-            moved_from: None,
-            wait_since: None,
-            messages: 0,
+            ..Agent::blank(lead().to_string(), lead(), &o.model, o.mode)
         };
         let mut team = Team {
             min: 1,

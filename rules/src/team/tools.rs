@@ -237,29 +237,14 @@ impl Team {
         });
         let id = self.next_id();
         let agent = super::Agent {
-            id: id.clone(),
-            name: name.to_string(),
             position: role.trim().lines().next().unwrap_or("").to_string(),
             task: task.to_string(),
-            mode: placed.mode,
             request: placed.request,
-            grants: Vec::new(),
-            findings: Vec::new(),
-            context: None,
-            progress: None,
             parent: Some(parent_id),
             manager: a.bool_or("lead", false)?,
             goal,
-            model,
             agent: a.opt_str("agent")?.unwrap_or("general").to_string(),
-            state: AgentState::Finished,
-            inbox: Vec::new(),
-            brief: None,
-            last_ended: None,
-            ended_at: None,
-            moved_from: None,
-            wait_since: None,
-            messages: 0,
+            ..super::Agent::blank(id.clone(), name, &model, placed.mode)
         };
         self.agents.push(agent);
         self.want_turn(&id, Some(task.to_string()));
