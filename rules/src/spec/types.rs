@@ -239,6 +239,8 @@ pub struct ReadTexts {
     pub ended_agent: String,
     pub context: String,
     pub request: String,
+    pub ago: String,
+    pub unknown: String,
 }
 
 #[derive(Debug, Default, Deserialize)]

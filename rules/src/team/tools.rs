@@ -6,7 +6,7 @@
 use super::{lead, t, AgentState, RoomKind, Team};
 use crate::delegation::{check_mode, request_refusal, requested};
 use crate::input::{InputError, Obj};
-use crate::permission::{evaluate, Action, Context, Mode, Request, RiskClass};
+use crate::permission::{evaluate, Action, Context, Mode, Request};
 use crate::spec::spec;
 use crate::subagents::{subagent_model, Model, Models};
 use crate::text::fill;
@@ -484,9 +484,4 @@ pub fn name_matches(name: &str) -> bool {
         && rest
             .iter()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-')
-}
-
-/// A tool's risk class, for team_request.
-pub fn class_of(tool: &str) -> Option<RiskClass> {
-    spec().tool(tool).map(|x| x.risk)
 }

@@ -151,7 +151,7 @@ impl Team {
     /// team_read (§8): the tree, open slots, ended subagents, then the room.
     pub fn read(&self, by: &str, since: u64) -> String {
         let r = &t().read;
-        let none = "—";
+        let none = r.unknown.as_str();
         let mut lines = vec![fill(
             &r.tree,
             &[
@@ -169,7 +169,10 @@ impl Team {
             };
             let last = match (a.state, a.last_ended) {
                 (AgentState::Working | AgentState::Paused, _) => r.active.clone(),
-                (_, Some(at)) => format!("{} ago", duration(self.now.saturating_sub(at) / 1000)),
+                (_, Some(at)) => fill(
+                    &r.ago,
+                    &[("duration", &duration(self.now.saturating_sub(at) / 1000))],
+                ),
                 (_, None) => none.to_string(),
             };
             lines.push(fill(
