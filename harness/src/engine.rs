@@ -1,20 +1,28 @@
-//! One agent's turn (the main agent's, for now): the conversation sent to the provider with the
-//! tools the spec data defines; each tool call judged by `lembas_rules::permission` — run, ask
-//! the person through an [`Asker`], or answer the refusal as the tool's result — and the results
-//! sent back, until a final reply or the step limit. Its progress is derived from what happens and
-//! said through the rules' pacer (progress.md §4).
+//! One agent's turns: the conversation sent to the provider with the tools the spec data defines;
+//! each call judged by the rules — the main agent's through `permission::evaluate`, a subagent's
+//! through `delegation::who_decides` — then run, asked of the person through an [`Asker`], or
+//! answered with the refusal's text; the results sent back in the order called, until a final
+//! reply, the step limit, or `team_finish`. Calls of one step that only read run at once.
+//!
+//! In a tree (a [`Crew`]) the engine also hears what reached it as it worked (team.md §5), says
+//! its context use after each step and, paused at `pause_at` of its window, takes the final turn
+//! it is given (subagents.md §9). Its progress is derived from what happens and said through the
+//! rules' pacer (progress.md §4).
 
+use crate::crew::Crew;
 use crate::provider::chat::ChatEvent;
 use crate::provider::client::{Provider, StreamEvent};
-use crate::tools::{bash, Workspace};
+use crate::tools::{reads_only, run_bash, Args, Workspace};
+use lembas_rules::delegation::Answer as Verdict;
 use lembas_rules::permission::approval::approve;
-use lembas_rules::permission::{evaluate, Action, Context, Request, Target};
+use lembas_rules::permission::{evaluate, Context, Request, Target};
 use lembas_rules::progress::{
     advance, short_what, Paced, Pacer, PersonWait, Phase, Progress, StopReason,
 };
 use lembas_rules::spec::spec;
 use serde_json::{json, Value};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
 use thiserror::Error;
 
 /// The person's answer to an approval.
@@ -25,7 +33,8 @@ pub enum Answer {
     Deny,
 }
 
-/// Who answers approvals: the terminal, a script in tests, or nobody (unattended).
+/// Who answers approvals: the terminal, a script in tests, or nobody (unattended). `agent` names
+/// the agent whose call it is (a subagent's call reaches the person naming it).
 pub trait Asker: Send + Sync {
     fn ask(&self, agent: &str, tool: &str, what: &str) -> Answer;
 }
@@ -61,18 +70,18 @@ pub enum EngineError {
     Provider(#[from] crate::provider::client::ProviderError),
 }
 
-/// The tools the spec data defines that this engine runs, as a model is sent them.
+/// The tools of this project the engine runs, as a model is sent them (`rules/spec/tools/`).
 pub const TOOLS: &[&str] = &["read", "write", "edit", "list", "glob", "grep", "bash"];
 
-fn now_ms() -> i64 {
+pub fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
-/// The tool definitions sent to the model, from `rules/spec/tools/*.json`.
-pub fn tool_definitions() -> Vec<Value> {
-    TOOLS
+/// The definitions of `names` sent to the model, from `rules/spec/tools/*.json`.
+pub fn definitions(names: &[&str]) -> Vec<Value> {
+    names
         .iter()
         .filter_map(|name| spec().tool(name))
         .map(|t| {
@@ -85,17 +94,52 @@ pub fn tool_definitions() -> Vec<Value> {
         .collect()
 }
 
+/// The definitions of the project's own tools.
+pub fn tool_definitions() -> Vec<Value> {
+    definitions(TOOLS)
+}
+
+/// An agent's progress, derived and paced.
+#[derive(Debug, Default)]
+struct Voice {
+    progress: Option<Progress>,
+    pacer: Pacer,
+}
+
+impl Voice {
+    fn say(&mut self, next: Option<Phase>, on: &mut (dyn FnMut(Event) + Send)) {
+        let now = now_ms();
+        self.progress = next.map(|p| advance(self.progress.as_ref(), p, now));
+        if let Paced::Send { progress } = self.pacer.push(self.progress.clone(), now) {
+            on(Event::Phase(progress));
+        }
+    }
+
+    fn flush(&mut self, on: &mut (dyn FnMut(Event) + Send)) {
+        if let Some(Paced::Send { progress }) = self.pacer.flush(now_ms()) {
+            on(Event::Phase(progress));
+        }
+    }
+}
+
 pub struct Engine {
     pub provider: Provider,
     pub model: String,
     pub workspace: Workspace,
-    pub permissions: Context,
+    /// The session's permissions: its mode, rules and the approvals given (shared by the tree).
+    pub permissions: Arc<Mutex<Context>>,
     pub messages: Vec<Value>,
     pub max_steps: u32,
-    pub asker: Box<dyn Asker>,
+    pub asker: Arc<dyn Asker>,
+    /// Its name in the tree (`lead` for the main agent).
     pub name: String,
-    progress: Option<Progress>,
-    pacer: Pacer,
+    /// Said first, as the system message.
+    pub system: Option<String>,
+    /// Its model's context window in tokens, when known.
+    pub window: Option<u64>,
+    /// The tree it is part of.
+    pub crew: Option<Arc<Crew>>,
+    voice: Voice,
 }
 
 /// How a turn ended.
@@ -104,6 +148,16 @@ pub struct TurnEnd {
     pub reply: String,
     pub steps: u32,
     pub stopped_at_limit: bool,
+    /// It ended itself (team_finish) or was ended while it worked.
+    pub ended: bool,
+}
+
+/// A call after its checks.
+enum Judged {
+    /// Its answer is known (a team tool's, a refusal, bad arguments).
+    Answer(String),
+    /// It runs.
+    Run(Args),
 }
 
 impl Engine {
@@ -118,111 +172,132 @@ impl Engine {
             provider,
             model: model.to_string(),
             workspace,
-            permissions,
+            permissions: Arc::new(Mutex::new(permissions)),
             messages: Vec::new(),
             max_steps: 200,
-            asker,
-            name: "lead".into(),
-            progress: None,
-            pacer: Pacer::new(),
+            asker: Arc::from(asker),
+            name: lembas_rules::team::lead().to_string(),
+            system: None,
+            window: None,
+            crew: None,
+            voice: Voice::default(),
         }
     }
 
-    fn phase(&mut self, next: Option<Phase>, on: &mut dyn FnMut(Event)) {
-        let now = now_ms();
-        self.progress = next.map(|p| advance(self.progress.as_ref(), p, now));
-        if let Paced::Send { progress } = self.pacer.push(self.progress.clone(), now) {
-            on(Event::Phase(progress));
-        }
+    fn say(&mut self, next: Option<Phase>, on: &mut (dyn FnMut(Event) + Send)) {
+        self.voice.say(next, on);
     }
 
-    fn flush(&mut self, on: &mut dyn FnMut(Event)) {
-        if let Some(Paced::Send { progress }) = self.pacer.flush(now_ms()) {
-            on(Event::Phase(progress));
+    /// The tools it is offered now: the project's, then the team tools the tree offers it.
+    fn tools(&self) -> Vec<Value> {
+        let mut names: Vec<&str> = TOOLS.to_vec();
+        if let Some(crew) = &self.crew {
+            names.extend(crew.offered(&self.name));
         }
+        definitions(&names)
     }
 
     /// Runs one turn for `prompt`.
     pub async fn turn(
         &mut self,
         prompt: &str,
-        on: &mut dyn FnMut(Event),
+        on: &mut (dyn FnMut(Event) + Send),
     ) -> Result<TurnEnd, EngineError> {
+        if self.messages.is_empty() {
+            if let Some(system) = &self.system {
+                self.messages
+                    .push(json!({"role": "system", "content": system}));
+            }
+        }
         self.messages
             .push(json!({"role": "user", "content": prompt}));
-        let tools = tool_definitions();
+        let mut limit = self.max_steps;
         let mut steps = 0;
         loop {
+            // What reached it as it worked, at its next step (team.md §5).
+            if let Some(crew) = &self.crew {
+                for text in crew.take_inbox(&self.name) {
+                    self.messages.push(json!({"role": "user", "content": text}));
+                }
+            }
             steps += 1;
-            if steps > self.max_steps {
-                self.phase(
+            if steps > limit {
+                self.say(
                     Some(Phase::Stopped {
                         reason: Some(StopReason::Steps),
                     }),
                     on,
                 );
-                self.flush(on);
+                self.voice.flush(on);
                 return Ok(TurnEnd {
                     reply: String::new(),
                     steps: steps - 1,
                     stopped_at_limit: true,
+                    ended: false,
                 });
             }
-            self.phase(
+            self.say(
                 Some(Phase::ReadingPrompt {
                     done: None,
                     total: None,
                 }),
                 on,
             );
-            let body = json!({"model": self.model, "messages": self.messages, "tools": tools, "stream_options": {"include_usage": true}});
-            let mut pending: Vec<Event> = Vec::new();
-            let mut phases: Vec<Option<Phase>> = Vec::new();
-            let result =
-                self.provider
-                    .stream(&body, |e| match e {
-                        StreamEvent::Chat(ChatEvent::Reasoning(_)) => {
-                            phases.push(Some(Phase::Thinking))
-                        }
-                        StreamEvent::Chat(ChatEvent::Content(c)) => {
-                            phases.push(Some(Phase::Writing { rate: None }));
-                            pending.push(Event::Text(c));
-                        }
-                        StreamEvent::Chat(ChatEvent::ToolCall { .. }) => {
-                            phases.push(Some(Phase::Writing { rate: None }))
-                        }
-                        StreamEvent::Chat(ChatEvent::PromptProgress { done, total }) => phases
-                            .push(Some(Phase::ReadingPrompt {
-                                done: Some(done),
-                                total: Some(total),
-                            })),
-                        StreamEvent::Retrying {
-                            reason,
-                            in_secs,
-                            attempt,
-                        } => phases.push(Some(Phase::Retrying {
+            let body = json!({"model": self.model, "messages": self.messages, "tools": self.tools(), "stream_options": {"include_usage": true}});
+            let Engine {
+                provider, voice, ..
+            } = self;
+            let result = provider
+                .stream(&body, |e| match e {
+                    StreamEvent::Chat(ChatEvent::Reasoning(_)) => {
+                        voice.say(Some(Phase::Thinking), on)
+                    }
+                    StreamEvent::Chat(ChatEvent::Content(c)) => {
+                        voice.say(Some(Phase::Writing { rate: None }), on);
+                        on(Event::Text(c));
+                    }
+                    StreamEvent::Chat(ChatEvent::ToolCall { .. }) => {
+                        voice.say(Some(Phase::Writing { rate: None }), on)
+                    }
+                    StreamEvent::Chat(ChatEvent::PromptProgress { done, total }) => voice.say(
+                        Some(Phase::ReadingPrompt {
+                            done: Some(done),
+                            total: Some(total),
+                        }),
+                        on,
+                    ),
+                    StreamEvent::Retrying {
+                        reason,
+                        in_secs,
+                        attempt,
+                    } => voice.say(
+                        Some(Phase::Retrying {
                             reason,
                             in_secs,
                             attempt: Some(attempt),
-                        })),
-                        StreamEvent::Chat(_) => {}
-                    })
-                    .await;
-            for p in phases {
-                self.phase(p, on);
-            }
-            for e in pending {
-                on(e);
-            }
+                        }),
+                        on,
+                    ),
+                    StreamEvent::Chat(_) => {}
+                })
+                .await;
             let reply = match result {
                 Ok(r) => r,
                 Err(e) => {
                     let reason = short_what(&e.to_string()).unwrap_or_default();
-                    self.phase(Some(Phase::Failed { reason }), on);
-                    self.flush(on);
+                    self.say(Some(Phase::Failed { reason }), on);
+                    self.voice.flush(on);
                     return Err(e.into());
                 }
             };
+            // Its context use; paused at pause_at, it has final_steps steps left (§9).
+            if let (Some(crew), Some((prompt, completion)), Some(window)) =
+                (&self.crew, reply.usage, self.window)
+            {
+                if let Some(final_steps) = crew.context(&self.name, prompt + completion, window) {
+                    limit = steps + final_steps;
+                }
+            }
             let calls = reply.tool_calls.clone();
             let mut assistant = serde_json::Map::new();
             assistant.insert("role".into(), json!("assistant"));
@@ -234,63 +309,122 @@ impl Engine {
                     .collect();
                 assistant.insert("tool_calls".into(), Value::Array(list));
             }
-            let assistant = Value::Object(assistant);
-            self.messages.push(assistant);
+            self.messages.push(Value::Object(assistant));
             if calls.is_empty() {
-                self.phase(None, on);
-                self.flush(on);
+                self.say(None, on);
+                self.voice.flush(on);
                 return Ok(TurnEnd {
                     reply: reply.content,
                     steps,
                     stopped_at_limit: false,
+                    ended: false,
                 });
             }
-            for (_, call) in calls {
-                let output = self.call(&call.name, &call.arguments, on).await;
+            let named: Vec<(String, String)> = calls
+                .iter()
+                .map(|(_, c)| (c.name.clone(), c.arguments.clone()))
+                .collect();
+            let outputs = self.step(&named, on).await;
+            for ((_, call), output) in calls.iter().zip(outputs) {
                 self.messages
                     .push(json!({"role": "tool", "tool_call_id": call.id, "content": output}));
+            }
+            // team_finish (or a stop while it worked) ends its turn after the step (§10).
+            if self.crew.as_ref().is_some_and(|c| c.has_ended(&self.name)) {
+                self.say(None, on);
+                self.voice.flush(on);
+                return Ok(TurnEnd {
+                    reply: String::new(),
+                    steps,
+                    stopped_at_limit: false,
+                    ended: true,
+                });
             }
         }
     }
 
-    /// One tool call: judged, perhaps asked, run; its output (or its refusal) for the model.
-    async fn call(&mut self, tool: &str, arguments: &str, on: &mut dyn FnMut(Event)) -> String {
-        let args: Value = match serde_json::from_str(if arguments.trim().is_empty() {
-            "{}"
-        } else {
-            arguments
-        }) {
-            Ok(v) => v,
-            Err(e) => return format!("the arguments are not JSON: {e}"),
+    /// One step's calls: each judged in the order called, then run — calls that only read at
+    /// once, the others alone — and their outputs given back in the order called.
+    async fn step(
+        &mut self,
+        calls: &[(String, String)],
+        on: &mut (dyn FnMut(Event) + Send),
+    ) -> Vec<String> {
+        let mut judged = Vec::with_capacity(calls.len());
+        for (tool, arguments) in calls {
+            judged.push(self.judge(tool, arguments, on));
+        }
+        let mut outputs: Vec<String> = vec![String::new(); calls.len()];
+        let mut pending = calls.iter().zip(judged).enumerate().peekable();
+        while let Some((at, ((tool, _), judged))) = pending.next() {
+            let args = match judged {
+                Judged::Answer(a) => {
+                    if let Some(slot) = outputs.get_mut(at) {
+                        *slot = a;
+                    }
+                    continue;
+                }
+                Judged::Run(args) => args,
+            };
+            // The run of reading calls from here goes at once.
+            let mut group = vec![(at, tool.clone(), args)];
+            if reads_only(tool) {
+                while let Some((next, ((t, _), Judged::Run(a)))) = pending.peek() {
+                    if !reads_only(t) {
+                        break;
+                    }
+                    group.push((*next, t.clone(), a.clone()));
+                    pending.next();
+                }
+            }
+            for (at, out) in self.run(group, on).await {
+                if let Some(slot) = outputs.get_mut(at) {
+                    *slot = out;
+                }
+            }
+        }
+        outputs
+    }
+
+    /// A call's checks in the spec's order: the tree's (team tools, only_main, a manager's work),
+    /// then permission — run, ask the person, or the refusal as its answer.
+    fn judge(&mut self, tool: &str, arguments: &str, on: &mut (dyn FnMut(Event) + Send)) -> Judged {
+        let args = match Args::parse(arguments) {
+            Ok(a) => a,
+            Err(e) => return Judged::Answer(e),
         };
-        let text = |k: &str| {
-            args.get(k)
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string()
+        if let Some(crew) = &self.crew {
+            if let Some(answer) = crew.call(&self.name, tool, &args.0) {
+                return Judged::Answer(answer);
+            }
+        }
+        let target = args.target(tool);
+        let Some(request) = Request::tool(tool, target.clone()).filter(|_| TOOLS.contains(&tool))
+        else {
+            return Judged::Answer(format!("there is no tool \"{tool}\""));
         };
-        let target = match tool {
-            "bash" => Target::Line(text("command")),
-            "list" => Target::Path(
-                args.get("path")
-                    .and_then(Value::as_str)
-                    .unwrap_or(".")
-                    .to_string(),
-            ),
-            _ => Target::Path(text("path")),
+        let what = what_of(&target);
+        let permissions = self
+            .permissions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let (answer, refusal) = match self
+            .crew
+            .as_ref()
+            .and_then(|c| c.who_decides(&self.name, &request, &permissions))
+        {
+            Some(v) => (v.answer, v.text.unwrap_or_default()),
+            None => {
+                let d = evaluate(&request, &permissions);
+                (Verdict::of(d.action), d.reason)
+            }
         };
-        let Some(request) = Request::tool(tool, target.clone()) else {
-            return format!("there is no tool \"{tool}\"");
-        };
-        let what = match &target {
-            Target::Line(l) | Target::Path(l) => short_what(l).unwrap_or_default(),
-            Target::Tool => String::new(),
-        };
-        let decision = evaluate(&request, &self.permissions);
-        match decision.action {
-            Action::Deny => return format!("Refused: {}", decision.reason),
-            Action::Ask => {
-                self.phase(
+        match answer {
+            Verdict::Refused => Judged::Answer(refusal),
+            Verdict::Run => Judged::Run(args),
+            Verdict::Person => {
+                self.say(
                     Some(Phase::WaitingForPerson {
                         what: PersonWait::Approval,
                         tool: Some(tool.to_string()),
@@ -298,77 +432,86 @@ impl Engine {
                     on,
                 );
                 match self.asker.ask(&self.name, tool, &what) {
-                    Answer::Deny => return format!("Refused by the person: {}", decision.reason),
-                    Answer::Once => {}
+                    Answer::Deny => Judged::Answer(spec().modes_file.reasons.person.clone()),
+                    Answer::Once => Judged::Run(args),
                     Answer::Always => {
-                        if let Ok(rules) = approve(&request, &self.permissions) {
-                            self.permissions.approvals.extend(rules);
+                        let mut p = self
+                            .permissions
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner);
+                        if let Ok(rules) = approve(&request, &p) {
+                            p.approvals.extend(rules);
                         }
+                        Judged::Run(args)
                     }
                 }
             }
-            Action::Allow => {}
         }
-        self.phase(
-            Some(Phase::RunningTool {
-                tool: tool.to_string(),
-                what: (!what.is_empty()).then(|| what.clone()),
-            }),
-            on,
-        );
-        on(Event::ToolStart {
-            tool: tool.to_string(),
-            what,
-        });
-        let num = |k: &str| {
-            args.get(k)
-                .and_then(Value::as_u64)
-                .and_then(|n| usize::try_from(n).ok())
-        };
-        let output = match tool {
-            "read" => self
-                .workspace
-                .read(&text("path"), num("offset"), num("limit"))
-                .unwrap_or_else(|e| e.to_string()),
-            "write" => self
-                .workspace
-                .write(&text("path"), &text("content"))
-                .unwrap_or_else(|e| e.to_string()),
-            "edit" => self
-                .workspace
-                .edit(&text("path"), &text("old"), &text("new"))
-                .unwrap_or_else(|e| e.to_string()),
-            "list" => self
-                .workspace
-                .list(args.get("path").and_then(Value::as_str))
-                .unwrap_or_else(|e| e.to_string()),
-            "bash" => {
-                let secs = args
-                    .get("timeout")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(120)
-                    .clamp(1, 600);
-                match bash(
-                    &self.workspace.root,
-                    &text("command"),
-                    Duration::from_secs(secs),
-                )
-                .await
-                {
-                    Ok(ran) => match ran.code {
-                        Some(0) => ran.output,
-                        Some(c) => format!("{}\n(exit {c})", ran.output),
-                        None => ran.output,
-                    },
-                    Err(e) => e.to_string(),
+    }
+
+    /// Runs allowed calls (more than one only when they all read): (index, output) each.
+    async fn run(
+        &mut self,
+        group: Vec<(usize, String, Args)>,
+        on: &mut (dyn FnMut(Event) + Send),
+    ) -> Vec<(usize, String)> {
+        if let Some((_, tool, args)) = group.first() {
+            let what = what_of(&args.target(tool));
+            self.say(
+                Some(Phase::RunningTool {
+                    tool: tool.clone(),
+                    what: (!what.is_empty()).then_some(what),
+                }),
+                on,
+            );
+        }
+        for (_, tool, args) in &group {
+            on(Event::ToolStart {
+                tool: tool.clone(),
+                what: what_of(&args.target(tool)),
+            });
+        }
+        let mut done = Vec::with_capacity(group.len());
+        if let [(at, tool, args)] = group.as_slice() {
+            let output = if tool == "bash" {
+                run_bash(&self.workspace.root, args).await
+            } else {
+                self.workspace.run(tool, args)
+            };
+            done.push((*at, tool.clone(), output));
+        } else {
+            let mut set = tokio::task::JoinSet::new();
+            for (at, tool, args) in group {
+                let w = self.workspace.clone();
+                set.spawn_blocking(move || {
+                    let out = w.run(&tool, &args);
+                    (at, tool, out)
+                });
+            }
+            while let Some(r) = set.join_next().await {
+                match r {
+                    Ok(x) => done.push(x),
+                    Err(e) => done.push((usize::MAX, String::new(), e.to_string())),
                 }
             }
-            other => format!("there is no tool \"{other}\""),
-        };
-        on(Event::ToolEnd {
-            tool: tool.to_string(),
-            output: output.clone(),
-        });
-        output
+            done.sort_by_key(|(at, _, _)| *at);
+        }
+        done.into_iter()
+            .map(|(at, tool, output)| {
+                on(Event::ToolEnd {
+                    tool,
+                    output: output.clone(),
+                });
+                (at, output)
+            })
+            .collect()
+    }
+}
+
+/// What a call is about, in a few words (progress.md `what`).
+fn what_of(target: &Target) -> String {
+    match target {
+        Target::Line(l) | Target::Path(l) => short_what(l).unwrap_or_default(),
+        Target::Tool => String::new(),
     }
 }

@@ -4,11 +4,17 @@
 //! - [`conformance`] — `lembas conformance`;
 //! - [`provider`] — an OpenAI-compatible chat stream: read into events, sent and retried;
 //! - [`tools`] — the files and the shell, as the rules allowed;
-//! - [`engine`] — one agent's turn: the provider, the tools, the rules' permission and progress;
+//! - [`engine`] — one agent's turns: the provider, the tools, the rules' permission and progress;
+//! - [`crew`] — the tree at work: the rules' team driven by an engine per agent, each in its task;
+//! - [`config`] — `lembas run`'s settings: flags, environment, config file;
+//! - [`screen`] — what a person sees of a run, and the `--events` file;
 //! - [`run`] — `lembas run`.
 
+pub mod config;
 pub mod conformance;
+pub mod crew;
 pub mod engine;
 pub mod provider;
 pub mod run;
+pub mod screen;
 pub mod tools;

@@ -26,7 +26,7 @@ enum Command {
         json: bool,
     },
     /// Run the main agent's turn on PROMPT in the current directory, on an OpenAI-compatible server.
-    Run(lembas_harness::run::RunOptions),
+    Run(Box<lembas_harness::run::RunOptions>),
 }
 
 fn main() -> ExitCode {
@@ -48,7 +48,7 @@ fn main() -> ExitCode {
             };
 
             exit(
-                runtime.block_on(lembas_harness::run::run(options)),
+                runtime.block_on(lembas_harness::run::run(*options)),
                 "lembas",
             )
         }

@@ -1,50 +1,36 @@
-//! `lembas run PROMPT`: the main agent's turn in the current directory, on an OpenAI-compatible
-//! server. Settings from the flags, else `LEMBAS_BASE_URL`, `LEMBAS_MODEL`, `LEMBAS_API_KEY`;
-//! a clear message for anything missing. On a terminal the progress line is drawn in place and
-//! approvals are asked; otherwise plain lines, and unattended unless a person can answer.
-//! `--events FILE` writes every event as one JSON object a line. Exit 0 when the turn finished,
-//! 1 when it failed.
+//! `lembas run PROMPT`: the main agent's turn in the current directory (the project root), on an
+//! OpenAI-compatible server, with its tree of subagents. Settings: [`crate::config`]. It returns
+//! when the main agent's turn has ended, no subagent works and no report waits to wake it. Exit
+//! 0 when the turn finished, 1 when it failed, 130 on Ctrl-C (which stops every subagent).
 
-use crate::engine::{Answer, Asker, Engine, Event, Unattended};
+use crate::crew::{Crew, Outcome, Setup};
+use crate::engine::{now_ms, Answer, Asker, Unattended};
 use crate::provider::client::Provider;
+use crate::screen::Screen;
 use crate::tools::Workspace;
-use anyhow::{anyhow, Context as _, Result};
-use lembas_rules::permission::{Context, Mode};
-use lembas_rules::progress::line;
+use anyhow::{Context as _, Result};
+use lembas_rules::permission::Context;
+use lembas_rules::subagents::Capacity;
+use lembas_rules::team::TeamOptions;
+use lembas_rules::text::fill;
 use serde_json::json;
 use std::io::{BufRead, IsTerminal, Write};
-use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::mpsc;
 
-/// The settings of a run (`lembas run --help`).
-#[derive(Debug, Clone, clap::Args)]
-pub struct RunOptions {
-    /// The server's base URL (…/v1); else LEMBAS_BASE_URL.
-    #[arg(long)]
-    pub base_url: Option<String>,
-    /// The model's id; else LEMBAS_MODEL.
-    #[arg(long)]
-    pub model: Option<String>,
-    /// The environment variable holding the API key (default LEMBAS_API_KEY).
-    #[arg(long)]
-    pub api_key_env: Option<String>,
-    /// The permission mode: auto, edit, manual or plan.
-    #[arg(long, default_value = "edit")]
-    pub mode: String,
-    /// Nobody answers approvals: what would ask is refused.
-    #[arg(long)]
-    pub unattended: bool,
-    /// Write every event as one JSON object a line to FILE.
-    #[arg(long)]
-    pub events: Option<PathBuf>,
-    /// What to do.
-    pub prompt: String,
-}
+pub use crate::config::{RunOptions, Settings};
 
-/// Asks the person at the terminal: y (once), a (always), anything else no.
-struct Terminal;
+/// This project's own system prompt, before the spec's blocks.
+const SYSTEM: &str = include_str!("../prompts/system.md");
+
+/// Asks the person at the terminal: y (once), a (always), anything else no. One question at a
+/// time, naming the agent whose call it is.
+struct Terminal(Mutex<()>);
 
 impl Asker for Terminal {
     fn ask(&self, agent: &str, tool: &str, what: &str) -> Answer {
+        let _one = self.0.lock();
         eprint!("\n{agent} wants to run {tool}: {what}\nallow? [y]es once, [a]lways, [n]o: ");
         let _ = std::io::stderr().flush();
         let mut answer = String::new();
@@ -57,92 +43,79 @@ impl Asker for Terminal {
     }
 }
 
-fn setting(flag: Option<String>, env: &str, what: &str, flag_name: &str) -> Result<String> {
-    flag.or_else(|| std::env::var(env).ok().filter(|v| !v.is_empty()))
-        .ok_or_else(|| anyhow!("no {what}: give {flag_name} or set {env}"))
-}
-
 pub async fn run(o: RunOptions) -> Result<i32> {
-    let base = setting(
-        o.base_url.clone(),
-        "LEMBAS_BASE_URL",
-        "server",
-        "--base-url URL",
-    )?;
-    let model = setting(o.model.clone(), "LEMBAS_MODEL", "model", "--model ID")?;
-    let key_env = o
-        .api_key_env
-        .clone()
-        .unwrap_or_else(|| "LEMBAS_API_KEY".into());
-    let api_key = std::env::var(&key_env).ok().filter(|v| !v.is_empty());
-    let mode = Mode::parse(&o.mode).ok_or_else(|| {
-        anyhow!(
-            "--mode: \"{}\" is not a mode (auto, edit, manual or plan)",
-            o.mode
-        )
-    })?;
     let root = std::env::current_dir().context("the current directory")?;
-    let mut permissions = Context::new(mode);
-    permissions.root = root.to_string_lossy().into_owned();
+    let s = Settings::resolve(&o, &root, &|k| std::env::var(k).ok())?;
     let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    let asker: Box<dyn Asker> = if o.unattended || !terminal {
-        Box::new(Unattended)
+    let unattended = o.unattended || !terminal;
+    let mut permissions = Context::new(s.mode);
+    permissions.root = root.to_string_lossy().into_owned();
+    permissions.unattended = unattended;
+    let asker: Arc<dyn Asker> = if unattended {
+        Arc::new(Unattended)
     } else {
-        Box::new(Terminal)
+        Arc::new(Terminal(Mutex::new(())))
     };
-    permissions.unattended = o.unattended || !terminal;
-    let mut events = match &o.events {
+    let events = match &o.events {
         Some(path) => Some(
             std::fs::File::create(path).with_context(|| format!("--events {}", path.display()))?,
         ),
         None => None,
     };
-    let mut engine = Engine::new(
-        Provider::new(&base, api_key),
-        &model,
-        Workspace::new(root),
-        permissions,
+    let mut provider = Provider::new(&s.base_url, s.api_key.clone());
+    provider.return_progress = s.return_progress;
+    let setup = Setup {
+        provider,
+        workspace: Workspace::new(root.clone()),
+        permissions: Arc::new(Mutex::new(permissions)),
         asker,
-    );
-    let mut write_event = |value: serde_json::Value| {
-        if let Some(f) = events.as_mut() {
-            let _ = writeln!(f, "{value}");
-        }
+        window: s.context,
+        system: fill(SYSTEM.trim(), &[("root", &root.to_string_lossy())]),
     };
-    let mut on = |e: Event| match e {
-        Event::Phase(p) => {
-            if let Some(p) = &p {
-                let now = p.since;
-                if terminal {
-                    eprint!("\r\x1b[2K{}", line(p, now));
-                } else {
-                    eprintln!("{}", line(p, now));
-                }
-            } else if terminal {
-                eprint!("\r\x1b[2K");
-            }
-            write_event(json!({"type": "phase", "agent": "lead", "progress": p}));
-        }
-        Event::ToolStart { tool, what } => {
-            write_event(json!({"type": "tool_start", "agent": "lead", "tool": tool, "what": what}))
-        }
-        Event::ToolEnd { tool, output } => write_event(
-            json!({"type": "tool_end", "agent": "lead", "tool": tool, "output": output}),
-        ),
-        Event::Text(t) => write_event(json!({"type": "text", "agent": "lead", "text": t})),
+    let options = TeamOptions {
+        min: s.agents.0,
+        max: s.agents.1,
+        capacity: Capacity {
+            group: None,
+            parallel: s.parallel,
+        },
+        model: s.model.clone(),
+        mode: s.mode,
+        now: now_ms(),
+        ..TeamOptions::default()
     };
-    match engine.turn(&o.prompt, &mut on).await {
-        Ok(end) => {
-            println!("{}", end.reply);
-            write_event(
-                json!({"type": "done", "reason": if end.stopped_at_limit { "steps" } else { "stop" }}),
-            );
-            Ok(0)
-        }
-        Err(e) => {
-            eprintln!("lembas: {e}");
-            write_event(json!({"type": "done", "reason": "error", "error": e.to_string()}));
-            Ok(1)
-        }
+    let (tx, rx) = mpsc::unbounded_channel();
+    let crew = Crew::new(setup, &options, tx);
+    let screen = tokio::spawn(Screen::new(terminal, events, Arc::downgrade(&crew)).run(rx));
+    crew.begin(&o.prompt);
+    let outcome = tokio::select! {
+        o = crew.finished() => Some(o),
+        _ = tokio::signal::ctrl_c() => None,
+    };
+    if outcome.is_none() {
+        crew.stop_all();
+    }
+    crew.send_tree();
+    crew.close();
+    drop(crew);
+    // The screen ends when the last agent's task has let go of the tree.
+    let mut screen = match tokio::time::timeout(Duration::from_secs(5), screen).await {
+        Ok(Ok(s)) => s,
+        _ => return Ok(exit_code(outcome.as_ref())),
+    };
+    let done = match &outcome {
+        Some(Outcome::Finished) => json!({"type": "done", "reason": "stop"}),
+        Some(Outcome::Failed(e)) => json!({"type": "done", "reason": "error", "error": e}),
+        None => json!({"type": "done", "reason": "person"}),
+    };
+    screen.event(done);
+    Ok(exit_code(outcome.as_ref()))
+}
+
+fn exit_code(outcome: Option<&Outcome>) -> i32 {
+    match outcome {
+        Some(Outcome::Finished) => 0,
+        Some(Outcome::Failed(_)) => 1,
+        None => 130,
     }
 }

@@ -4,7 +4,9 @@
 //! is said to the model), never a crash.
 
 use crate::provider::client::one_line;
-use lembas_rules::permission::{inside, resolve};
+use lembas_rules::permission::{inside, resolve, RiskClass, Target};
+use lembas_rules::spec::spec;
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use thiserror::Error;
@@ -396,5 +398,85 @@ mod tests {
             .await
             .unwrap();
         assert!(ran.timed_out);
+    }
+}
+
+/// A tool call's arguments as the tools read them: a missing or mistyped field reads as empty
+/// (the tool then says what is wrong with the empty value).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Args(pub Value);
+
+impl Args {
+    /// The arguments' JSON text as a model sent it (empty: none).
+    pub fn parse(text: &str) -> Result<Args, String> {
+        let text = if text.trim().is_empty() { "{}" } else { text };
+        serde_json::from_str(text)
+            .map(Args)
+            .map_err(|e| format!("the arguments are not JSON: {e}"))
+    }
+
+    pub fn text(&self, key: &str) -> String {
+        self.opt(key).unwrap_or("").to_string()
+    }
+
+    pub fn opt(&self, key: &str) -> Option<&str> {
+        self.0.get(key).and_then(Value::as_str)
+    }
+
+    pub fn count(&self, key: &str) -> Option<usize> {
+        self.0
+            .get(key)
+            .and_then(Value::as_u64)
+            .and_then(|n| usize::try_from(n).ok())
+    }
+
+    /// What the permission rules judge: the command line of `bash`, else the path it touches
+    /// (the root when none is given).
+    pub fn target(&self, tool: &str) -> Target {
+        match tool {
+            "bash" => Target::Line(self.text("command")),
+            _ => Target::Path(self.opt("path").unwrap_or(".").to_string()),
+        }
+    }
+}
+
+/// Whether a tool only reads (its risk class in the spec data is `read`), so calls of it may run
+/// at once.
+pub fn reads_only(tool: &str) -> bool {
+    spec()
+        .tool(tool)
+        .is_some_and(|t| t.risk == RiskClass::Read && !t.name.starts_with("team_"))
+}
+
+impl Workspace {
+    /// Runs a file tool (every tool of [`crate::engine::TOOLS`] but `bash`): its answer.
+    pub fn run(&self, tool: &str, a: &Args) -> String {
+        let done = match tool {
+            "read" => self.read(&a.text("path"), a.count("offset"), a.count("limit")),
+            "write" => self.write(&a.text("path"), &a.text("content")),
+            "edit" => self.edit(&a.text("path"), &a.text("old"), &a.text("new")),
+            "list" => self.list(a.opt("path")),
+            "glob" => self.glob(&a.text("pattern"), a.opt("path")),
+            "grep" => self.grep(&a.text("pattern"), a.opt("path"), a.opt("glob")),
+            other => return format!("there is no tool \"{other}\""),
+        };
+        done.unwrap_or_else(|e| e.to_string())
+    }
+}
+
+/// Runs `bash` with the call's timeout (seconds, 1 to 600, default 120): its answer, the exit
+/// code said when not 0.
+pub async fn run_bash(root: &Path, a: &Args) -> String {
+    let secs =
+        a.0.get("timeout")
+            .and_then(Value::as_u64)
+            .unwrap_or(120)
+            .clamp(1, 600);
+    match bash(root, &a.text("command"), Duration::from_secs(secs)).await {
+        Ok(ran) => match ran.code {
+            Some(0) | None => ran.output,
+            Some(c) => format!("{}\n(exit {c})", ran.output),
+        },
+        Err(e) => e.to_string(),
     }
 }

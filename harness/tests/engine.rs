@@ -152,7 +152,17 @@ async fn what_the_rules_refuse_goes_back_as_the_result_and_nothing_runs() {
     )
     .await;
     assert!(!w.root.join("made.txt").exists());
-    assert!(tool_result(&second).starts_with("Refused:"), "{second}");
+    let line = "rm -rf / && touch made.txt";
+    let decision = lembas_rules::permission::evaluate(
+        &lembas_rules::permission::Request::bash(line),
+        &context(&w, Mode::Auto),
+    );
+    assert_eq!(decision.action, lembas_rules::permission::Action::Deny);
+    assert_eq!(
+        tool_result(&second),
+        decision.reason,
+        "the refusal's own text"
+    );
 }
 
 #[tokio::test]
@@ -171,7 +181,7 @@ async fn an_always_allow_runs_the_call_and_is_kept() {
         "one\n"
     );
     assert_eq!(tool_result(&second), "");
-    assert!(!engine.permissions.approvals.is_empty());
+    assert!(!engine.permissions.lock().unwrap().approvals.is_empty());
 }
 
 #[tokio::test]
@@ -186,9 +196,9 @@ async fn unattended_refuses_what_would_ask() {
     )
     .await;
     assert!(!w.root.join("x.txt").exists());
-    assert!(
-        tool_result(&second).starts_with("Refused by the person:"),
-        "{second}"
+    assert_eq!(
+        tool_result(&second),
+        lembas_rules::spec::spec().modes_file.reasons.person
     );
 }
 
@@ -198,4 +208,54 @@ impl Asker for Says {
     fn ask(&self, _agent: &str, _tool: &str, _what: &str) -> Approval {
         self.0
     }
+}
+
+#[tokio::test]
+async fn two_reads_of_one_step_run_and_answer_in_the_order_called() {
+    let two = json!({"choices": [{"delta": {"tool_calls": [
+        {"index": 0, "id": "a", "type": "function", "function": {"name": "read", "arguments": "{\"path\": \"one.txt\"}"}},
+        {"index": 1, "id": "b", "type": "function", "function": {"name": "grep", "arguments": "{\"pattern\": \"two\"}"}}
+    ]}}]});
+    let (url, bodies) = fake(vec![
+        Answer::Sse(vec![two.to_string(), DONE.into()]),
+        Answer::Sse(vec![content("Read both."), DONE.into()]),
+    ])
+    .await;
+    let w = project("parallel");
+    std::fs::write(w.root.join("one.txt"), "first\n").unwrap();
+    std::fs::write(w.root.join("two.txt"), "two\n").unwrap();
+    let mut engine = Engine::new(
+        Provider::new(&url, None),
+        "m",
+        w.clone(),
+        context(&w, Mode::Manual),
+        Box::new(Unattended),
+    );
+    let mut started = Vec::new();
+    engine
+        .turn("Read.", &mut |e| {
+            if let Event::ToolStart { tool, .. } = e {
+                started.push(tool);
+            }
+        })
+        .await
+        .unwrap();
+    assert_eq!(started, ["read", "grep"]);
+    let second: Value = serde_json::from_str(&bodies.lock().unwrap()[1]).unwrap();
+    let results: Vec<(&str, &str)> = second["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| {
+            (
+                m["tool_call_id"].as_str().unwrap(),
+                m["content"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0].0, "a");
+    assert!(results[0].1.contains("first"), "{results:?}");
+    assert_eq!(results[1], ("b", "two.txt:1: two"));
 }

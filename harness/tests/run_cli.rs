@@ -92,7 +92,7 @@ async fn a_missing_setting_is_said_and_a_dead_server_fails_the_turn() {
     .await;
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr)
-        .contains("no model: give --model ID or set LEMBAS_MODEL"));
+        .contains("no model: give --model ID, set LEMBAS_MODEL"));
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/v1", listener.local_addr().unwrap());
     drop(listener);
@@ -113,4 +113,77 @@ async fn a_missing_setting_is_said_and_a_dead_server_fails_the_turn() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("Failed: cannot reach"), "{err}");
+}
+
+#[tokio::test]
+async fn a_run_with_a_subagent_ends_when_the_tree_is_quiet() {
+    // The script a person can also serve by hand (examples/fake-server.rs).
+    let script: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/subagent.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let server = common::scripted::serve(common::scripted::from_json(&script).unwrap(), 0).await;
+    let dir = project("tree");
+    let events = dir.join("events.jsonl");
+    let events_path = events.to_string_lossy().into_owned();
+    let out = lembas(
+        &dir,
+        &[
+            "run",
+            "--base-url",
+            &server.url,
+            "--model",
+            "m",
+            "--events",
+            &events_path,
+            "Write the notes.",
+        ],
+        "LEMBAS_API_KEY",
+    )
+    .await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
+        "lembas\n"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout.lines().last(),
+        Some("Done: writer wrote notes.txt."),
+        "{stdout}"
+    );
+    assert!(server.unused().is_empty(), "{:?}", server.unused());
+    // Not a terminal: plain lines, the subagent's named.
+    assert!(err.contains("writer: "), "{err}");
+    let lines: Vec<Value> = std::fs::read_to_string(&events)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let of = |t: &'static str| lines.iter().filter(move |l| l["type"] == t);
+    assert!(of("phase").any(|l| l["agent"] == "writer"));
+    assert!(of("tool_start").any(|l| l["agent"] == "writer" && l["tool"] == "write"));
+    assert!(of("phase")
+        .any(|l| l["agent"] == "lead" && l["progress"]["phase"] == "waiting_for_subagents"));
+    let tree = &of("team").next_back().unwrap()["tree"];
+    assert_eq!(tree["ended"][0]["name"], "writer");
+    assert_eq!(tree["ended"][0]["state"], "done");
+    assert_eq!(
+        tree["ended"][0]["progress"],
+        Value::Null,
+        "nothing runs for it"
+    );
+    assert_eq!(tree["agents"].as_array().unwrap().len(), 1, "{tree}");
+    let replies: Vec<&Value> = of("reply").map(|l| &l["text"]).collect();
+    assert_eq!(
+        replies.last().unwrap().as_str(),
+        Some("Done: writer wrote notes.txt.")
+    );
+    assert_eq!(lines.last().unwrap()["type"], "done");
+    assert_eq!(lines.last().unwrap()["reason"], "stop");
 }

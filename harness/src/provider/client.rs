@@ -50,6 +50,8 @@ pub struct Provider {
     pub api_key: Option<String>,
     /// The longest silence a stream may keep.
     pub idle: Duration,
+    /// Ask llama.cpp for its prompt processing (`return_progress: true`).
+    pub return_progress: bool,
     client: reqwest::Client,
 }
 
@@ -70,6 +72,7 @@ impl Provider {
             base: base.trim_end_matches('/').to_string(),
             api_key,
             idle: Duration::from_secs(300),
+            return_progress: false,
             client: reqwest::Client::new(),
         }
     }
@@ -87,6 +90,9 @@ impl Provider {
         let mut body = body.clone();
         if let Value::Object(m) = &mut body {
             m.insert("stream".into(), Value::Bool(true));
+            if self.return_progress {
+                m.insert("return_progress".into(), Value::Bool(true));
+            }
         }
         let mut attempt = 0usize;
         loop {

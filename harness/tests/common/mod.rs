@@ -9,10 +9,11 @@
     clippy::indexing_slicing
 )]
 
+pub mod scripted;
+
 use serde_json::json;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 
 pub enum Answer {
@@ -30,42 +31,15 @@ pub async fn fake(script: Vec<Answer>) -> (String, Arc<Mutex<Vec<String>>>) {
     tokio::spawn(async move {
         for answer in script {
             let (mut sock, _) = listener.accept().await.unwrap();
-            let mut buf = Vec::new();
-            let mut tmp = [0u8; 4096];
-            // Read the head, then the body by its length.
-            let head_end = loop {
-                let n = sock.read(&mut tmp).await.unwrap();
-                buf.extend_from_slice(&tmp[..n]);
-                if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                    break i + 4;
-                }
-            };
-            let head = String::from_utf8_lossy(&buf[..head_end]).to_lowercase();
-            let len: usize = head
-                .lines()
-                .find_map(|l| l.strip_prefix("content-length:"))
-                .map(|v| v.trim().parse().unwrap())
-                .unwrap_or(0);
-            while buf.len() < head_end + len {
-                let n = sock.read(&mut tmp).await.unwrap();
-                buf.extend_from_slice(&tmp[..n]);
-            }
+            let body = scripted::read_body(&mut sock).await.unwrap_or_default();
             seen.lock()
                 .unwrap()
-                .push(String::from_utf8_lossy(&buf[head_end..]).into_owned());
+                .push(String::from_utf8_lossy(&body).into_owned());
             match answer {
-                Answer::Status(code, body) => {
-                    let text = format!("HTTP/1.1 {code} Oops\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
-                    sock.write_all(text.as_bytes()).await.unwrap();
-                }
+                Answer::Status(code, body) => scripted::send_status(&mut sock, code, body).await,
                 Answer::Sse(frames) | Answer::Cut(frames) => {
-                    sock.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n").await.unwrap();
-                    for f in frames {
-                        sock.write_all(format!("data: {f}\n\n").as_bytes())
-                            .await
-                            .unwrap();
-                        tokio::time::sleep(Duration::from_millis(5)).await;
-                    }
+                    scripted::send_head(&mut sock).await;
+                    scripted::send(&mut sock, &frames).await;
                 }
             }
             sock.shutdown().await.ok();

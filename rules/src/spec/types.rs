@@ -15,6 +15,19 @@ pub struct Loop {
     pub team: TeamSpec,
     pub subagents: SubagentsSpec,
     pub context: ContextSpec,
+    pub blocks: Blocks,
+}
+
+/// `loop.json` `blocks`: what each agent of the tree is told (subagents.md §13).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Blocks {
+    pub about: String,
+    pub ours: Vec<String>,
+    pub team_lead: String,
+    pub team_member: String,
+    pub team_submanager: String,
+    pub read_only: String,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -387,6 +400,8 @@ pub struct ModeReasons {
     pub rule: String,
     pub outside_root: String,
     pub unattended: String,
+    /// The person answered an approval with no (this project's).
+    pub person: String,
 }
 
 /// `permission/defaults.json`: `permission` maps a permission key to one action, or to patterns

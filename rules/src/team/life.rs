@@ -166,6 +166,8 @@ impl Team {
             }
             a.state = state;
             a.ended_at = Some(now);
+            // Nothing runs for an ended agent (§12 shows how it ended, not a phase).
+            a.progress = None;
             a.inbox.clear();
             a.brief = None;
             a.wait_since = None;
@@ -242,6 +244,16 @@ impl Team {
             | AgentState::Done
             | AgentState::OutOfContext
             | AgentState::Stopped => {}
+        }
+    }
+
+    /// Texts delivered to a working agent that its engine did not take before its turn ended
+    /// (they came during its last step): kept for its next turn, which [`Team::end_turn`] then
+    /// starts (team.md §7: messages that came while it ended wake it again). Call before
+    /// `end_turn`.
+    pub fn keep_for_next_turn(&mut self, name: &str, texts: Vec<String>) {
+        if let Some(a) = self.live_mut(name) {
+            a.inbox.extend(texts);
         }
     }
 

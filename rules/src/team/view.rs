@@ -148,8 +148,9 @@ impl Team {
         (u128::from(used) * 100) / u128::from(window.max(1))
     }
 
-    /// team_read (§8): the tree, open slots, ended subagents, then the room.
-    pub fn read(&self, by: &str, since: u64) -> String {
+    /// The tree as team_read writes it (§8): the header, the agents in tree order, the open
+    /// slots, the ended subagents. Also what a terminal draws.
+    pub fn tree_lines(&self) -> Vec<String> {
         let r = &t().read;
         let none = r.unknown.as_str();
         let mut lines = vec![fill(
@@ -209,6 +210,13 @@ impl Team {
                 ));
             }
         }
+        lines
+    }
+
+    /// team_read (§8): the tree, open slots, ended subagents, then the room.
+    pub fn read(&self, by: &str, since: u64) -> String {
+        let r = &t().read;
+        let mut lines = self.tree_lines();
         lines.push(String::new());
         let (messages, more) = self.read_room(by, since);
         let since_s = since.to_string();

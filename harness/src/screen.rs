@@ -1,0 +1,177 @@
+//! What a person sees of a run, and the `--events` file. On a terminal: the main agent's
+//! progress line drawn in place and ticking each second, and, while it has subagents, the tree as
+//! team_read writes it with each working agent's line under it. Not on a terminal: plain lines,
+//! a line each time an agent's phase changes or the tree's states change. Every line is the
+//! rules' (`progress::line`, `Team::tree_lines`).
+
+use crate::crew::{Crew, Out};
+use crate::engine::{now_ms, Event};
+use lembas_rules::progress::{line, Progress};
+use lembas_rules::team::lead;
+use serde_json::{json, Value};
+use std::io::Write;
+use std::sync::Weak;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+pub struct Screen {
+    terminal: bool,
+    events: Option<std::fs::File>,
+    crew: Weak<Crew>,
+    /// Each agent's progress, in the order first heard.
+    progress: Vec<(String, Option<Progress>)>,
+    /// Lines drawn last (terminal), to be drawn over.
+    drawn: usize,
+    /// The tree's states as last said (plain).
+    said_tree: String,
+    has_subagents: bool,
+}
+
+impl Screen {
+    pub fn new(terminal: bool, events: Option<std::fs::File>, crew: Weak<Crew>) -> Screen {
+        Screen {
+            terminal,
+            events,
+            crew,
+            progress: Vec::new(),
+            drawn: 0,
+            said_tree: String::new(),
+            has_subagents: false,
+        }
+    }
+
+    /// Writes one event line to the `--events` file.
+    pub fn event(&mut self, value: Value) {
+        if let Some(f) = self.events.as_mut() {
+            let _ = writeln!(f, "{value}");
+        }
+    }
+
+    /// Hears the tree until `rx` ends, redrawing each second on a terminal.
+    pub async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Out>) -> Screen {
+        let mut tick = tokio::time::interval(Duration::from_secs(1));
+        loop {
+            tokio::select! {
+                out = rx.recv() => match out {
+                    Some(out) => self.hear(out),
+                    None => break,
+                },
+                _ = tick.tick() => if self.terminal { self.draw() },
+            }
+        }
+        self.clear();
+        self
+    }
+
+    fn hear(&mut self, out: Out) {
+        match out {
+            Out::Agent { name, event } => match event {
+                Event::Phase(p) => {
+                    self.event(json!({"type": "phase", "agent": name, "progress": p}));
+                    if !self.terminal {
+                        if let Some(p) = &p {
+                            self.plain(&name, &line(p, p.since));
+                        }
+                    }
+                    match self.progress.iter_mut().find(|(n, _)| *n == name) {
+                        Some(slot) => slot.1 = p,
+                        None => self.progress.push((name, p)),
+                    }
+                    self.draw();
+                }
+                Event::ToolStart { tool, what } => self.event(
+                    json!({"type": "tool_start", "agent": name, "tool": tool, "what": what}),
+                ),
+                Event::ToolEnd { tool, output } => self.event(
+                    json!({"type": "tool_end", "agent": name, "tool": tool, "output": output}),
+                ),
+                Event::Text(t) => self.event(json!({"type": "text", "agent": name, "text": t})),
+            },
+            Out::Team(info) => {
+                self.has_subagents = info.agents.len() > 1 || !info.ended.is_empty();
+                self.event(json!({"type": "team", "tree": info}));
+                if !self.terminal && self.has_subagents {
+                    let states: String = info
+                        .agents
+                        .iter()
+                        .chain(&info.ended)
+                        .map(|a| format!("{}:{} ", a.name, a.state.word()))
+                        .collect();
+                    if states != self.said_tree {
+                        self.said_tree = states;
+                        let lines = self.tree_lines();
+                        eprintln!("{}", lines.join("\n"));
+                    }
+                }
+                self.draw();
+            }
+            Out::Reply(text) => {
+                self.clear();
+                self.event(json!({"type": "reply", "agent": lead(), "text": text}));
+                if !text.trim().is_empty() {
+                    println!("{}", text.trim_end());
+                }
+            }
+            Out::Failed { name, error } => {
+                self.clear();
+                self.event(json!({"type": "notice", "agent": name, "text": error}));
+                eprintln!("lembas: {name}: {error}");
+            }
+        }
+    }
+
+    fn tree_lines(&self) -> Vec<String> {
+        self.crew
+            .upgrade()
+            .map(|c| c.tree_lines())
+            .unwrap_or_default()
+    }
+
+    fn plain(&self, name: &str, text: &str) {
+        if self.has_subagents || name != lead() {
+            eprintln!("{name}: {text}");
+        } else {
+            eprintln!("{text}");
+        }
+    }
+
+    /// Erases what was drawn (terminal).
+    fn clear(&mut self) {
+        if !self.terminal || self.drawn == 0 {
+            return;
+        }
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r\x1b[2K");
+        for _ in 1..self.drawn {
+            let _ = write!(err, "\x1b[1A\x1b[2K");
+        }
+        let _ = err.flush();
+        self.drawn = 0;
+    }
+
+    /// Draws the block again (terminal): the tree while there are subagents, each working
+    /// agent's line, the main agent's last.
+    fn draw(&mut self) {
+        if !self.terminal {
+            return;
+        }
+        let now = now_ms();
+        let mut lines: Vec<String> = Vec::new();
+        if self.has_subagents {
+            lines.extend(self.tree_lines());
+            for (name, p) in &self.progress {
+                if let Some(p) = p.as_ref().filter(|_| name != lead()) {
+                    lines.push(format!("  {name}: {}", line(p, now)));
+                }
+            }
+        }
+        if let Some((_, Some(p))) = self.progress.iter().find(|(n, _)| n == lead()) {
+            lines.push(line(p, now));
+        }
+        self.clear();
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "{}", lines.join("\n"));
+        let _ = err.flush();
+        self.drawn = lines.len();
+    }
+}
