@@ -13,7 +13,7 @@ WASM_FLAGS := --target wasm32-unknown-unknown -Zbuild-std=std,panic_abort
 PKG_ENV := PATH=/usr/bin:$$PATH RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 RUSTFLAGS="-C linker=wasm-ld-22 -C target-feature=-reference-types,-multivalue" CARGO_TARGET_DIR=target/wasm-pkg
 OPT_FLAGS := --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals
 
-.PHONY: run test toolchain fmt clippy unit wasm-rules bench conformance npm npm-test npm-size playground-dist playground-test
+.PHONY: run test toolchain fmt clippy unit wasm-rules bench bench-harness conformance npm npm-test npm-size playground-dist playground-test
 
 ## The main job: the playground, built and served on http://127.0.0.1:8080.
 run: playground-dist
@@ -80,7 +80,10 @@ npm-test: npm
 npm-size: npm
 	node wasm/scripts/size.mjs
 
-## Benchmarks (criterion), then their medians.
-bench:
+## Benchmarks (criterion), then their medians; then the harness's (streaming, idle subagents).
+bench: bench-harness
 	cargo bench -q -p lembas-rules --bench rules
 	./scripts/bench-medians
+
+bench-harness:
+	cargo run -q --release -p lembas-harness --example bench

@@ -108,6 +108,10 @@ struct Voice {
 
 impl Voice {
     fn say(&mut self, next: Option<Phase>, on: &mut (dyn FnMut(Event) + Send)) {
+        // The same phase again changes nothing (most frames of a stream).
+        if self.progress.as_ref().map(|p| &p.phase) == next.as_ref() {
+            return;
+        }
         let now = now_ms();
         self.progress = next.map(|p| advance(self.progress.as_ref(), p, now));
         if let Paced::Send { progress } = self.pacer.push(self.progress.clone(), now) {

@@ -259,3 +259,59 @@ async fn two_reads_of_one_step_run_and_answer_in_the_order_called() {
     assert!(results[0].1.contains("first"), "{results:?}");
     assert_eq!(results[1], ("b", "two.txt:1: two"));
 }
+
+#[tokio::test]
+async fn the_phase_while_a_chunk_is_held_back_is_the_live_one() {
+    use common::scripted::{rule, serve, Reply};
+    let gate = std::sync::Arc::new(tokio::sync::Semaphore::new(0));
+    let reasoning = json!({"choices": [{"delta": {"reasoning_content": "hmm"}}]}).to_string();
+    let server = serve(
+        vec![rule(
+            "",
+            "",
+            Reply::Hold(
+                vec![reasoning],
+                gate.clone(),
+                vec![content("Done."), DONE.into()],
+            ),
+        )],
+        0,
+    )
+    .await;
+    let w = project("gate");
+    let mut engine = Engine::new(
+        Provider::new(&server.url, None),
+        "m",
+        w.clone(),
+        context(&w, Mode::Edit),
+        Box::new(Unattended),
+    );
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let turn = tokio::spawn(async move {
+        engine
+            .turn("Think.", &mut |e| {
+                if let Event::Phase(p) = e {
+                    let _ = tx.send(p.map(|p| p.phase.name()));
+                }
+            })
+            .await
+    });
+    // While the rest is held back, the engine says it is thinking — not after the stream.
+    let mut seen = Vec::new();
+    while seen.last() != Some(&Some("thinking")) {
+        let p = tokio::time::timeout(std::time::Duration::from_secs(5), rx.recv())
+            .await
+            .expect("the phase arrives while the stream is held")
+            .unwrap();
+        seen.push(p);
+    }
+    assert_eq!(seen, [Some("reading_prompt"), Some("thinking")]);
+    gate.add_permits(1);
+    let end = turn.await.unwrap().unwrap();
+    assert_eq!(end.reply, "Done.");
+    let mut rest = Vec::new();
+    while let Some(p) = rx.recv().await {
+        rest.push(p);
+    }
+    assert_eq!(rest.last(), Some(&None), "{rest:?}");
+}

@@ -496,3 +496,76 @@ async fn a_message_during_the_last_step_wakes_the_agent_again() {
     );
     assert_eq!(server.unused(), Vec::<(String, String)>::new());
 }
+
+#[tokio::test]
+async fn a_subagent_waits_for_a_slot_while_the_models_capacity_is_full() {
+    // Two requests at once: the main agent and one subagent hold them; a second subagent waits
+    // for a slot (waiting_for_model) until the main agent's turn ends.
+    let server = serve(
+        vec![
+            rule(LEAD, "Split it", add("one", json!({}))),
+            rule(LEAD, "Added one", add("two", json!({}))),
+            rule(LEAD, "Added two", says("Waiting.")),
+            rule("You are \"one\"", "", says("one is done")),
+            rule("You are \"two\"", "", says("two is done")),
+            rule(LEAD, "", says("Noted.")),
+            rule(LEAD, "", says("Noted.")),
+            rule(LEAD, "", says("Noted.")),
+        ],
+        0,
+    )
+    .await;
+    let w = project("slots");
+    let mut permissions = Context::new(Mode::Edit);
+    permissions.root = w.root.to_string_lossy().into_owned();
+    let setup = Setup {
+        provider: Provider::new(&server.url, None),
+        workspace: w.clone(),
+        permissions: Arc::new(Mutex::new(permissions)),
+        asker: Arc::new(lembas_harness::engine::Unattended),
+        window: None,
+        system: "You are lembas.".into(),
+    };
+    let options = TeamOptions {
+        min: 1,
+        max: 4,
+        capacity: lembas_rules::subagents::Capacity {
+            group: None,
+            parallel: Some(2),
+        },
+        ..TeamOptions::default()
+    };
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let crew = Crew::new(setup, &options, tx);
+    crew.begin("Split it.");
+    let outcome = tokio::time::timeout(Duration::from_secs(20), crew.finished())
+        .await
+        .unwrap();
+    crew.close();
+    drop(crew);
+    let mut outs = Vec::new();
+    while let Ok(Some(o)) = tokio::time::timeout(Duration::from_secs(5), rx.recv()).await {
+        outs.push(o);
+    }
+    assert_eq!(outcome, Outcome::Finished);
+    let two = phases(&outs, "two");
+    assert_eq!(
+        two.first().map(String::as_str),
+        Some("waiting_for_model"),
+        "{two:?}"
+    );
+    assert!(
+        two.contains(&"reading_prompt".to_string()),
+        "then it ran: {two:?}"
+    );
+    assert_eq!(
+        phases(&outs, "one").first().map(String::as_str),
+        Some("reading_prompt")
+    );
+    let said: Vec<String> = server
+        .bodies("You are \"two\"")
+        .iter()
+        .map(common::scripted::last)
+        .collect();
+    assert_eq!(said, ["Do the two part."]);
+}

@@ -18,15 +18,21 @@ impl SseSplitter {
     pub fn push(&mut self, bytes: &[u8]) -> Vec<String> {
         self.buf.extend_from_slice(bytes);
         let mut out = Vec::new();
-        while let Some(nl) = self.buf.iter().position(|b| *b == b'\n') {
-            let mut line: Vec<u8> = self.buf.drain(..=nl).collect();
-            line.pop();
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-            let line = String::from_utf8_lossy(&line).into_owned();
+        // Lines are read from `start` on, and the buffer is shifted once at the end.
+        let mut start = 0;
+        while let Some(nl) = self
+            .buf
+            .get(start..)
+            .and_then(|rest| rest.iter().position(|b| *b == b'\n'))
+        {
+            let end = start + nl;
+            let bytes = self.buf.get(start..end).unwrap_or_default();
+            let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+            let line = String::from_utf8_lossy(bytes).into_owned();
+            start = end + 1;
             self.line(&line, &mut out);
         }
+        self.buf.drain(..start);
         out
     }
 
