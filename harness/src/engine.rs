@@ -104,13 +104,29 @@ pub fn tool_definitions() -> Vec<Value> {
 struct Voice {
     progress: Option<Progress>,
     pacer: Pacer,
+    /// Since when it writes, and the pieces written (one a token, as servers stream them).
+    writing: Option<(i64, u64)>,
 }
 
 impl Voice {
+    /// A piece of the reply arrived: writing, with its rate in tokens a second once a second has
+    /// passed (whole numbers, so the phase changes only when the rate does).
+    fn wrote(&mut self, on: &mut (dyn FnMut(Event) + Send)) {
+        let now = now_ms();
+        let (since, pieces) = self.writing.get_or_insert((now, 0));
+        *pieces += 1;
+        let secs = (now - *since) as f64 / 1000.0;
+        let rate = (secs >= 1.0).then(|| (*pieces as f64 / secs).round());
+        self.say(Some(Phase::Writing { rate }), on);
+    }
+
     fn say(&mut self, next: Option<Phase>, on: &mut (dyn FnMut(Event) + Send)) {
         // The same phase again changes nothing (most frames of a stream).
         if self.progress.as_ref().map(|p| &p.phase) == next.as_ref() {
             return;
+        }
+        if !matches!(next, Some(Phase::Writing { .. })) {
+            self.writing = None;
         }
         let now = now_ms();
         self.progress = next.map(|p| advance(self.progress.as_ref(), p, now));
@@ -257,12 +273,10 @@ impl Engine {
                         voice.say(Some(Phase::Thinking), on)
                     }
                     StreamEvent::Chat(ChatEvent::Content(c)) => {
-                        voice.say(Some(Phase::Writing { rate: None }), on);
+                        voice.wrote(on);
                         on(Event::Text(c));
                     }
-                    StreamEvent::Chat(ChatEvent::ToolCall { .. }) => {
-                        voice.say(Some(Phase::Writing { rate: None }), on)
-                    }
+                    StreamEvent::Chat(ChatEvent::ToolCall { .. }) => voice.wrote(on),
                     StreamEvent::Chat(ChatEvent::PromptProgress { done, total }) => voice.say(
                         Some(Phase::ReadingPrompt {
                             done: Some(done),

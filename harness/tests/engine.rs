@@ -315,3 +315,54 @@ async fn the_phase_while_a_chunk_is_held_back_is_the_live_one() {
     }
     assert_eq!(rest.last(), Some(&None), "{rest:?}");
 }
+
+/// The phases a turn says against `script`, and how it ended.
+async fn phases_of(name: &str, script: Vec<Answer>) -> (Vec<Value>, Result<String, String>) {
+    let (url, _) = fake(script).await;
+    let w = project(name);
+    let mut engine = Engine::new(
+        Provider::new(&url, None),
+        "m",
+        w.clone(),
+        context(&w, Mode::Edit),
+        Box::new(Unattended),
+    );
+    let mut phases = Vec::new();
+    let end = engine
+        .turn("Go.", &mut |e| {
+            if let Event::Phase(p) = e {
+                phases.push(serde_json::to_value(p).unwrap());
+            }
+        })
+        .await;
+    (phases, end.map(|e| e.reply).map_err(|e| e.to_string()))
+}
+
+#[tokio::test]
+async fn a_502_twice_then_success_is_said_as_retrying_then_the_reply() {
+    let (phases, end) = phases_of(
+        "retry",
+        vec![
+            Answer::Status(502, "{\"error\": \"bad gateway\"}"),
+            Answer::Status(502, "{\"error\": \"bad gateway\"}"),
+            Answer::Sse(vec![content("Fine."), DONE.into()]),
+        ],
+    )
+    .await;
+    assert_eq!(end, Ok("Fine.".to_string()));
+    let retrying: Vec<&Value> = phases.iter().filter(|p| p["phase"] == "retrying").collect();
+    assert!(!retrying.is_empty(), "{phases:?}");
+    assert!(retrying.iter().all(|p| p["reason"].as_str().unwrap().starts_with("502")));
+    assert_eq!(retrying.last().unwrap()["attempt"], 2);
+    assert_eq!(phases.last(), Some(&Value::Null));
+}
+
+#[tokio::test]
+async fn a_stream_cut_in_the_middle_fails_the_turn_in_one_line() {
+    let (phases, end) = phases_of("cut", vec![Answer::Cut(vec![content("Half")])]).await;
+    let err = end.unwrap_err();
+    assert!(!err.contains('\n'), "{err}");
+    let last = phases.last().unwrap();
+    assert_eq!(last["phase"], "failed", "{phases:?}");
+    assert!(!last["reason"].as_str().unwrap().is_empty());
+}
