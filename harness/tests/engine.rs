@@ -352,7 +352,9 @@ async fn a_502_twice_then_success_is_said_as_retrying_then_the_reply() {
     assert_eq!(end, Ok("Fine.".to_string()));
     let retrying: Vec<&Value> = phases.iter().filter(|p| p["phase"] == "retrying").collect();
     assert!(!retrying.is_empty(), "{phases:?}");
-    assert!(retrying.iter().all(|p| p["reason"].as_str().unwrap().starts_with("502")));
+    assert!(retrying
+        .iter()
+        .all(|p| p["reason"].as_str().unwrap().starts_with("502")));
     assert_eq!(retrying.last().unwrap()["attempt"], 2);
     assert_eq!(phases.last(), Some(&Value::Null));
 }
