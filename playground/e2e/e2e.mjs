@@ -127,19 +127,44 @@ await step("the progress line's elapsed time moves", async () => {
   expect(later !== first, `still "${first}"`);
 });
 
-await step("three tree calls render the tree and the room", async () => {
+let session = null;
+await step("tree calls from the forms draw the tree, the room and an end", async () => {
   await page.getByRole("tab", { name: "Tree" }).click();
-  await page.getByRole("button", { name: "Start a team" }).click();
+  await page.getByTestId("tree-start").click();
   await page.getByTestId("tree-call").click();
-  await page.getByTestId("tree-args").fill(JSON.stringify({ name: "web", role: "the web", task: "Write the web." }));
+  await page.locator('[data-field="name"]').fill("web");
+  await page.locator('[data-field="role"]').fill("the web");
+  await page.locator('[data-field="task"]').fill("Write the web.");
+  const args = await page.getByTestId("tree-args").inputValue();
+  expect(JSON.parse(args).name === "web", `the form writes the arguments: ${args}`);
   await page.getByTestId("tree-call").click();
-  await page.locator("section.tree-view select").nth(2).selectOption("team_send");
+  await page.getByTestId("tree-tool").selectOption("team_send");
   await page.getByTestId("tree-args").fill(JSON.stringify({ to: ["api"], message: "Use JSON." }));
   await page.getByTestId("tree-call").click();
   const tree = await page.getByTestId("tree").textContent();
   expect(tree.includes("Team (3 of 4 agents):"), `tree: ${tree}`);
-  expect(tree.includes("- api (s1) — the API") && tree.includes("- web (s2) — the web"), `tree: ${tree}`);
-  expect(tree.includes("#1 lead → api: Use JSON."), `room: ${tree}`);
+  const web = page.locator('[data-testid="tree"] li[data-agent="web"]');
+  expect((await web.locator(".position").textContent()) === "the web", `web's row: ${await web.textContent()}`);
+  const read = await page.getByTestId("team-read").textContent();
+  expect(read.includes("- api (s1) — the API") && read.includes("- web (s2) — the web"), `team_read: ${read}`);
+  expect(read.includes("#1 lead → api: Use JSON."), `room: ${read}`);
+  await page.getByTestId("tree-by").selectOption("web");
+  await page.getByTestId("tree-person-stop").click();
+  const ended = page.locator('[data-testid="tree"] li.ended[data-agent="web"]');
+  expect((await ended.count()) === 1, "web is drawn among the ended");
+  expect((await ended.locator(".state").textContent()) === "stopped", `web ended: ${await ended.textContent()}`);
+  const exported = JSON.parse(await page.getByTestId("tree-export").inputValue());
+  expect(exported.steps.length === 4 && exported.steps[3].op === "person_stop", `export: ${JSON.stringify(exported.steps.map((s) => s.op))}`);
+  session = exported;
+});
+
+await step("the exported session is a team case that passes", async () => {
+  await page.getByRole("tab", { name: "Cases" }).click();
+  await page.getByTestId("paste").fill(JSON.stringify({ area: "team", cases: [session] }));
+  await page.getByTestId("paste").dispatchEvent("change");
+  await page.waitForFunction((t) => document.querySelector('[data-testid="summary"]')?.textContent === t, `${total + 1} passed, 0 failed`);
+  await page.getByRole("button", { name: "Remove my files" }).click();
+  await page.waitForFunction((t) => document.querySelector('[data-testid="summary"]')?.textContent === t, `${total} passed, 0 failed`);
 });
 
 await step("the delegation view answers a call", async () => {

@@ -1,21 +1,208 @@
-//! The tree explorer: start a team, make tool calls as the main agent or any subagent, and see
-//! the tree as subagents.md §12 shows it, the room, each call's answer and what was delivered;
-//! undo; export the session as a `team` conformance case. Every answer is `lembas_rules::team`'s.
+//! The tree explorer: start a team, then act as the main agent, a subagent or the person — tool
+//! calls from a form built for each tool (from its schema in `rules/spec/tools/`), a turn's end,
+//! a full context, the person's stop — and see the tree drawn as subagents.md §12 shows it
+//! (position, state, model, mode and request options, a context bar, open slots, ended subagents
+//! dimmed with how they ended), team_read's text and room, each step's answer and what was
+//! delivered; undo; export the session as a `team` conformance case. Every answer is
+//! `lembas_rules::team`'s; this file only draws and records.
 
 use lembas_rules::permission::Mode;
+use lembas_rules::spec::spec;
 use lembas_rules::subagents::Capacity;
+use lembas_rules::team::view::{TreeAgent, TreeInfo};
 use lembas_rules::team::{tools::lead_tools, Team, TeamOptions};
 use leptos::prelude::*;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
-/// One call made in this session, for the log and the export.
+/// What a step of the session did.
 #[derive(Clone, PartialEq)]
-struct Made {
-    by: String,
-    tool: String,
-    args: Value,
-    result: Option<String>,
+enum Op {
+    Call {
+        by: String,
+        tool: String,
+        args: Value,
+    },
+    EndTurn {
+        by: String,
+        reply: String,
+    },
+    Context {
+        by: String,
+        used: u64,
+        window: u64,
+    },
+    ContextFull {
+        by: String,
+    },
+    PersonStop {
+        name: String,
+    },
+}
+
+/// One step made in this session, for the log and the export.
+#[derive(Clone, PartialEq)]
+struct Step {
+    op: Op,
+    /// The tool's answer (None: the call goes on), or what the step said.
+    answer: Option<String>,
     delivered: Vec<(String, String)>,
+    stopped: Vec<String>,
+}
+
+/// Runs a step on the team: its answer, or the input error's message.
+fn apply(t: &mut Team, op: &Op) -> Result<Step, String> {
+    let mut stopped = Vec::new();
+    let answer = match op {
+        Op::Call { by, tool, args } => t.call(by, tool, args).map_err(|e| e.to_string())?,
+        Op::EndTurn { by, reply } => {
+            t.end_turn(by, reply, None);
+            None
+        }
+        Op::Context { by, used, window } => {
+            t.set_context(by, *used, *window);
+            None
+        }
+        Op::ContextFull { by } => t.context_full(by),
+        Op::PersonStop { name } => {
+            stopped = t.person_stop(name);
+            None
+        }
+    };
+    let delivered = t.take_delivered();
+    let _ = t.take_started();
+    Ok(Step {
+        op: op.clone(),
+        answer,
+        delivered,
+        stopped,
+    })
+}
+
+impl Step {
+    /// The step as the team area's case file writes it.
+    fn case_step(&self) -> Value {
+        let mut delivered = Map::new();
+        for (n, text) in &self.delivered {
+            if let Value::Array(l) = delivered
+                .entry(n.clone())
+                .or_insert_with(|| Value::Array(Vec::new()))
+            {
+                l.push(Value::String(text.clone()));
+            }
+        }
+        let delivered = Value::Object(delivered);
+        match &self.op {
+            Op::Call { by, tool, args } => {
+                json!({"op": "call", "by": by, "tool": tool, "args": args, "expect": {"result": self.answer, "delivered": delivered}})
+            }
+            Op::EndTurn { by, reply } => {
+                json!({"op": "end_turn", "by": by, "reply": reply, "expect": {"delivered": delivered}})
+            }
+            Op::Context { by, used, window } => {
+                json!({"op": "context", "by": by, "used": used, "window": window, "expect": null})
+            }
+            Op::ContextFull { by } => {
+                json!({"op": "context_full", "by": by, "expect": {"delivered": delivered}})
+            }
+            Op::PersonStop { name } => {
+                json!({"op": "person_stop", "name": name, "expect": {"stopped": self.stopped, "delivered": delivered}})
+            }
+        }
+    }
+
+    fn title(&self) -> String {
+        match &self.op {
+            Op::Call { by, tool, .. } => format!("{by} → {tool}"),
+            Op::EndTurn { by, .. } => format!("{by}'s turn ends"),
+            Op::Context { by, used, window } => format!("{by}'s context: {used} of {window}"),
+            Op::ContextFull { by } => format!("{by}'s context is full"),
+            Op::PersonStop { name } => format!("the person stops {name}"),
+        }
+    }
+}
+
+/// A form field of a tool's parameter, from its JSON schema.
+#[derive(Clone)]
+struct Field {
+    name: String,
+    kind: &'static str,
+    choices: Vec<String>,
+    required: bool,
+    about: String,
+}
+
+fn fields(tool: &str) -> Vec<Field> {
+    let Some(info) = spec().tool(tool) else {
+        return Vec::new();
+    };
+    let params = info.file.get("parameters");
+    let required: Vec<&str> = params
+        .and_then(|p| p.get("required"))
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(Value::Object(props)) = params.and_then(|p| p.get("properties")) else {
+        return Vec::new();
+    };
+    props
+        .iter()
+        .map(|(name, p)| Field {
+            name: name.clone(),
+            kind: match p.get("type").and_then(Value::as_str) {
+                Some("boolean") => "boolean",
+                Some("integer") | Some("number") => "number",
+                Some("array") => "list",
+                _ => "text",
+            },
+            choices: p
+                .get("enum")
+                .and_then(Value::as_array)
+                .map(|e| {
+                    e.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default(),
+            required: required.contains(&name.as_str()),
+            about: p
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
+        })
+        .collect()
+}
+
+/// The value a form field's text gives (None: left out).
+fn field_value(kind: &str, text: &str) -> Option<Value> {
+    let text = text.trim();
+    match kind {
+        "boolean" => Some(Value::Bool(text == "true")),
+        _ if text.is_empty() => None,
+        "number" => text.parse::<u64>().ok().map(Value::from),
+        "list" => Some(Value::Array(
+            text.split(',')
+                .map(|s| Value::String(s.trim().to_string()))
+                .filter(|s| s.as_str() != Some(""))
+                .collect(),
+        )),
+        _ => Some(Value::String(text.to_string())),
+    }
+}
+
+/// A field's text in the form, from the arguments.
+fn field_text(args: &Value, name: &str) -> String {
+    match args.get(name) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+            .collect::<Vec<_>>()
+            .join(", "),
+        Some(Value::Null) | None => String::new(),
+        Some(v) => v.to_string(),
+    }
 }
 
 fn template(tool: &str) -> Value {
@@ -24,7 +211,6 @@ fn template(tool: &str) -> Value {
             json!({"name": "api", "role": "the API", "task": "Write the API.", "goal": "a service"})
         }
         "team_send" => json!({"to": ["all"], "message": "Heads up."}),
-        "team_read" => json!({}),
         "team_stop" | "team_replace" => json!({"name": "api"}),
         "team_assign" => json!({"name": "api", "task": "Now the tests."}),
         "team_decide" => json!({"id": "r1", "allow": true}),
@@ -35,6 +221,78 @@ fn template(tool: &str) -> Value {
     }
 }
 
+/// How deep an agent sits: its parents counted up to the main agent.
+fn depth(info: &TreeInfo, a: &TreeAgent) -> usize {
+    let mut d = 0;
+    let mut parent = a.parent.clone();
+    while let Some(p) = parent {
+        d += 1;
+        parent = info
+            .agents
+            .iter()
+            .find(|x| x.name == p)
+            .and_then(|x| x.parent.clone());
+        if d > info.agents.len() {
+            break;
+        }
+    }
+    d
+}
+
+fn row(a: &TreeAgent, depth: usize, ended: bool) -> impl IntoView {
+    let (percent, context) = a
+        .context_text()
+        .map_or((0, String::new()), |(p, t)| (p.min(100), t));
+    let title = context.clone();
+    let class = if ended {
+        "agent ended".to_string()
+    } else {
+        format!(
+            "agent {}",
+            a.state.word().replace(' ', "-").replace(':', "")
+        )
+    };
+    view! {
+        <li class=class style=format!("margin-left: {}rem", depth as f32 * 1.5) data-agent=a.name.clone()>
+            <span class="who"><b>{a.name.clone()}</b> " (" {a.id.clone()} ")"</span>
+            <span class="position">{a.position.clone()}</span>
+            <span class="state">{a.state.word()}</span>
+            <span class="model">{a.model.clone()}</span>
+            <span class="mode">{a.mode_text()}</span>
+            <span class="context" title=title>
+                <span class="bar"><span class="fill" style=format!("width: {percent}%")></span></span>
+                {context}
+            </span>
+            <span class="counts">{format!("{} findings · {} messages", a.findings, a.messages)}</span>
+        </li>
+    }
+}
+
+/// The tree as §12 shows it: the live agents in tree order, the open slots, the ended dimmed.
+fn drawn(info: &TreeInfo, header: String) -> impl IntoView {
+    let live: Vec<_> = info
+        .agents
+        .iter()
+        .map(|a| row(a, depth(info, a), false).into_any())
+        .collect();
+    let slots: Vec<_> = (0..info.open_slots)
+        .map(|_| view! { <li class="agent slot" style="margin-left: 1.5rem">"open slot — fill it with team_add"</li> }.into_any())
+        .collect();
+    let ended: Vec<_> = info
+        .ended
+        .iter()
+        .map(|a| row(a, 0, true).into_any())
+        .collect();
+    view! {
+        <div class="drawn-tree">
+            <p class="tree-head">{header}</p>
+            <ul class="agents">{live}{slots}</ul>
+            {(!info.ended.is_empty()).then(|| view! { <p class="tree-head">"Ended"</p> })}
+            <ul class="agents">{ended}</ul>
+        </div>
+    }
+}
+
 #[component]
 pub fn TreeView() -> impl IntoView {
     let min = RwSignal::new(1u32);
@@ -42,11 +300,15 @@ pub fn TreeView() -> impl IntoView {
     let parallel = RwSignal::new(String::new());
     let mode = RwSignal::new(Mode::Edit);
     let team: RwSignal<Option<Team>> = RwSignal::new(None);
-    let history: RwSignal<Vec<(Team, Vec<Made>)>> = RwSignal::new(Vec::new());
-    let made: RwSignal<Vec<Made>> = RwSignal::new(Vec::new());
+    let history: RwSignal<Vec<(Team, Vec<Step>)>> = RwSignal::new(Vec::new());
+    let steps: RwSignal<Vec<Step>> = RwSignal::new(Vec::new());
     let by = RwSignal::new(String::from("lead"));
     let tool = RwSignal::new(String::from("team_add"));
-    let args = RwSignal::new(template("team_add").to_string());
+    let args = RwSignal::new(template("team_add"));
+    let args_text = RwSignal::new(template("team_add").to_string());
+    let reply = RwSignal::new(String::from("Done."));
+    let used = RwSignal::new(String::from("9000"));
+    let window = RwSignal::new(String::from("10000"));
     let error = RwSignal::new(String::new());
     let start = move |_| {
         let capacity = Capacity {
@@ -61,66 +323,72 @@ pub fn TreeView() -> impl IntoView {
             now: 1_762_790_400_000,
             ..TeamOptions::default()
         })));
-        made.set(Vec::new());
+        steps.set(Vec::new());
         history.set(Vec::new());
+        by.set("lead".into());
     };
-    let call = move |_| {
+    let run = move |op: Op| {
         let Some(mut t) = team.get_untracked() else {
             return;
         };
-        let parsed: Value = match serde_json::from_str(&args.get_untracked()) {
-            Ok(v) => v,
-            Err(e) => return error.set(format!("args: {e}")),
-        };
-        let (b, tl) = (by.get_untracked(), tool.get_untracked());
         let before = t.clone();
-        match t.call(&b, &tl, &parsed) {
-            Ok(result) => {
-                let delivered = t.take_delivered();
-                let _ = t.take_started();
-                history.update(|h| h.push((before, made.get_untracked())));
-                made.update(|m| {
-                    m.push(Made {
-                        by: b,
-                        tool: tl,
-                        args: parsed,
-                        result,
-                        delivered,
-                    })
-                });
+        match apply(&mut t, &op) {
+            Ok(step) => {
+                history.update(|h| h.push((before, steps.get_untracked())));
+                steps.update(|s| s.push(step));
+                // The one acting may have ended: act as the main agent then.
+                if t.live(&by.get_untracked()).is_none() {
+                    by.set("lead".into());
+                }
                 team.set(Some(t));
                 error.set(String::new());
             }
-            Err(e) => error.set(e.to_string()),
+            Err(e) => error.set(e),
         }
     };
+    let set_tool = move |t: String| {
+        let a = template(&t);
+        args_text.set(a.to_string());
+        args.set(a);
+        tool.set(t);
+    };
+    let set_field = move |name: String, kind: &'static str, text: String| {
+        args.update(|a| {
+            if !a.is_object() {
+                *a = json!({});
+            }
+            if let Value::Object(m) = a {
+                match field_value(kind, &text) {
+                    Some(v) => m.insert(name, v),
+                    None => m.remove(&name),
+                };
+            }
+        });
+        args_text.set(args.get_untracked().to_string());
+    };
+    let call = move |_| match serde_json::from_str::<Value>(&args_text.get_untracked()) {
+        Ok(a) => run(Op::Call {
+            by: by.get_untracked(),
+            tool: tool.get_untracked(),
+            args: a,
+        }),
+        Err(e) => error.set(format!("args: {e}")),
+    };
     let undo = move |_| {
-        if let Some((t, m)) = history.try_update(|h| h.pop()).flatten() {
+        if let Some((t, s)) = history.try_update(|h| h.pop()).flatten() {
             team.set(Some(t));
-            made.set(m);
+            steps.set(s);
         }
     };
     let export = move || {
-        let steps: Vec<Value> = made.with(|m| {
-            m.iter()
-                .map(|c| {
-                    let mut delivered = serde_json::Map::new();
-                    for (n, text) in &c.delivered {
-                        if let Value::Array(l) = delivered.entry(n.clone()).or_insert_with(|| Value::Array(Vec::new())) {
-                            l.push(Value::String(text.clone()));
-                        }
-                    }
-                    json!({"op": "call", "by": c.by, "tool": c.tool, "args": c.args, "expect": {"result": c.result, "delivered": delivered}})
-                })
-                .collect()
-        });
+        let list: Vec<Value> = steps.with(|s| s.iter().map(Step::case_step).collect());
         let cap = parallel
             .get()
             .trim()
             .parse::<u64>()
             .ok()
             .map_or(json!({}), |p| json!({"parallel": p}));
-        serde_json::to_string_pretty(&json!({"about": "A session made in the playground.", "start": {"min": min.get(), "max": max.get(), "capacity": cap, "mode": mode.get().as_str()}, "steps": steps})).unwrap_or_default()
+        serde_json::to_string_pretty(&json!({"about": "A session made in the playground.", "start": {"min": min.get(), "max": max.get(), "capacity": cap, "mode": mode.get().as_str()}, "steps": list})).unwrap_or_default()
     };
     let agents = move || {
         team.with(|t| {
@@ -135,40 +403,84 @@ pub fn TreeView() -> impl IntoView {
         list.sort_unstable();
         list
     };
+    let form = move || {
+        fields(&tool.get())
+            .into_iter()
+            .map(|f| {
+                let (name, kind) = (f.name.clone(), f.kind);
+                let value = move || args.with(|a| field_text(a, &name));
+                let label = format!("{}{}", f.name, if f.required { " *" } else { "" });
+                let n = f.name.clone();
+                let input = if kind == "boolean" {
+                    let v = value.clone();
+                    view! { <input type="checkbox" prop:checked=move || v() == "true" on:change=move |ev| set_field(n.clone(), kind, event_target_checked(&ev).to_string()) /> }.into_any()
+                } else if !f.choices.is_empty() {
+                    let choices = f.choices.clone();
+                    view! { <select prop:value=value.clone() on:change=move |ev| set_field(n.clone(), kind, event_target_value(&ev))>
+                        <option value="">"—"</option>
+                        {choices.into_iter().map(|c| view! { <option value=c.clone()>{c.clone()}</option> }).collect_view()}
+                    </select> }.into_any()
+                } else {
+                    view! { <input data-field=f.name.clone() placeholder=if kind == "list" { "a, b" } else { "" } prop:value=value.clone() on:input=move |ev| set_field(n.clone(), kind, event_target_value(&ev)) /> }.into_any()
+                };
+                view! { <label title=f.about.clone()>{label} " " {input}</label> }
+            })
+            .collect_view()
+    };
+    let info = move || team.with(|t| t.as_ref().map(|t| (t.info(), t.tree_lines())));
     view! {
         <section class="tree-view">
             <div class="filters">
                 <label>"Min " <input type="number" min="1" prop:value=move || min.get().to_string() on:input=move |ev| min.set(event_target_value(&ev).parse().unwrap_or(1)) /></label>
                 <label>"Max " <input type="number" min="1" prop:value=move || max.get().to_string() on:input=move |ev| max.set(event_target_value(&ev).parse().unwrap_or(1)) /></label>
-                <label>"Parallel (empty: no limit) " <input size="3" on:input=move |ev| parallel.set(event_target_value(&ev)) /></label>
-                <label>"Mode " <select on:change=move |ev| { if let Some(m) = Mode::parse(&event_target_value(&ev)) { mode.set(m); } }>
+                <label>"Capacity: requests at once (empty: no limit) " <input size="3" on:input=move |ev| parallel.set(event_target_value(&ev)) /></label>
+                <label>"Main agent's mode " <select on:change=move |ev| { if let Some(m) = Mode::parse(&event_target_value(&ev)) { mode.set(m); } }>
                     {Mode::ALL.iter().map(|m| view! { <option value=m.as_str() selected=*m == Mode::Edit>{m.as_str()}</option> }).collect_view()}
                 </select></label>
-                <button on:click=start>"Start a team"</button>
+                <button data-testid="tree-start" on:click=start>"Start a team"</button>
             </div>
             <Show when=move || team.with(|t| t.is_some())>
                 <div class="filters">
-                    <label>"As " <select on:change=move |ev| by.set(event_target_value(&ev))>
+                    <label>"Act as " <select data-testid="tree-by" prop:value=move || by.get() on:change=move |ev| by.set(event_target_value(&ev))>
                         {move || agents().into_iter().map(|n| view! { <option value=n.clone()>{n.clone()}</option> }).collect_view()}
                     </select></label>
-                    <label>"Tool " <select on:change=move |ev| { let t = event_target_value(&ev); args.set(template(&t).to_string()); tool.set(t); }>
+                    <label>"Tool " <select data-testid="tree-tool" on:change=move |ev| set_tool(event_target_value(&ev))>
                         {tools().into_iter().map(|t| view! { <option value=t selected=t == "team_add">{t}</option> }).collect_view()}
                     </select></label>
-                    <label>"Arguments " <input data-testid="tree-args" size="60" prop:value=move || args.get() on:input=move |ev| args.set(event_target_value(&ev)) /></label>
+                </div>
+                <fieldset class="tool-form">
+                    <legend>{move || tool.get()}</legend>
+                    <div class="filters">{form}</div>
+                    <label>"Arguments (JSON) " <input data-testid="tree-args" size="70" prop:value=move || args_text.get() on:input=move |ev| { let t = event_target_value(&ev); if let Ok(v) = serde_json::from_str::<Value>(&t) { args.set(v); } args_text.set(t); } /></label>
                     <button data-testid="tree-call" on:click=call>"Call"</button>
+                </fieldset>
+                <div class="filters">
+                    <label>"Final reply " <input size="20" prop:value=move || reply.get() on:input=move |ev| reply.set(event_target_value(&ev)) /></label>
+                    <button data-testid="tree-end-turn" on:click=move |_| run(Op::EndTurn { by: by.get_untracked(), reply: reply.get_untracked() })>"End its turn"</button>
+                    <label>"Context " <input size="6" prop:value=move || used.get() on:input=move |ev| used.set(event_target_value(&ev)) /></label>
+                    <label>" of " <input size="6" prop:value=move || window.get() on:input=move |ev| window.set(event_target_value(&ev)) /></label>
+                    <button on:click=move |_| match (used.get_untracked().trim().parse(), window.get_untracked().trim().parse()) {
+                        (Ok(u), Ok(w)) => run(Op::Context { by: by.get_untracked(), used: u, window: w }),
+                        _ => error.set("context: the tokens used and the window are whole numbers".into()),
+                    }>"Set its context"</button>
+                    <button data-testid="tree-context-full" on:click=move |_| run(Op::ContextFull { by: by.get_untracked() })>"Its context is full"</button>
+                    <button data-testid="tree-person-stop" on:click=move |_| run(Op::PersonStop { name: by.get_untracked() })>"The person stops it"</button>
                     <button on:click=undo>"Undo"</button>
                 </div>
                 <p class="error">{move || error.get()}</p>
-                <pre data-testid="tree">{move || team.with(|t| t.as_ref().map(|t| t.read("lead", 0)).unwrap_or_default())}</pre>
-                <h3>"Calls"</h3>
-                <ol class="calls">
-                    {move || made.get().into_iter().map(|c| view! {
-                        <li><b>{c.by.clone()}</b> " → " {c.tool.clone()} ": " {c.result.clone().unwrap_or_else(|| "(no answer: the call goes on)".into())}
-                            {c.delivered.iter().map(|(n, t)| view! { <pre class="delivered">{format!("delivered to {n}:\n{t}")}</pre> }).collect_view()}
+                <div data-testid="tree">{move || info().map(|(i, lines)| drawn(&i, lines.first().cloned().unwrap_or_default()))}</div>
+                <details open><summary>"team_read, as the main agent"</summary>
+                    <pre data-testid="team-read">{move || team.with(|t| t.as_ref().map(|t| t.read("lead", 0)).unwrap_or_default())}</pre>
+                </details>
+                <h3>"Steps"</h3>
+                <ol class="calls" data-testid="tree-steps">
+                    {move || steps.get().into_iter().map(|s| view! {
+                        <li><b>{s.title()}</b> ": " {s.answer.clone().unwrap_or_else(|| "(no answer)".into())}
+                            {s.delivered.iter().map(|(n, t)| view! { <pre class="delivered">{format!("delivered to {n}:\n{t}")}</pre> }).collect_view()}
                         </li>
                     }).collect_view()}
                 </ol>
-                <details><summary>"Export as a team case"</summary><textarea rows="12" readonly prop:value=export></textarea></details>
+                <details><summary>"Export as a team case"</summary><textarea data-testid="tree-export" rows="12" readonly prop:value=export></textarea></details>
             </Show>
         </section>
     }

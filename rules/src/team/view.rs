@@ -46,6 +46,38 @@ pub struct TreeInfo {
     pub ended: Vec<TreeAgent>,
 }
 
+/// A mode with its request options, as team_read writes it (`manual + write, execute`).
+fn mode_text(mode: crate::permission::Mode, request: &[crate::permission::RiskClass]) -> String {
+    if request.is_empty() {
+        return mode.as_str().to_string();
+    }
+    let kinds: Vec<&str> = request.iter().map(|k| k.as_str()).collect();
+    format!(
+        "{} {}",
+        mode,
+        fill(&t().read.request, &[("kinds", &kinds.join(", "))])
+    )
+}
+
+/// Tokens used of a window, in whole percent.
+fn percent(used: u64, window: u64) -> u128 {
+    (u128::from(used) * 100) / u128::from(window.max(1))
+}
+
+impl TreeAgent {
+    /// Its mode with its request options, as team_read writes it.
+    pub fn mode_text(&self) -> String {
+        mode_text(self.mode, &self.request)
+    }
+
+    /// How full its context is, in whole percent, and the text team_read says it with.
+    pub fn context_text(&self) -> Option<(u128, String)> {
+        let c = self.context.filter(|c| c.window > 0)?;
+        let p = percent(c.used, c.window);
+        Some((p, fill(&t().read.context, &[("percent", &p.to_string())])))
+    }
+}
+
 impl Team {
     fn row(&self, a: &Agent) -> TreeAgent {
         TreeAgent {
@@ -133,19 +165,11 @@ impl Team {
     }
 
     fn mode_text(a: &Agent) -> String {
-        if a.request.is_empty() {
-            return a.mode.as_str().to_string();
-        }
-        let kinds: Vec<&str> = a.request.iter().map(|k| k.as_str()).collect();
-        format!(
-            "{} {}",
-            a.mode,
-            fill(&t().read.request, &[("kinds", &kinds.join(", "))])
-        )
+        mode_text(a.mode, &a.request)
     }
 
     fn percent(used: u64, window: u64) -> u128 {
-        (u128::from(used) * 100) / u128::from(window.max(1))
+        percent(used, window)
     }
 
     /// The tree as team_read writes it (§8): the header, the agents in tree order, the open
