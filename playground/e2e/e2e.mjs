@@ -75,6 +75,18 @@ await step("editing a case's expect makes it fail, restoring it makes it pass", 
   await page.getByText("Not JSON: line 1, column").waitFor();
 });
 
+await step("a delegation case in the editor says why, in both modes", async () => {
+  await page.getByRole("tab", { name: "Cases" }).click();
+  await page.locator("table.cases tr", { hasText: "delegation" }).locator("a").first().click();
+  const editor = page.getByTestId("case-editor");
+  const mine = { about: "why", op: "call", main_mode: "edit", mode: "manual", request: ["write"], call: { tool: "edit", path: "src/a.ts" }, expect: { answer: "refused" } };
+  await editor.fill(JSON.stringify(mine, null, 2));
+  await page.waitForFunction(() => document.querySelector('[data-testid="why"]')?.textContent.includes("main agent's mode"));
+  const why = await page.getByTestId("why").textContent();
+  expect(why.includes("In the subagent's mode: ask") && why.includes("In the main agent's mode: allow"), `why: ${why}`);
+  expect(why.includes("decided by"), `why: ${why}`);
+});
+
 await step("a pasted case file runs", async () => {
   await page.getByRole("tab", { name: "Cases" }).click();
   const file = { area: "progress", cases: [

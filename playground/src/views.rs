@@ -263,7 +263,10 @@ fn Editor(
     let outcome = Memo::new(move |_| {
         text.with(|t| match serde_json::from_str::<Value>(t) {
             Err(e) => Err(json_error(&e)),
-            Ok(case) => Ok(run_case(&area.get_value(), &case)),
+            Ok(case) => Ok((
+                run_case(&area.get_value(), &case),
+                lembas_rules::conformance::why(&area.get_value(), &case),
+            )),
         })
     });
     view! {
@@ -286,7 +289,7 @@ fn Editor(
             </p>
             {move || match outcome.get() {
                 Err(e) => view! { <p class="error">"Not JSON: " {e}</p> }.into_any(),
-                Ok(r) => {
+                Ok((r, why)) => {
                     let marks = differing_keys(&r.expected, &r.actual).join(", ");
                     view! {
                         <p>"Verdict: " <b data-testid="verdict" class:fail=!r.pass>{if r.pass { "pass" } else { "fail" }}</b>
@@ -296,10 +299,46 @@ fn Editor(
                             <div><h3>"expected"</h3><pre>{serde_json::to_string_pretty(&r.expected).unwrap_or_default()}</pre></div>
                             <div><h3>"actual"</h3><pre>{serde_json::to_string_pretty(&r.actual).unwrap_or_default()}</pre></div>
                         </div>
+                        {why.map(|w| why_view(&w))}
                     }.into_any()
                 }
             }}
         </section>
+    }
+}
+
+/// One decision in a line: its action, its reason, and what decided it.
+fn decision_line(d: &Value) -> String {
+    format!(
+        "{} — {} (decided by {})",
+        d["action"].as_str().unwrap_or(""),
+        d["reason"].as_str().unwrap_or(""),
+        d["decided_by"]
+    )
+}
+
+/// Why the rules answered a case so: a permission case's decision; a delegation call's in the
+/// subagent's mode (with its grants) and, when it was asked, in the main agent's.
+fn why_view(why: &Value) -> impl IntoView {
+    let lines: Vec<(String, String)> = if why.get("own").is_some() {
+        let mut l = vec![(
+            "In the subagent's mode".to_string(),
+            decision_line(&why["own"]),
+        )];
+        if why.get("main").is_some_and(|m| !m.is_null()) {
+            l.push((
+                "In the main agent's mode".into(),
+                decision_line(&why["main"]),
+            ));
+        }
+        l
+    } else {
+        vec![("The decision".to_string(), decision_line(why))]
+    };
+    view! {
+        <div class="why" data-testid="why"><h3>"Why"</h3>
+            <ol class="steps">{lines.into_iter().map(|(k, v)| view! { <li>{k} ": " {v}</li> }).collect_view()}</ol>
+        </div>
     }
 }
 

@@ -75,6 +75,7 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
                 },
                 main,
             );
+            let why = serde_json::to_value(&v).ok();
             let mut actual = Map::new();
             actual.insert(
                 "answer".into(),
@@ -92,6 +93,7 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
                 actual: Value::Object(actual),
                 compare,
                 expected: None,
+                why,
             })
         }
         "request" => {

@@ -41,6 +41,9 @@ pub struct Outcome {
     pub compare: Compare,
     /// What the case expects, when it is not its `expect` (a team case: its steps' expects).
     pub expected: Option<Value>,
+    /// Why the rules answered so, for people (not compared): a permission case's decision, a
+    /// delegation call's decisions in both modes with what decided each (`decided_by`).
+    pub why: Option<Value>,
 }
 
 impl Outcome {
@@ -49,6 +52,7 @@ impl Outcome {
             actual,
             compare: Compare::Whole,
             expected: None,
+            why: None,
         }
     }
 }
@@ -89,6 +93,31 @@ fn area_of(name: &str) -> Option<&'static str> {
     AREAS.iter().find(|a| **a == name).copied()
 }
 
+/// What an area makes of a case.
+fn outcome_of(area: &'static str, case: &Value) -> Result<Outcome, InputError> {
+    let o = Obj::new("case", case)?;
+    if area == "team" {
+        return team::run(&o);
+    }
+    if !o.has("expect") {
+        return Err(InputError::Missing {
+            path: "expect".into(),
+        });
+    }
+    match area {
+        "progress" => progress::run(&o),
+        "delegation" => delegation::run(&o),
+        "subagents" => subagents::run(&o),
+        _ => permission::run(&o),
+    }
+}
+
+/// Why the rules answered a case so (see [`Outcome::why`]): none for a case that cannot run or
+/// an area that says no more than its answer.
+pub fn why(area: &str, case: &Value) -> Option<Value> {
+    outcome_of(area_of(area)?, case).ok()?.why
+}
+
 /// Runs one case of an area.
 pub fn run_case(area: &str, case: &Value) -> CaseResult {
     let about = case
@@ -106,29 +135,14 @@ pub fn run_case(area: &str, case: &Value) -> CaseResult {
     let Some(area) = area_of(area) else {
         return fail(ConformanceError::UnknownArea(area.to_string()).to_string());
     };
-    let outcome = (|| {
-        let o = Obj::new("case", case)?;
-        if area == "team" {
-            return team::run(&o);
-        }
-        if !o.has("expect") {
-            return Err(InputError::Missing {
-                path: "expect".into(),
-            });
-        }
-        match area {
-            "progress" => progress::run(&o),
-            "delegation" => delegation::run(&o),
-            "subagents" => subagents::run(&o),
-            _ => permission::run(&o),
-        }
-    })();
+    let outcome = outcome_of(area, case);
     match outcome {
         Err(e) => fail(e.to_string()),
         Ok(Outcome {
             actual,
             compare,
             expected: steps,
+            why: _,
         }) => {
             let expected = steps.unwrap_or(expected);
             let (pass, message) = compare_with(&expected, &actual, &compare);
@@ -218,6 +232,33 @@ pub fn object<const N: usize>(pairs: [(&str, Value); N]) -> Value {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn why_says_what_decided_in_both_modes() {
+        let case = json!({"op": "call", "main_mode": "edit", "mode": "manual", "request": ["write"],
+            "call": {"tool": "edit", "path": "src/a.ts"}, "expect": {"answer": "refused"}});
+        let w = why("delegation", &case).unwrap();
+        assert_eq!(w["own"]["action"], "ask", "{w}");
+        assert_eq!(w["main"]["action"], "allow", "{w}");
+        assert!(w["own"]["decided_by"].is_object(), "{w}");
+        let case = json!({"request": {"tool": "bash", "line": "rm -rf /"}, "context": {"mode": "auto"}, "expect": {"action": "deny"}});
+        let w = why("permission", &case).unwrap();
+        assert_eq!(w["action"], "deny");
+        assert!(w["decided_by"].is_object(), "{w}");
+        assert_eq!(
+            why(
+                "progress",
+                &json!({"progress": {"phase": "thinking", "since": 0}, "now": 0, "expect": {}})
+            ),
+            None
+        );
+        assert_eq!(why("nowhere", &case), None);
+        assert_eq!(
+            why("delegation", &json!(3)),
+            None,
+            "a case that cannot run says nothing"
+        );
+    }
 
     #[test]
     fn a_bad_case_is_its_own_failure_and_names_the_field() {

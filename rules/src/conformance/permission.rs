@@ -22,8 +22,10 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
         "evaluate" => {
             let d = evaluate(&req, &ctx);
             let expect = case.get("expect").cloned().unwrap_or(Value::Null);
+            let actual = serde_json::to_value(&d).unwrap_or(Value::Null);
             Ok(Outcome {
-                actual: serde_json::to_value(&d).unwrap_or(Value::Null),
+                why: Some(actual.clone()),
+                actual,
                 compare: Compare::Keys(named_keys(&expect)),
                 expected: None,
             })

@@ -277,5 +277,6 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
         actual: Value::Array(shown),
         compare: Compare::Whole,
         expected: Some(Value::Array(expected)),
+        why: None,
     })
 }
