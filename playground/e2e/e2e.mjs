@@ -114,7 +114,7 @@ await step("an opened file runs; a link carries a case, and an old spec's link s
   await page.getByRole("button", { name: "Remove my files" }).click();
   await page.locator("table.cases a").nth(3).click();
   const href = await page.getByTestId("case-link").getAttribute("href");
-  expect(href.startsWith("#v=1&spec=3.4.0&area="), `link ${href}`);
+  expect(href.startsWith("#v=2&spec=3.4.0&area="), `link ${href}`);
   await page.goto(base);
   await page.goto(base + href);
   await page.waitForLoadState("load");

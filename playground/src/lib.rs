@@ -7,6 +7,7 @@
 //! `verdict` (`pass` / `fail`), `paste`, `progress-line`, `tree`.
 
 mod explore;
+pub mod link;
 pub mod model;
 mod tree_view;
 mod views;

@@ -1,9 +1,10 @@
 //! The page: tabs for the cases (with paste, open and drop), the editor (with copy and links),
 //! the progress line, the tree and delegation explorers.
 
+use crate::link::{case_link, read_link};
 use crate::model::{
-    builtin_files, case_link, differing_keys, json_error, read_link, read_value, run_all,
-    summary_of, CaseFile, Filter, Row,
+    builtin_files, differing_keys, json_error, read_value, run_all, summary_of, CaseFile, Filter,
+    Row,
 };
 use lembas_rules::conformance::{run_case, AREAS};
 use lembas_rules::progress::{line, Progress};

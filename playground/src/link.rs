@@ -1,0 +1,294 @@
+//! A link that reproduces a case: `#v=2&spec=3.4.0&area=…&case=…`, the case's JSON compressed
+//! (LZW, codes of 9 to 12 bits) and written in base64url. The link's format and the spec
+//! version travel with it, so an older link still opens (format 1: the JSON in plain base64url)
+//! or says why not, and a link made for another spec opens with a warning.
+
+use lembas_rules::conformance::AREAS;
+use std::collections::HashMap;
+
+/// The format this playground writes.
+pub const LINK_VERSION: &str = "2";
+/// The formats it reads.
+const READS: &[&str] = &["1", "2"];
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// base64url, without padding.
+pub fn b64_encode(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() * 4 / 3 + 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk.first().copied().unwrap_or(0),
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..=chunk.len() {
+            let idx = ((n >> (18 - 6 * i)) & 63) as usize;
+            out.push(char::from(B64.get(idx).copied().unwrap_or(b'A')));
+        }
+    }
+    out
+}
+
+/// base64url back to bytes; None for a character that is not one.
+pub fn b64_decode(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let mut acc: u32 = 0;
+    let mut bits = 0;
+    for c in text.bytes() {
+        let v = B64.iter().position(|x| *x == c)? as u32;
+        acc = (acc << 6) | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push(((acc >> bits) & 0xff) as u8);
+        }
+    }
+    Some(out)
+}
+
+/// The most codes the table holds (12 bits).
+const TABLE_MAX: usize = 4096;
+
+/// The bits a code is written with while the table has `entries` entries: 9 to 12.
+fn width(entries: usize) -> u32 {
+    let mut w = 9;
+    while w < 12 && entries > (1 << w) {
+        w += 1;
+    }
+    w
+}
+
+struct Bits {
+    out: Vec<u8>,
+    acc: u32,
+    n: u32,
+}
+
+impl Bits {
+    fn put(&mut self, code: u16, width: u32) {
+        self.acc = (self.acc << width) | u32::from(code);
+        self.n += width;
+        while self.n >= 8 {
+            self.n -= 8;
+            self.out.push(((self.acc >> self.n) & 0xff) as u8);
+        }
+        self.acc &= (1 << self.n) - 1;
+    }
+
+    fn finish(mut self) -> Vec<u8> {
+        if self.n > 0 {
+            self.out.push(((self.acc << (8 - self.n)) & 0xff) as u8);
+        }
+        self.out
+    }
+}
+
+/// LZW: each longest run already in the table written as its code.
+pub fn compress(bytes: &[u8]) -> Vec<u8> {
+    let mut table: HashMap<(u16, u8), u16> = HashMap::new();
+    let mut next = 256usize;
+    let mut bits = Bits {
+        out: Vec::new(),
+        acc: 0,
+        n: 0,
+    };
+    let Some((&first, rest)) = bytes.split_first() else {
+        return Vec::new();
+    };
+    let mut w = u16::from(first);
+    for &c in rest {
+        if let Some(&code) = table.get(&(w, c)) {
+            w = code;
+            continue;
+        }
+        bits.put(w, width(next));
+        if next < TABLE_MAX {
+            table.insert((w, c), next as u16);
+            next += 1;
+        }
+        w = u16::from(c);
+    }
+    bits.put(w, width(next));
+    bits.finish()
+}
+
+/// [`compress`] undone; None for codes that no compression writes.
+pub fn decompress(data: &[u8]) -> Option<Vec<u8>> {
+    let mut table: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+    let mut out = Vec::new();
+    let mut prev: Option<Vec<u8>> = None;
+    let (mut acc, mut n, mut at) = (0u32, 0u32, 0usize);
+    loop {
+        let w = width(if prev.is_none() { 256 } else { table.len() + 1 });
+        while n < w {
+            let Some(&b) = data.get(at) else {
+                return Some(out);
+            };
+            at += 1;
+            acc = (acc << 8) | u32::from(b);
+            n += 8;
+        }
+        n -= w;
+        let code = ((acc >> n) & ((1 << w) - 1)) as usize;
+        acc &= (1 << n) - 1;
+        let entry = match (table.get(code), &prev) {
+            (Some(e), _) => e.clone(),
+            (None, Some(p)) if code == table.len() => {
+                let mut e = p.clone();
+                e.push(*p.first()?);
+                e
+            }
+            _ => return None,
+        };
+        out.extend_from_slice(&entry);
+        if let Some(p) = prev {
+            if table.len() < TABLE_MAX {
+                let mut e = p;
+                e.push(*entry.first()?);
+                table.push(e);
+            }
+        }
+        prev = Some(entry);
+    }
+}
+
+/// The fragment of a link that reproduces a case.
+pub fn case_link(area: &str, case_json: &str) -> String {
+    format!(
+        "v={LINK_VERSION}&spec={}&area={area}&case={}",
+        lembas_rules::spec_version(),
+        b64_encode(&compress(case_json.as_bytes()))
+    )
+}
+
+/// A link's case: its area and its JSON text, and a warning when it was made for another spec;
+/// or why it cannot be opened.
+pub fn read_link(fragment: &str) -> Result<(String, String, Option<String>), String> {
+    let mut v = None;
+    let mut spec = None;
+    let mut area = None;
+    let mut case = None;
+    for part in fragment.trim_start_matches('#').split('&') {
+        match part.split_once('=') {
+            Some(("v", x)) => v = Some(x),
+            Some(("spec", x)) => spec = Some(x),
+            Some(("area", x)) => area = Some(x),
+            Some(("case", x)) => case = Some(x),
+            _ => {}
+        }
+    }
+    let v = v.ok_or("not a case link")?;
+    if !READS.contains(&v) {
+        return Err(format!(
+            "this link is of format {v}; this playground reads formats {}",
+            READS.join(" and ")
+        ));
+    }
+    let area = area
+        .filter(|a| AREAS.contains(a))
+        .ok_or("the link names no known area")?;
+    let damaged = || "the link's case is damaged".to_string();
+    let bytes = case.and_then(b64_decode).ok_or_else(damaged)?;
+    let bytes = if v == "1" {
+        bytes
+    } else {
+        decompress(&bytes).ok_or_else(damaged)?
+    };
+    let text = String::from_utf8(bytes).map_err(|_| damaged())?;
+    let warning = spec
+        .filter(|s| *s != lembas_rules::spec_version())
+        .map(|s| {
+            format!(
+                "this link was made for spec {s}; this playground runs spec {}",
+                lembas_rules::spec_version()
+            )
+        });
+    Ok((area.to_string(), text, warning))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Texts of every shape: empty, one byte, runs, the KwKwK case, past a full table, UTF-8.
+    fn samples() -> Vec<Vec<u8>> {
+        let mut v: Vec<Vec<u8>> = ["", "a", "ab", "aaaaaaa", "abababababab", "{\"é\": \"→\"}"]
+            .iter()
+            .map(|s| s.as_bytes().to_vec())
+            .collect();
+        let mut seed = 7u64;
+        for len in [10, 300, 5_000, 60_000] {
+            let mut bytes = Vec::with_capacity(len);
+            for _ in 0..len {
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                // Few symbols, so the table fills and long runs form.
+                bytes.push(b"{}\":, abcxyz0123"[(seed >> 60) as usize]);
+            }
+            v.push(bytes);
+        }
+        v.push((0..=255u8).cycle().take(20_000).collect());
+        v
+    }
+
+    #[test]
+    fn compress_then_decompress_is_the_same_bytes() {
+        for s in samples() {
+            assert_eq!(
+                decompress(&compress(&s)).as_deref(),
+                Some(s.as_slice()),
+                "{} bytes",
+                s.len()
+            );
+        }
+        for s in ["", "a", "ab", "abc", "{\"é\": \"→\"}"] {
+            assert_eq!(b64_decode(&b64_encode(s.as_bytes())).unwrap(), s.as_bytes());
+        }
+    }
+
+    #[test]
+    fn every_built_in_case_makes_a_shorter_link_that_opens() {
+        let files = crate::model::builtin_files();
+        assert_eq!(files.len(), AREAS.len());
+        let mut plain = 0;
+        let mut packed = 0;
+        for f in &files {
+            for c in &f.cases {
+                let json = c.to_string();
+                let link = case_link(&f.area, &json);
+                let (area, text, warning) = read_link(&format!("#{link}")).unwrap();
+                assert_eq!(
+                    (area.as_str(), text.as_str(), warning),
+                    (f.area.as_str(), json.as_str(), None)
+                );
+                plain += b64_encode(json.as_bytes()).len();
+                packed += link.len();
+            }
+        }
+        assert!(packed * 10 < plain * 8, "links {packed} vs plain {plain}");
+    }
+
+    #[test]
+    fn older_links_open_and_others_say_why_not() {
+        let v1 = format!(
+            "v=1&spec=3.4.0&area=progress&case={}",
+            b64_encode(b"{\"now\": 1}")
+        );
+        assert_eq!(
+            read_link(&v1).unwrap(),
+            ("progress".into(), "{\"now\": 1}".into(), None)
+        );
+        let old = case_link("progress", "{}").replace("spec=3.4.0", "spec=3.3.0");
+        assert!(read_link(&old).unwrap().2.unwrap().contains("spec 3.3.0"));
+        assert!(read_link("v=9&area=progress&case=e30")
+            .unwrap_err()
+            .contains("format 9"));
+        assert!(read_link("v=2&area=progress&case=!!").is_err());
+        assert!(read_link("v=2&area=nowhere&case=e30").is_err());
+        assert!(
+            read_link("v=2&area=progress&case=____").is_err(),
+            "codes no compression writes"
+        );
+    }
+}
