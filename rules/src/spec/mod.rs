@@ -1,8 +1,7 @@
-//! The spec data, embedded at compile time from `rules/spec/` and read once into typed values.
-//!
-//! `build.rs` checks that every file fits [`types`], so [`spec`] never fails at run time; the
-//! typed tables the rules use (modes, default rules) are made here from that data, and a test
-//! checks that making them succeeds too.
+//! The spec data, from `rules/spec/`: `build.rs` reads every file into [`types`] (data that does not
+//! fit fails the build) and writes it back as Rust, which [`data`] holds; the typed tables the
+//! rules use (modes, default rules) are made here from that data once, and a test checks that
+//! making them succeeds too.
 
 pub mod types;
 
@@ -11,33 +10,14 @@ use std::collections::BTreeMap;
 use std::sync::LazyLock;
 use thiserror::Error;
 
-const LOOP: &str = include_str!("../../spec/loop.json");
-const MODES: &str = include_str!("../../spec/permission/modes.json");
-const DEFAULTS: &str = include_str!("../../spec/permission/defaults.json");
-const ARITY: &str = include_str!("../../spec/permission/arity.json");
-const HARDLINE: &str = include_str!("../../spec/permission/hardline.json");
+/// The spec data as `build.rs` wrote it from `rules/spec/`: a function per file.
+mod data {
+    #![allow(clippy::all)]
+    use super::types::*;
+    use std::collections::BTreeMap;
 
-/// Every file of `rules/spec/tools/` (build.rs checks that none is missing).
-pub const TOOL_FILES: &[&str] = &[
-    include_str!("../../spec/tools/bash.json"),
-    include_str!("../../spec/tools/edit.json"),
-    include_str!("../../spec/tools/glob.json"),
-    include_str!("../../spec/tools/grep.json"),
-    include_str!("../../spec/tools/list.json"),
-    include_str!("../../spec/tools/read.json"),
-    include_str!("../../spec/tools/team_add.json"),
-    include_str!("../../spec/tools/team_assign.json"),
-    include_str!("../../spec/tools/team_decide.json"),
-    include_str!("../../spec/tools/team_findings.json"),
-    include_str!("../../spec/tools/team_finish.json"),
-    include_str!("../../spec/tools/team_read.json"),
-    include_str!("../../spec/tools/team_replace.json"),
-    include_str!("../../spec/tools/team_request.json"),
-    include_str!("../../spec/tools/team_send.json"),
-    include_str!("../../spec/tools/team_stop.json"),
-    include_str!("../../spec/tools/team_whoami.json"),
-    include_str!("../../spec/tools/write.json"),
-];
+    include!(concat!(env!("OUT_DIR"), "/spec_data.rs"));
+}
 
 /// A file under `rules/spec/` that does not say what the rules need.
 #[derive(Debug, Error)]
@@ -99,7 +79,7 @@ pub struct Spec {
     pub tools: BTreeMap<String, ToolInfo>,
 }
 
-fn parse<T: serde::de::DeserializeOwned>(file: &'static str, text: &str) -> Result<T, SpecError> {
+fn parse(file: &'static str, text: &str) -> Result<serde_json::Value, SpecError> {
     serde_json::from_str(text).map_err(|e| SpecError::Parse {
         file,
         message: e.to_string(),
@@ -122,8 +102,8 @@ fn value<T>(
 impl Spec {
     /// Reads every embedded file. Fails only if the data and the code disagree (a test checks it).
     pub fn load() -> Result<Spec, SpecError> {
-        let looping: types::Loop = parse("loop.json", LOOP)?;
-        let modes_file: types::ModesFile = parse("permission/modes.json", MODES)?;
+        let looping = data::looping();
+        let modes_file = data::modes();
         let mut modes = [ModeAnswers::default(); 4];
         for mode in Mode::ALL {
             let f = "permission/modes.json";
@@ -158,18 +138,17 @@ impl Spec {
                 value: modes_file.order.join(", "),
             });
         }
-        let defaults_file: types::DefaultsFile = parse("permission/defaults.json", DEFAULTS)?;
+        let defaults_file = data::defaults();
         let defaults =
             crate::permission::rules_from_setting(&defaults_file.permission, RuleSource::Defaults)
                 .map_err(|e| SpecError::Parse {
                     file: "permission/defaults.json",
                     message: e.to_string(),
                 })?;
-        let arity = parse("permission/arity.json", ARITY)?;
-        let hardline = parse("permission/hardline.json", HARDLINE)?;
+        let arity = data::arity();
+        let hardline = data::hardline();
         let mut tools = BTreeMap::new();
-        for text in TOOL_FILES {
-            let file: types::ToolFile = parse("tools/*.json", text)?;
+        for (file, text) in data::tools() {
             let whole: serde_json::Value = parse("tools/*.json", text)?;
             let risk = value(
                 "tools/*.json",
@@ -233,7 +212,8 @@ mod tests {
     fn every_file_loads_into_the_types_the_rules_use() {
         let spec = Spec::load().unwrap();
         assert_eq!(spec.looping.version, "3.4.0");
-        assert_eq!(spec.tools.len(), TOOL_FILES.len());
+        assert_eq!(spec.tools.len(), data::tools().len());
+        assert_eq!(spec.tools.len(), 18);
         assert!(spec.defaults.len() > 10);
         assert_eq!(spec.mode(Mode::Auto).ask_becomes, Some(Action::Allow));
     }
