@@ -187,3 +187,82 @@ async fn a_run_with_a_subagent_ends_when_the_tree_is_quiet() {
     assert_eq!(lines.last().unwrap()["type"], "done");
     assert_eq!(lines.last().unwrap()["reason"], "stop");
 }
+
+#[tokio::test]
+async fn ctrl_c_stops_every_agent_and_exits_130() {
+    use common::scripted::{calls, content, rule, serve, Reply};
+    // The subagent's stream is held open for good: only the person's Ctrl-C ends the run.
+    let gate = std::sync::Arc::new(tokio::sync::Semaphore::new(0));
+    let server = serve(
+        vec![
+            rule(
+                "You are the main agent",
+                "Go",
+                calls(
+                    "a1",
+                    "team_add",
+                    json!({"name": "slow", "role": "waits", "task": "Wait.", "goal": "g"}),
+                ),
+            ),
+            rule(
+                "You are the main agent",
+                "Added slow",
+                Reply::Sse(vec![content("Waiting."), "[DONE]".into()]),
+            ),
+            rule(
+                "You are \"slow\"",
+                "",
+                Reply::Hold(vec![content("Thinking")], gate, vec![]),
+            ),
+        ],
+        0,
+    )
+    .await;
+    let dir = project("ctrlc");
+    let events = dir.join("events.jsonl");
+    let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_lembas"))
+        .args(["run", "--base-url", &server.url, "--model", "m", "--events"])
+        .arg(&events)
+        .arg("Go.")
+        .current_dir(&dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id().unwrap();
+    // Wait until the subagent's stream has begun.
+    for _ in 0..200 {
+        if !server.bodies("You are \"slow\"").is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert!(
+        !server.bodies("You are \"slow\"").is_empty(),
+        "the subagent never started"
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    std::process::Command::new("kill")
+        .args(["-INT", &pid.to_string()])
+        .status()
+        .unwrap();
+    let out = tokio::time::timeout(std::time::Duration::from_secs(10), child.wait_with_output())
+        .await
+        .expect("lembas ends after Ctrl-C")
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<Value> = std::fs::read_to_string(&events)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.last().unwrap()["reason"], "person");
+    let tree = &lines.iter().rev().find(|l| l["type"] == "team").unwrap()["tree"];
+    assert_eq!(tree["ended"][0]["name"], "slow");
+    assert_eq!(tree["ended"][0]["state"], "stopped");
+}
