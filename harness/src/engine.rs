@@ -99,22 +99,34 @@ pub fn tool_definitions() -> Vec<Value> {
     definitions(TOOLS)
 }
 
+/// How often a writing agent's rate is worked out again.
+const RATE_EVERY_MS: i64 = 250;
+
 /// An agent's progress, derived and paced.
 #[derive(Debug, Default)]
 struct Voice {
     progress: Option<Progress>,
     pacer: Pacer,
-    /// Since when it writes, and the pieces written (one a token, as servers stream them).
-    writing: Option<(i64, u64)>,
+    /// Since when it writes, the pieces written (one a token, as servers stream them), and when
+    /// its rate was last worked out.
+    writing: Option<(i64, u64, i64)>,
 }
 
 impl Voice {
     /// A piece of the reply arrived: writing, with its rate in tokens a second once a second has
-    /// passed (whole numbers, so the phase changes only when the rate does).
+    /// passed, worked out again at most every [`RATE_EVERY_MS`] (the pacer sends no more often).
     fn wrote(&mut self, on: &mut (dyn FnMut(Event) + Send)) {
         let now = now_ms();
-        let (since, pieces) = self.writing.get_or_insert((now, 0));
+        let (since, pieces, rated) = self.writing.get_or_insert((now, 0, now));
         *pieces += 1;
+        if matches!(
+            self.progress.as_ref().map(|p| &p.phase),
+            Some(Phase::Writing { .. })
+        ) && now - *rated < RATE_EVERY_MS
+        {
+            return;
+        }
+        *rated = now;
         let secs = (now - *since) as f64 / 1000.0;
         let rate = (secs >= 1.0).then(|| (*pieces as f64 / secs).round());
         self.say(Some(Phase::Writing { rate }), on);

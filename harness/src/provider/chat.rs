@@ -41,12 +41,72 @@ fn one_line(s: &str) -> String {
     line.chars().take(300).collect()
 }
 
+/// The most common frame — a piece of the reply's text and nothing else — read without building
+/// a JSON tree. Any other key, or a field of another type, is not this shape: `None`, and the
+/// frame is read whole.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TextFrame<'a> {
+    #[serde(borrow)]
+    choices: [TextChoice<'a>; 1],
+    #[serde(default, rename = "id")]
+    _id: serde::de::IgnoredAny,
+    #[serde(default, rename = "object")]
+    _object: serde::de::IgnoredAny,
+    #[serde(default, rename = "created")]
+    _created: serde::de::IgnoredAny,
+    #[serde(default, rename = "model")]
+    _model: serde::de::IgnoredAny,
+    #[serde(default, rename = "system_fingerprint")]
+    _fingerprint: serde::de::IgnoredAny,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TextChoice<'a> {
+    #[serde(borrow)]
+    delta: TextDelta<'a>,
+    #[serde(default, rename = "index")]
+    _index: serde::de::IgnoredAny,
+    /// Present only as null.
+    #[serde(default)]
+    finish_reason: Option<()>,
+    #[serde(default, rename = "logprobs")]
+    _logprobs: Option<()>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TextDelta<'a> {
+    #[serde(borrow)]
+    content: std::borrow::Cow<'a, str>,
+    #[serde(default, rename = "role")]
+    _role: serde::de::IgnoredAny,
+}
+
+fn text_frame(data: &str) -> Option<ChatEvent> {
+    let f: TextFrame<'_> = serde_json::from_str(data).ok()?;
+    let [choice] = f.choices;
+    if choice.finish_reason.is_some() || choice.delta.content.is_empty() {
+        return None;
+    }
+    Some(ChatEvent::Content(choice.delta.content.into_owned()))
+}
+
 /// The events of one frame's data.
 pub fn read_frame(data: &str) -> Vec<ChatEvent> {
     let data = data.trim();
     if data == "[DONE]" {
         return vec![ChatEvent::Done];
     }
+    match text_frame(data) {
+        Some(text) => vec![text],
+        None => read_whole(data),
+    }
+}
+
+/// A frame read as a JSON tree: every shape.
+fn read_whole(data: &str) -> Vec<ChatEvent> {
     let frame: Value = match serde_json::from_str(data) {
         Ok(v) => v,
         Err(e) => {
@@ -208,6 +268,27 @@ impl Reply {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_text_frame_reader_says_what_the_whole_reader_says() {
+        let frames = [
+            r#"{"choices":[{"delta":{"content":"Hi"}}]}"#,
+            r#"{"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"a\nb \u00e9"},"finish_reason":null,"logprobs":null}]}"#,
+            r#"{"choices":[{"delta":{"content":""}}]}"#,
+            r#"{"choices":[{"delta":{"content":null}}]}"#,
+            r#"{"choices":[{"delta":{"content":"x"},"finish_reason":"stop"}]}"#,
+            r#"{"choices":[{"delta":{"content":"x","reasoning_content":"y"}}]}"#,
+            r#"{"choices":[{"delta":{"content":"x"}}],"usage":{"prompt_tokens":1,"completion_tokens":2}}"#,
+            r#"{"choices":[{"delta":{"content":"x"}},{"delta":{"content":"y"}}]}"#,
+            r#"{"choices":[{"delta":{"content":5}}]}"#,
+            r#"{"choices":[]}"#,
+            r#"[1]"#,
+        ];
+        for f in frames {
+            assert_eq!(read_frame(f), read_whole(f), "{f}");
+        }
+        assert!(text_frame(frames[0]).is_some() && text_frame(frames[1]).is_some());
+    }
     use crate::provider::sse::SseSplitter;
 
     fn reply(stream: &str) -> Reply {

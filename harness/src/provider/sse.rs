@@ -18,41 +18,21 @@ impl SseSplitter {
     pub fn push(&mut self, bytes: &[u8]) -> Vec<String> {
         self.buf.extend_from_slice(bytes);
         let mut out = Vec::new();
+        let SseSplitter { buf, data } = self;
         // Lines are read from `start` on, and the buffer is shifted once at the end.
         let mut start = 0;
-        while let Some(nl) = self
-            .buf
+        while let Some(nl) = buf
             .get(start..)
             .and_then(|rest| rest.iter().position(|b| *b == b'\n'))
         {
             let end = start + nl;
-            let bytes = self.buf.get(start..end).unwrap_or_default();
+            let bytes = buf.get(start..end).unwrap_or_default();
             let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-            let line = String::from_utf8_lossy(bytes).into_owned();
+            line(&String::from_utf8_lossy(bytes), data, &mut out);
             start = end + 1;
-            self.line(&line, &mut out);
         }
-        self.buf.drain(..start);
+        buf.drain(..start);
         out
-    }
-
-    fn line(&mut self, line: &str, out: &mut Vec<String>) {
-        if line.is_empty() {
-            if !self.data.is_empty() {
-                out.push(std::mem::take(&mut self.data).join("\n"));
-            }
-            return;
-        }
-        if line.starts_with(':') {
-            return;
-        }
-        let (field, value) = match line.split_once(':') {
-            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
-            None => (line, ""),
-        };
-        if field == "data" {
-            self.data.push(value.to_string());
-        }
     }
 
     /// The stream ended: a last frame without its blank line still counts.
@@ -60,15 +40,38 @@ impl SseSplitter {
         let mut out = Vec::new();
         if !self.buf.is_empty() {
             let rest = std::mem::take(&mut self.buf);
-            let line = String::from_utf8_lossy(&rest)
-                .trim_end_matches('\r')
-                .to_string();
-            self.line(&line, &mut out);
+            let last = String::from_utf8_lossy(&rest);
+            line(last.trim_end_matches('\r'), &mut self.data, &mut out);
         }
-        if !self.data.is_empty() {
-            out.push(std::mem::take(&mut self.data).join("\n"));
-        }
+        frame(&mut self.data, &mut out);
         out
+    }
+}
+
+/// The data lines gathered make a frame (one line: itself, several: joined with newlines).
+fn frame(data: &mut Vec<String>, out: &mut Vec<String>) {
+    match data.len() {
+        0 => {}
+        1 => out.extend(data.pop()),
+        _ => out.push(std::mem::take(data).join("\n")),
+    }
+}
+
+/// One line of the stream: a blank one ends a frame; `data:` adds to it; the rest is ignored.
+fn line(line: &str, data: &mut Vec<String>, out: &mut Vec<String>) {
+    if line.is_empty() {
+        frame(data, out);
+        return;
+    }
+    if line.starts_with(':') {
+        return;
+    }
+    let (field, value) = match line.split_once(':') {
+        Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
+        None => (line, ""),
+    };
+    if field == "data" {
+        data.push(value.to_string());
     }
 }
 
