@@ -8,6 +8,7 @@
 
 mod explore;
 pub mod link;
+pub mod lzw;
 pub mod model;
 mod tree_view;
 mod views;

@@ -33,7 +33,10 @@ pub struct Row {
 pub fn builtin_files() -> Vec<CaseFile> {
     builtin::FILES
         .iter()
-        .filter_map(|(name, text)| read_file(name, text, true).ok())
+        .filter_map(|(name, packed)| {
+            let text = String::from_utf8(crate::lzw::decompress(packed)?).ok()?;
+            read_file(name, &text, true).ok()
+        })
         .collect()
 }
 

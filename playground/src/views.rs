@@ -65,7 +65,7 @@ pub fn App() -> impl IntoView {
     let tab = RwSignal::new(Tab::Cases);
     let selected: RwSignal<Option<(usize, usize)>> = RwSignal::new(None);
     let notice = RwSignal::new(String::new());
-    // A link that carries a case (`#v=1&spec=…&area=…&case=…`) opens it in the editor; a link
+    // A link that carries a case (`#v=2&spec=…&area=…&case=…`) opens it in the editor; a link
     // pasted into an open page is read by loading it again.
     let _reload = window_event_listener(leptos::ev::hashchange, |_| {
         if let Some(w) = web_sys::window() {
