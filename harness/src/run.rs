@@ -15,6 +15,7 @@ use lembas_rules::team::TeamOptions;
 use lembas_rules::text::fill;
 use serde_json::json;
 use std::io::{BufRead, IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -25,21 +26,29 @@ pub use crate::config::{RunOptions, Settings};
 const SYSTEM: &str = include_str!("../prompts/system.md");
 
 /// Asks the person at the terminal: y (once), a (always), anything else no. One question at a
-/// time, naming the agent whose call it is.
-struct Terminal(Mutex<()>);
+/// time, naming the agent whose call it is; the screen does not draw while it waits, and the
+/// other agents' tasks go on (the wait is off the runtime's workers).
+struct Terminal {
+    one: Mutex<()>,
+    asking: Arc<AtomicBool>,
+}
 
 impl Asker for Terminal {
     fn ask(&self, agent: &str, tool: &str, what: &str) -> Answer {
-        let _one = self.0.lock();
-        eprint!("\n{agent} wants to run {tool}: {what}\nallow? [y]es once, [a]lways, [n]o: ");
-        let _ = std::io::stderr().flush();
-        let mut answer = String::new();
-        let _ = std::io::stdin().lock().read_line(&mut answer);
-        match answer.trim() {
-            "y" | "yes" => Answer::Once,
-            "a" | "always" => Answer::Always,
-            _ => Answer::Deny,
-        }
+        tokio::task::block_in_place(|| {
+            let _one = self.one.lock();
+            self.asking.store(true, Ordering::SeqCst);
+            eprint!("\n{agent} wants to run {tool}: {what}\nallow? [y]es once, [a]lways, [n]o: ");
+            let _ = std::io::stderr().flush();
+            let mut answer = String::new();
+            let _ = std::io::stdin().lock().read_line(&mut answer);
+            self.asking.store(false, Ordering::SeqCst);
+            match answer.trim() {
+                "y" | "yes" => Answer::Once,
+                "a" | "always" => Answer::Always,
+                _ => Answer::Deny,
+            }
+        })
     }
 }
 
@@ -51,10 +60,14 @@ pub async fn run(o: RunOptions) -> Result<i32> {
     let mut permissions = Context::new(s.mode);
     permissions.root = root.to_string_lossy().into_owned();
     permissions.unattended = unattended;
+    let asking = Arc::new(AtomicBool::new(false));
     let asker: Arc<dyn Asker> = if unattended {
         Arc::new(Unattended)
     } else {
-        Arc::new(Terminal(Mutex::new(())))
+        Arc::new(Terminal {
+            one: Mutex::new(()),
+            asking: Arc::clone(&asking),
+        })
     };
     let events = match &o.events {
         Some(path) => Some(
@@ -86,7 +99,7 @@ pub async fn run(o: RunOptions) -> Result<i32> {
     };
     let (tx, rx) = mpsc::unbounded_channel();
     let crew = Crew::new(setup, &options, tx);
-    let screen = tokio::spawn(Screen::new(terminal, events, Arc::downgrade(&crew)).run(rx));
+    let screen = tokio::spawn(Screen::new(terminal, events, Arc::downgrade(&crew), asking).run(rx));
     crew.begin(&o.prompt);
     let outcome = tokio::select! {
         o = crew.finished() => Some(o),

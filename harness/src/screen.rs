@@ -10,7 +10,8 @@ use lembas_rules::progress::{line, Progress};
 use lembas_rules::team::lead;
 use serde_json::{json, Value};
 use std::io::Write;
-use std::sync::Weak;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
@@ -25,10 +26,17 @@ pub struct Screen {
     /// The tree's states as last said (plain).
     said_tree: String,
     has_subagents: bool,
+    /// The person is being asked: nothing is drawn over the question.
+    asking: Arc<AtomicBool>,
 }
 
 impl Screen {
-    pub fn new(terminal: bool, events: Option<std::fs::File>, crew: Weak<Crew>) -> Screen {
+    pub fn new(
+        terminal: bool,
+        events: Option<std::fs::File>,
+        crew: Weak<Crew>,
+        asking: Arc<AtomicBool>,
+    ) -> Screen {
         Screen {
             terminal,
             events,
@@ -37,6 +45,7 @@ impl Screen {
             drawn: 0,
             said_tree: String::new(),
             has_subagents: false,
+            asking,
         }
     }
 
@@ -153,6 +162,11 @@ impl Screen {
     /// agent's line, the main agent's last.
     fn draw(&mut self) {
         if !self.terminal {
+            return;
+        }
+        if self.asking.load(Ordering::SeqCst) {
+            // The block stays above the question; the next one is drawn below the answer.
+            self.drawn = 0;
             return;
         }
         let now = now_ms();
