@@ -208,6 +208,51 @@ pub fn version() -> &'static str {
 mod tests {
     use super::*;
 
+    /// The data written as Rust by build.rs is the data of the files (what the rules read of it):
+    /// each file read here and written again gives the same Rust as the built-in value.
+    #[test]
+    fn the_built_in_data_is_the_files_data() {
+        use types::Rust;
+        fn same<T: serde::de::DeserializeOwned + Rust>(text: &str, built: &T) {
+            let read: T = serde_json::from_str(text).unwrap();
+            let (mut a, mut b) = (String::new(), String::new());
+            read.rust(&mut a);
+            built.rust(&mut b);
+            assert_eq!(a, b);
+        }
+        same(include_str!("../../spec/loop.json"), &data::looping());
+        same(
+            include_str!("../../spec/permission/modes.json"),
+            &data::modes(),
+        );
+        same(
+            include_str!("../../spec/permission/defaults.json"),
+            &data::defaults(),
+        );
+        same(
+            include_str!("../../spec/permission/arity.json"),
+            &data::arity(),
+        );
+        same(
+            include_str!("../../spec/permission/hardline.json"),
+            &data::hardline(),
+        );
+        for (tool, text) in data::tools() {
+            same(text, &tool);
+        }
+        let mut out = String::new();
+        data::looping().rust(&mut out);
+        assert!(out.contains("String::from(\"3.4.0\")"));
+        let file: serde_json::Value =
+            serde_json::from_str(include_str!("../../spec/loop.json")).unwrap();
+        let about = file["team"]["about"].as_str().unwrap();
+        assert!(
+            about.len() > 100 && !out.contains(about),
+            "notes for people are left out"
+        );
+        assert!(looping().team.about.is_empty());
+    }
+
     #[test]
     fn every_file_loads_into_the_types_the_rules_use() {
         let spec = Spec::load().unwrap();
