@@ -65,15 +65,20 @@ async fn stream_server() -> String {
     url
 }
 
-async fn bare(url: &str) -> f64 {
-    let client = reqwest::Client::new();
+/// The stream's response, with the time it was asked at.
+async fn request(url: &str) -> Option<(Instant, reqwest::Response)> {
     let start = Instant::now();
-    let Ok(mut resp) = client
+    let resp = reqwest::Client::new()
         .post(format!("{url}/chat/completions"))
         .body("{}")
         .send()
         .await
-    else {
+        .ok()?;
+    Some((start, resp))
+}
+
+async fn bare(url: &str) -> f64 {
+    let Some((start, mut resp)) = request(url).await else {
         return 0.0;
     };
     let mut bytes = 0usize;
@@ -87,14 +92,7 @@ async fn bare(url: &str) -> f64 {
 /// The same read, its bytes split into SSE frames and each frame parsed (what any client of the
 /// stream must do), without the engine's reply, events and pacing.
 async fn parsed(url: &str) -> f64 {
-    let client = reqwest::Client::new();
-    let start = Instant::now();
-    let Ok(mut resp) = client
-        .post(format!("{url}/chat/completions"))
-        .body("{}")
-        .send()
-        .await
-    else {
+    let Some((start, mut resp)) = request(url).await else {
         return 0.0;
     };
     let mut sse = lembas_harness::provider::sse::SseSplitter::new();

@@ -32,6 +32,17 @@ fn context(w: &Workspace, mode: Mode) -> Context {
 
 const DONE: &str = "[DONE]";
 
+/// An engine on the server at `url`, working in `w` in `mode`.
+fn engine_on(url: &str, w: &Workspace, mode: Mode, asker: Box<dyn Asker>) -> Engine {
+    Engine::new(
+        Provider::new(url, None),
+        "m",
+        w.clone(),
+        context(w, mode),
+        asker,
+    )
+}
+
 /// A turn in which the model makes one call and then says `then`: the project and the second
 /// request's body (which carries the call's result).
 async fn one_call(
@@ -48,13 +59,7 @@ async fn one_call(
     ])
     .await;
     let w = project(name);
-    let mut engine = Engine::new(
-        Provider::new(&url, None),
-        "m",
-        w.clone(),
-        context(&w, mode),
-        asker,
-    );
+    let mut engine = engine_on(&url, &w, mode, asker);
     engine.turn("Go.", &mut |_| {}).await.unwrap();
     let second: Value = serde_json::from_str(&bodies.lock().unwrap()[1]).unwrap();
     (w, engine, second)
@@ -84,13 +89,7 @@ async fn a_turn_with_a_tool_call_and_its_phases() {
     ])
     .await;
     let w = project("list");
-    let mut engine = Engine::new(
-        Provider::new(&url, None),
-        "m",
-        w.clone(),
-        context(&w, Mode::Edit),
-        Box::new(Unattended),
-    );
+    let mut engine = engine_on(&url, &w, Mode::Edit, Box::new(Unattended));
     let mut events = Vec::new();
     let end = engine
         .turn("What is here?", &mut |e| events.push(e))
@@ -224,13 +223,7 @@ async fn two_reads_of_one_step_run_and_answer_in_the_order_called() {
     let w = project("parallel");
     std::fs::write(w.root.join("one.txt"), "first\n").unwrap();
     std::fs::write(w.root.join("two.txt"), "two\n").unwrap();
-    let mut engine = Engine::new(
-        Provider::new(&url, None),
-        "m",
-        w.clone(),
-        context(&w, Mode::Manual),
-        Box::new(Unattended),
-    );
+    let mut engine = engine_on(&url, &w, Mode::Manual, Box::new(Unattended));
     let mut started = Vec::new();
     engine
         .turn("Read.", &mut |e| {
@@ -279,13 +272,7 @@ async fn the_phase_while_a_chunk_is_held_back_is_the_live_one() {
     )
     .await;
     let w = project("gate");
-    let mut engine = Engine::new(
-        Provider::new(&server.url, None),
-        "m",
-        w.clone(),
-        context(&w, Mode::Edit),
-        Box::new(Unattended),
-    );
+    let mut engine = engine_on(&server.url, &w, Mode::Edit, Box::new(Unattended));
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let turn = tokio::spawn(async move {
         engine
@@ -320,13 +307,7 @@ async fn the_phase_while_a_chunk_is_held_back_is_the_live_one() {
 async fn phases_of(name: &str, script: Vec<Answer>) -> (Vec<Value>, Result<String, String>) {
     let (url, _) = fake(script).await;
     let w = project(name);
-    let mut engine = Engine::new(
-        Provider::new(&url, None),
-        "m",
-        w.clone(),
-        context(&w, Mode::Edit),
-        Box::new(Unattended),
-    );
+    let mut engine = engine_on(&url, &w, Mode::Edit, Box::new(Unattended));
     let mut phases = Vec::new();
     let end = engine
         .turn("Go.", &mut |e| {

@@ -63,7 +63,27 @@ async fn session(
     asker: Arc<dyn Asker>,
     prompt: &str,
 ) -> Run {
-    let mut permissions = Context::new(mode);
+    let options = TeamOptions {
+        min: 1,
+        max: 4,
+        model: "m".into(),
+        mode,
+        ..TeamOptions::default()
+    };
+    session_with(server, w, window, asker, prompt, options).await
+}
+
+/// A session of a tree started with `options`, until it is over: how it ended, everything it
+/// said, and its tree at the end.
+async fn session_with(
+    server: &Server,
+    w: &Workspace,
+    window: Option<u64>,
+    asker: Arc<dyn Asker>,
+    prompt: &str,
+    options: TeamOptions,
+) -> Run {
+    let mut permissions = Context::new(options.mode);
     permissions.root = w.root.to_string_lossy().into_owned();
     let setup = Setup {
         provider: Provider::new(&server.url, None),
@@ -72,13 +92,6 @@ async fn session(
         asker,
         window,
         system: "You are lembas.".into(),
-    };
-    let options = TeamOptions {
-        min: 1,
-        max: 4,
-        model: "m".into(),
-        mode,
-        ..TeamOptions::default()
     };
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let crew = Crew::new(setup, &options, tx);
@@ -516,37 +529,23 @@ async fn a_subagent_waits_for_a_slot_while_the_models_capacity_is_full() {
     )
     .await;
     let w = project("slots");
-    let mut permissions = Context::new(Mode::Edit);
-    permissions.root = w.root.to_string_lossy().into_owned();
-    let setup = Setup {
-        provider: Provider::new(&server.url, None),
-        workspace: w.clone(),
-        permissions: Arc::new(Mutex::new(permissions)),
-        asker: Arc::new(lembas_harness::engine::Unattended),
-        window: None,
-        system: "You are lembas.".into(),
-    };
     let options = TeamOptions {
-        min: 1,
-        max: 4,
         capacity: lembas_rules::subagents::Capacity {
             group: None,
             parallel: Some(2),
         },
         ..TeamOptions::default()
     };
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let crew = Crew::new(setup, &options, tx);
-    crew.begin("Split it.");
-    let outcome = tokio::time::timeout(Duration::from_secs(20), crew.finished())
-        .await
-        .unwrap();
-    crew.close();
-    drop(crew);
-    let mut outs = Vec::new();
-    while let Ok(Some(o)) = tokio::time::timeout(Duration::from_secs(5), rx.recv()).await {
-        outs.push(o);
-    }
+    let run = session_with(
+        &server,
+        &w,
+        None,
+        Arc::new(lembas_harness::engine::Unattended),
+        "Split it.",
+        options,
+    )
+    .await;
+    let (outcome, outs) = (run.outcome, run.outs);
     assert_eq!(outcome, Outcome::Finished);
     let two = phases(&outs, "two");
     assert_eq!(
