@@ -1,18 +1,23 @@
 //! Reads every file under `spec/` into the types in `src/spec/types.rs` — data that does not fit
-//! fails the build — and writes it back as Rust into `$OUT_DIR/spec_data.rs` (`types::Rust`): the
+//! fails the build — and writes it back as Rust into `$OUT_DIR/spec_data.rs` (`rust::Rust`): the
 //! crate builds its spec values with plain code, and compiles no deserializer for them (in wasm
 //! they were a third of the code). The tool files' whole JSON (sent to models as it is) is kept as
 //! text.
 
 #[allow(dead_code)]
+#[macro_use]
+#[path = "src/spec/rust.rs"]
+mod rust;
+
+#[allow(dead_code)]
 #[path = "src/spec/types.rs"]
 mod types;
 
+use rust::Rust;
 use std::error::Error;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
-use types::Rust;
 
 fn read<T: serde::de::DeserializeOwned>(path: &Path) -> Result<(T, String), Box<dyn Error>> {
     println!("cargo:rerun-if-changed={}", path.display());
@@ -41,6 +46,7 @@ fn emit<T: serde::de::DeserializeOwned + Rust>(
 fn main() -> Result<(), Box<dyn Error>> {
     let spec = Path::new("spec");
     println!("cargo:rerun-if-changed=src/spec/types.rs");
+    println!("cargo:rerun-if-changed=src/spec/rust.rs");
     let mut out = String::from("// Written by build.rs from rules/spec/: do not edit.\n");
     emit::<types::Loop>(&mut out, "looping", &spec.join("loop.json"))?;
     emit::<types::ModesFile>(&mut out, "modes", &spec.join("permission/modes.json"))?;

@@ -3,6 +3,8 @@
 //! rules use (modes, default rules) are made here from that data once, and a test checks that
 //! making them succeeds too.
 
+#[macro_use]
+pub mod rust;
 pub mod types;
 
 use crate::permission::{Action, Mode, RiskClass, Rule, RuleSource};
@@ -212,7 +214,7 @@ mod tests {
     /// each file read here and written again gives the same Rust as the built-in value.
     #[test]
     fn the_built_in_data_is_the_files_data() {
-        use types::Rust;
+        use rust::Rust;
         fn same<T: serde::de::DeserializeOwned + Rust>(text: &str, built: &T) {
             let read: T = serde_json::from_str(text).unwrap();
             let (mut a, mut b) = (String::new(), String::new());
