@@ -168,8 +168,7 @@ async fn a_run_with_a_subagent_ends_when_the_tree_is_quiet() {
     let of = |t: &'static str| lines.iter().filter(move |l| l["type"] == t);
     assert!(of("phase").any(|l| l["agent"] == "writer"));
     assert!(of("tool_start").any(|l| l["agent"] == "writer" && l["tool"] == "write"));
-    assert!(of("phase")
-        .any(|l| l["agent"] == "lead" && l["progress"]["phase"] == "waiting_for_subagents"));
+    assert!(of("phase").any(|l| l["agent"] == "lead" && l["progress"]["phase"] == "writing"));
     let tree = &of("team").next_back().unwrap()["tree"];
     assert_eq!(tree["ended"][0]["name"], "writer");
     assert_eq!(tree["ended"][0]["state"], "done");

@@ -164,18 +164,35 @@ fn add(name: &str, extra: Value) -> Reply {
 
 #[tokio::test]
 async fn a_subagent_writes_a_file_reports_and_wakes_the_main_agent() {
+    // The subagent's first reply waits until the main agent's turn has ended, so the main agent
+    // is seen waiting for it.
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
     let server = serve(
         vec![
             rule(LEAD, "Write the notes", add("writer", json!({}))),
-            rule(LEAD, "Added writer", says("Waiting for writer.")),
+            rule(
+                LEAD,
+                "Added writer",
+                Reply::Release(
+                    vec![content("Waiting for writer."), "[DONE]".into()],
+                    gate.clone(),
+                ),
+            ),
             rule(LEAD, "Wrote notes.txt", says("writer wrote notes.txt.")),
             rule(
                 "You are \"writer\" (s1)",
                 "Do the writer part.",
-                calls(
-                    "w1",
-                    "write",
-                    json!({"path": "notes.txt", "content": "n\n"}),
+                Reply::Hold(
+                    vec![],
+                    gate,
+                    vec![
+                        call(
+                            "w1",
+                            "write",
+                            json!({"path": "notes.txt", "content": "n\n"}),
+                        ),
+                        "[DONE]".into(),
+                    ],
                 ),
             ),
             rule(
@@ -514,12 +531,22 @@ async fn a_message_during_the_last_step_wakes_the_agent_again() {
 async fn a_subagent_waits_for_a_slot_while_the_models_capacity_is_full() {
     // Two requests at once: the main agent and one subagent hold them; a second subagent waits
     // for a slot (waiting_for_model) until the main agent's turn ends.
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
     let server = serve(
         vec![
             rule(LEAD, "Split it", add("one", json!({}))),
             rule(LEAD, "Added one", add("two", json!({}))),
-            rule(LEAD, "Added two", says("Waiting.")),
-            rule("You are \"one\"", "", says("one is done")),
+            rule(
+                LEAD,
+                "Added two",
+                Reply::Release(vec![content("Waiting."), "[DONE]".into()], gate.clone()),
+            ),
+            // one holds its slot until two has been added.
+            rule(
+                "You are \"one\"",
+                "",
+                Reply::Hold(vec![], gate, vec![content("one is done"), "[DONE]".into()]),
+            ),
             rule("You are \"two\"", "", says("two is done")),
             rule(LEAD, "", says("Noted.")),
             rule(LEAD, "", says("Noted.")),

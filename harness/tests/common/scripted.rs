@@ -31,6 +31,8 @@ pub enum Reply {
     Status(u16, String),
     /// The frames before, then a wait for a permit of the gate, then the frames after.
     Hold(Vec<String>, Arc<Semaphore>, Vec<String>),
+    /// The frames, then a permit for the gate (what another reply holds back goes on).
+    Release(Vec<String>, Arc<Semaphore>),
 }
 
 #[derive(Clone)]
@@ -188,6 +190,11 @@ async fn answer(mut sock: TcpStream, seen: Arc<Mutex<Seen>>, rules: Arc<Mutex<Ve
         Reply::Sse(frames) => {
             send_head(&mut sock).await;
             send(&mut sock, &frames).await;
+        }
+        Reply::Release(frames, gate) => {
+            send_head(&mut sock).await;
+            send(&mut sock, &frames).await;
+            gate.add_permits(1);
         }
         Reply::Hold(before, gate, after) => {
             send_head(&mut sock).await;
