@@ -117,6 +117,7 @@ impl Voice {
     /// passed, worked out again at most every [`RATE_EVERY_MS`] (the pacer sends no more often).
     fn wrote(&mut self, on: &mut (dyn FnMut(Event) + Send)) {
         let now = now_ms();
+        self.poll(now, on);
         let (since, pieces, rated) = self.writing.get_or_insert((now, 0, now));
         *pieces += 1;
         if matches!(
@@ -132,9 +133,19 @@ impl Voice {
         self.say(Some(Phase::Writing { rate }), on);
     }
 
+    /// Sends what the pacer held back once its window is over (progress.md §5: the last state is
+    /// always sent). It is asked at each event; what is held when events stop goes out with the
+    /// next one or at the end of the turn.
+    fn poll(&mut self, now: i64, on: &mut (dyn FnMut(Event) + Send)) {
+        if let Some(Paced::Send { progress }) = self.pacer.poll(now) {
+            on(Event::Phase(progress));
+        }
+    }
+
     fn say(&mut self, next: Option<Phase>, on: &mut (dyn FnMut(Event) + Send)) {
         // The same phase again changes nothing (most frames of a stream).
         if self.progress.as_ref().map(|p| &p.phase) == next.as_ref() {
+            self.poll(now_ms(), on);
             return;
         }
         if !matches!(next, Some(Phase::Writing { .. })) {
@@ -543,5 +554,34 @@ fn what_of(target: &Target) -> String {
     match target {
         Target::Line(l) | Target::Path(l) => short_what(l).unwrap_or_default(),
         Target::Tool => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_the_pacer_held_goes_out_at_the_next_event_after_its_window() {
+        let mut voice = Voice::default();
+        let mut sent: Vec<Option<Progress>> = Vec::new();
+        let mut on = |e: Event| {
+            if let Event::Phase(p) = e {
+                sent.push(p);
+            }
+        };
+        voice.say(Some(Phase::Writing { rate: None }), &mut on);
+        // The same phase with new data, at once: held for the rest of the pacer's window.
+        voice.say(Some(Phase::Writing { rate: Some(5.0) }), &mut on);
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        voice.say(Some(Phase::Writing { rate: Some(5.0) }), &mut on);
+        let phases: Vec<Phase> = sent.into_iter().flatten().map(|p| p.phase).collect();
+        assert_eq!(
+            phases,
+            [
+                Phase::Writing { rate: None },
+                Phase::Writing { rate: Some(5.0) }
+            ]
+        );
     }
 }
