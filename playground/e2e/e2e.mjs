@@ -168,6 +168,11 @@ await step("tree calls from the forms draw the tree, the room and an end", async
   const exported = JSON.parse(await page.getByTestId("tree-export").inputValue());
   expect(exported.steps.length === 4 && exported.steps[3].op === "person_stop", `export: ${JSON.stringify(exported.steps.map((s) => s.op))}`);
   session = exported;
+  // A team whose min is above 1 draws its open slots in team_read's words.
+  await page.locator("section.tree-view input[type=number]").first().fill("3");
+  await page.getByTestId("tree-start").click();
+  const slot = await page.locator('[data-testid="tree"] li.slot').textContent();
+  expect(slot.startsWith("Open slots: 2"), `slots: ${slot}`);
 });
 
 await step("the exported session is a team case that passes", async () => {

@@ -7,10 +7,11 @@
 //! `lembas_rules::team`'s; this file only draws and records.
 
 use lembas_rules::permission::Mode;
-use lembas_rules::spec::spec;
+use lembas_rules::spec::{looping, spec};
 use lembas_rules::subagents::Capacity;
 use lembas_rules::team::view::{TreeAgent, TreeInfo};
 use lembas_rules::team::{tools::lead_tools, Team, TeamOptions};
+use lembas_rules::text::fill;
 use leptos::prelude::*;
 use serde_json::{json, Map, Value};
 
@@ -275,9 +276,12 @@ fn drawn(info: &TreeInfo, header: String) -> impl IntoView {
         .iter()
         .map(|a| row(a, depth(info, a), false).into_any())
         .collect();
-    let slots: Vec<_> = (0..info.open_slots)
-        .map(|_| view! { <li class="agent slot" style="margin-left: 1.5rem">"open slot — fill it with team_add"</li> }.into_any())
-        .collect();
+    // The slots and the ended are said in team_read's words (`loop.json` `team.read`).
+    let read = &looping().team.read;
+    let slots = (info.open_slots > 0).then(|| {
+        let text = fill(&read.slots, &[("n", &info.open_slots.to_string())]);
+        view! { <li class="agent slot" style="margin-left: 1.5rem">{text}</li> }
+    });
     let ended: Vec<_> = info
         .ended
         .iter()
@@ -287,7 +291,7 @@ fn drawn(info: &TreeInfo, header: String) -> impl IntoView {
         <div class="drawn-tree">
             <p class="tree-head">{header}</p>
             <ul class="agents">{live}{slots}</ul>
-            {(!info.ended.is_empty()).then(|| view! { <p class="tree-head">"Ended"</p> })}
+            {(!info.ended.is_empty()).then(|| view! { <p class="tree-head">{read.ended.clone()}</p> })}
             <ul class="agents">{ended}</ul>
         </div>
     }
