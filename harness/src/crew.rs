@@ -424,15 +424,13 @@ impl Crew {
         let Some(agent) = inner.team.by_id(id) else {
             return;
         };
-        let mut engine = Engine::new(
+        let mut engine = Engine::shared(
             s.provider.clone(),
             &agent.model,
             s.workspace.clone(),
-            Context::new(agent.mode),
-            Box::new(crate::engine::Unattended),
+            Arc::clone(&s.permissions),
+            Arc::clone(&s.asker),
         );
-        engine.permissions = Arc::clone(&s.permissions);
-        engine.asker = Arc::clone(&s.asker);
         engine.name = name.to_string();
         engine.window = s.window;
         engine.crew = Some(Arc::clone(self));

@@ -94,11 +94,6 @@ pub fn definitions(names: &[&str]) -> Vec<Value> {
         .collect()
 }
 
-/// The definitions of the project's own tools.
-pub fn tool_definitions() -> Vec<Value> {
-    definitions(TOOLS)
-}
-
 /// How often a writing agent's rate is worked out again.
 const RATE_EVERY_MS: i64 = 250;
 
@@ -211,14 +206,31 @@ impl Engine {
         permissions: Context,
         asker: Box<dyn Asker>,
     ) -> Engine {
+        Engine::shared(
+            provider,
+            model,
+            workspace,
+            Arc::new(Mutex::new(permissions)),
+            Arc::from(asker),
+        )
+    }
+
+    /// An engine whose permissions and asker are the session's, shared with the tree's others.
+    pub fn shared(
+        provider: Provider,
+        model: &str,
+        workspace: Workspace,
+        permissions: Arc<Mutex<Context>>,
+        asker: Arc<dyn Asker>,
+    ) -> Engine {
         Engine {
             provider,
             model: model.to_string(),
             workspace,
-            permissions: Arc::new(Mutex::new(permissions)),
+            permissions,
             messages: Vec::new(),
             max_steps: 200,
-            asker: Arc::from(asker),
+            asker,
             name: lembas_rules::team::lead().to_string(),
             system: None,
             window: None,
