@@ -119,11 +119,13 @@ export type TreeAgent = {
 };
 export type TreeInfo = { min: number; max: number; size: number; openSlots: number; agents: TreeAgent[]; ended: TreeAgent[] };
 export type CallAnswer = { result: string | null; delivered: Delivered; started: Delivered };
-export type TeamState = { readonly __teamState: unique symbol } & Record<string, unknown>;
+/** A saved team: the options it was made with and every call that changed it, in order (`Team.fromJSON` makes them again). */
+export type TeamChange = [method: "call" | "setContext" | "contextFull" | "endTurn" | "setMainMode" | "personStop" | "delivered", args: unknown[]];
+export type TeamState = { options: TeamOptions; changes: TeamChange[] };
 type ToolMethod = (by: string, args?: Record<string, unknown>, now?: number) => CallAnswer;
 export class Team {
   constructor(options?: TeamOptions);
-  static fromJSON(state: TeamState | Record<string, unknown>): Team;
+  static fromJSON(state: TeamState): Team;
   call(by: string, tool: string, args?: Record<string, unknown>, now?: number): CallAnswer;
   tree(): TreeInfo;
   read(by: string, since?: number): string;
@@ -136,7 +138,7 @@ export class Team {
   setMainMode(mode: Mode): null;
   personStop(name: string, now?: number): { stopped: string[]; delivered: Delivered };
   delivered(): Delivered;
-  toJSON(): Record<string, unknown>;
+  toJSON(): TeamState;
   teamAdd: ToolMethod;
   teamSend: ToolMethod;
   teamRead: ToolMethod;

@@ -1,5 +1,5 @@
 // A typed use of the package, checked by `tsc --noEmit --strict` in the tests.
-import init, { progressLine, evaluate, whoDecides, Team, Pacer, runFile, type Progress, type Decision, type Paced } from "lembas-rules";
+import init, { progressLine, evaluate, whoDecides, Team, Pacer, runFile, type Progress, type Decision, type Paced, type TeamState } from "lembas-rules";
 
 export async function main(): Promise<string> {
   await init();
@@ -10,9 +10,11 @@ export async function main(): Promise<string> {
   const v = whoDecides({ tool: "edit", path: "src/a.ts" }, { mainMode: "edit", mode: "manual", request: ["write"] });
   const team = new Team({ min: 1, max: 4 });
   const added = team.teamAdd("lead", { name: "api", role: "the API", task: "Write it.", goal: "a service" });
+  const saved: TeamState = team.toJSON();
+  const again: Team = Team.fromJSON(JSON.parse(JSON.stringify(saved)) as TeamState);
   const pacer = new Pacer();
   const paced: Paced = pacer.push(p, Date.now());
   if (paced.do === "later") console.log(paced.due);
   const r = runFile({ area: "progress", cases: [] });
-  return `${line} ${v.answer} ${added.result ?? ""} ${team.tree().openSlots} ${r.passed}`;
+  return `${line} ${v.answer} ${added.result ?? ""} ${again.tree().openSlots} ${r.passed}`;
 }

@@ -505,16 +505,57 @@ mod tests {
     #[test]
     fn a_team_round_trips_through_json() {
         let mut t = ApiTeam::new(&json!({"max": 4, "now": 5})).unwrap();
-        t.call(
-            &json!("lead"),
-            &json!("team_add"),
-            &json!({"name": "a", "role": "r", "task": "t", "goal": "g"}),
-            &Value::Null,
-        )
-        .unwrap();
+        let add = json!({"name": "a", "role": "r", "task": "t", "goal": "g"});
+        t.dispatch("call", &json!(["lead", "team_add", add, 10]))
+            .unwrap();
+        // A call that fails is kept too: it moved the clock before it failed.
+        t.dispatch("call", &json!(["nobody", "team_read", {}, 99]))
+            .unwrap_err();
+        t.dispatch("setContext", &json!(["a", 900, 1000])).unwrap();
+        t.dispatch("contextFull", &json!(["a"])).unwrap();
+        t.dispatch("tree", &json!([])).unwrap();
         let saved = t.to_json();
-        let back = ApiTeam::from_json(&saved).unwrap();
+        assert_eq!(saved["changes"].as_array().unwrap().len(), 4, "{saved}");
+        let mut back = ApiTeam::from_json(&saved).unwrap();
         assert_eq!(back.tree(), t.tree());
-        assert!(ApiTeam::from_json(&json!({"agents": 3})).is_err());
+        assert_eq!(back.to_json(), saved);
+        // And it goes on as the first would.
+        for team in [&mut t, &mut back] {
+            team.dispatch("endTurn", &json!(["a", "Left: tests."]))
+                .unwrap();
+        }
+        assert_eq!(
+            back.dispatch("read", &json!(["lead"])),
+            t.dispatch("read", &json!(["lead"]))
+        );
+    }
+
+    #[test]
+    fn a_saved_team_that_is_not_one_is_refused_naming_what_is_wrong() {
+        let cases = [
+            (json!({"agents": 3}), "team.agents: not a field here"),
+            (json!({"options": {}}), "team.changes: missing"),
+            (
+                json!({"options": {"max": "x"}, "changes": []}),
+                "options.max: expected",
+            ),
+            (
+                json!({"options": {}, "changes": [["tree", []]]}),
+                "team.changes[0]: expected [method, arguments]",
+            ),
+            (
+                json!({"options": {}, "changes": [["call", "lead"]]}),
+                "team.changes[0]: expected [method, arguments]",
+            ),
+        ];
+        for (saved, message) in cases {
+            let e = ApiTeam::from_json(&saved).unwrap_err();
+            assert_eq!(e.code, "bad_team_state");
+            assert!(
+                e.message.starts_with("team: not a saved team (") && e.message.contains(message),
+                "{saved}: {}",
+                e.message
+            );
+        }
     }
 }

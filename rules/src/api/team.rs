@@ -1,4 +1,9 @@
 //! The team's class for JavaScript (`new Team(options)`): the tools as `call`, and what it reads.
+//!
+//! A saved team (`toJSON`) is its options and every call that changed it, in order; restoring one
+//! (`Team.fromJSON`) makes the team from the options and makes the same calls again. The rules are
+//! pure and time is an argument, so the restored team is the same team — by construction, with no
+//! second reader of the team's state to keep in step with it (nor to compile into the `.wasm`).
 
 use super::{
     arg, camel_keys, int_arg, mode_arg, str_arg, to_value, unknown_function, ApiError, ApiResult,
@@ -11,7 +16,31 @@ use serde_json::{Map, Value};
 
 /// A team for JavaScript: `new Team(options)`, the tools as `call`, and what it reads.
 #[derive(Debug)]
-pub struct ApiTeam(pub Team);
+pub struct ApiTeam {
+    team: Team,
+    /// The options it was made with, and the calls that changed it since (`[name, args]`).
+    options: Value,
+    changes: Vec<Value>,
+}
+
+/// The methods that change a team: a saved team keeps these calls (errors too — a call that
+/// failed may still have moved the team's clock).
+const CHANGES: &[&str] = &[
+    "call",
+    "setContext",
+    "contextFull",
+    "endTurn",
+    "setMainMode",
+    "personStop",
+    "delivered",
+];
+
+fn not_saved(e: impl std::fmt::Display) -> ApiError {
+    ApiError {
+        code: "bad_team_state",
+        message: format!("team: not a saved team ({e})"),
+    }
+}
 
 fn delivered_value(list: Vec<(String, String)>) -> Value {
     let mut m: Map<String, Value> = Map::new();
@@ -45,7 +74,7 @@ impl ApiTeam {
             Ok(o.opt_count(k)?
                 .map_or(dflt, |n| u32::try_from(n).unwrap_or(u32::MAX)))
         };
-        Ok(ApiTeam(Team::new(&TeamOptions {
+        let team = Team::new(&TeamOptions {
             min: count("min", d.min)?,
             max: count("max", d.max)?,
             subagents: o.bool_or("subagents", true)?,
@@ -54,19 +83,29 @@ impl ApiTeam {
             mode: o.opt_word("mode", "mode", Mode::parse)?.unwrap_or(d.mode),
             steps: d.steps,
             now: o.opt_int("now")?.unwrap_or(0),
-        })))
+        });
+        Ok(ApiTeam {
+            team,
+            options: options.clone(),
+            changes: Vec::new(),
+        })
+    }
+
+    /// The team the rules keep.
+    pub fn team(&self) -> &Team {
+        &self.team
     }
 
     fn at(&mut self, now: &Value) -> Result<(), ApiError> {
         if !now.is_null() {
-            self.0.set_now(int_arg("now", now)?);
+            self.team.set_now(int_arg("now", now)?);
         }
         Ok(())
     }
 
     fn agent<'a>(&self, by: &'a Value) -> Result<&'a str, ApiError> {
         let by = str_arg("by", by)?;
-        if self.0.find(by).is_none() {
+        if self.team.find(by).is_none() {
             return Err(InputError::Unknown {
                 path: "by".into(),
                 what: "agent",
@@ -81,16 +120,16 @@ impl ApiTeam {
     pub fn call(&mut self, by: &Value, tool: &Value, args: &Value, now: &Value) -> ApiResult {
         self.at(now)?;
         let by = self.agent(by)?;
-        let result = self.0.call(by, str_arg("tool", tool)?, args)?;
+        let result = self.team.call(by, str_arg("tool", tool)?, args)?;
         Ok(serde_json::json!({
             "result": result,
-            "delivered": delivered_value(self.0.take_delivered()),
-            "started": delivered_value(self.0.take_started()),
+            "delivered": delivered_value(self.team.take_delivered()),
+            "started": delivered_value(self.team.take_started()),
         }))
     }
 
     pub fn tree(&self) -> Value {
-        camel_keys(to_value(&self.0.info()))
+        camel_keys(to_value(&self.team.info()))
     }
 
     pub fn read(&self, by: &Value, since: &Value) -> ApiResult {
@@ -102,16 +141,16 @@ impl ApiTeam {
                 expected: "a whole number",
             })?,
         };
-        Ok(Value::String(self.0.read(by, since)))
+        Ok(Value::String(self.team.read(by, since)))
     }
 
     pub fn whoami(&self, by: &Value) -> ApiResult {
-        Ok(Value::String(self.0.whoami(self.agent(by)?)))
+        Ok(Value::String(self.team.whoami(self.agent(by)?)))
     }
 
     pub fn offered(&self, by: &Value) -> ApiResult {
-        let tools = self.0.offered_tools(self.agent(by)?);
-        Ok(serde_json::json!({ "tools": tools, "setting": self.0.offered }))
+        let tools = self.team.offered_tools(self.agent(by)?);
+        Ok(serde_json::json!({ "tools": tools, "setting": self.team.offered }))
     }
 
     pub fn set_context(&mut self, by: &Value, used: &Value, window: &Value) -> ApiResult {
@@ -125,17 +164,17 @@ impl ApiTeam {
                 .into()
             })
         };
-        self.0
+        self.team
             .set_context(&by, n("used", used)?, n("window", window)?);
-        Ok(Value::Bool(self.0.context_reached(&by)))
+        Ok(Value::Bool(self.team.context_reached(&by)))
     }
 
     pub fn context_full(&mut self, by: &Value, now: &Value) -> ApiResult {
         self.at(now)?;
         let by = self.agent(by)?.to_string();
-        let text = self.0.context_full(&by);
+        let text = self.team.context_full(&by);
         Ok(
-            serde_json::json!({ "text": text, "delivered": delivered_value(self.0.take_delivered()) }),
+            serde_json::json!({ "text": text, "delivered": delivered_value(self.team.take_delivered()) }),
         )
     }
 
@@ -156,49 +195,70 @@ impl ApiTeam {
             Value::Null => None,
             v => Some(str_arg("reason", v)?),
         };
-        self.0.end_turn(&by, reply, reason);
+        self.team.end_turn(&by, reply, reason);
         Ok(serde_json::json!({
-            "delivered": delivered_value(self.0.take_delivered()),
-            "started": delivered_value(self.0.take_started()),
+            "delivered": delivered_value(self.team.take_delivered()),
+            "started": delivered_value(self.team.take_started()),
         }))
     }
 
     pub fn set_main_mode(&mut self, mode: &Value) -> ApiResult {
-        self.0.set_main_mode(mode_arg("mode", mode)?);
+        self.team.set_main_mode(mode_arg("mode", mode)?);
         Ok(Value::Null)
     }
 
     pub fn person_stop(&mut self, name: &Value, now: &Value) -> ApiResult {
         self.at(now)?;
-        let stopped = self.0.person_stop(str_arg("name", name)?);
+        let stopped = self.team.person_stop(str_arg("name", name)?);
         Ok(
-            serde_json::json!({ "stopped": stopped, "delivered": delivered_value(self.0.take_delivered()) }),
+            serde_json::json!({ "stopped": stopped, "delivered": delivered_value(self.team.take_delivered()) }),
         )
     }
 
     /// What reached whom since last asked.
     pub fn delivered(&mut self) -> Value {
-        delivered_value(self.0.take_delivered())
+        delivered_value(self.team.take_delivered())
     }
 
-    /// The whole state, to keep a session and restore it with [`ApiTeam::from_json`].
+    /// The saved team: `{ options, changes }`, what [`ApiTeam::from_json`] restores.
     pub fn to_json(&self) -> Value {
-        to_value(&self.0)
+        serde_json::json!({ "options": self.options, "changes": self.changes })
     }
 
-    pub fn from_json(v: &Value) -> Result<ApiTeam, ApiError> {
-        serde_json::from_value::<Team>(v.clone())
-            .map(ApiTeam)
-            .map_err(|e| ApiError {
-                code: "bad_team_state",
-                message: format!("team: not a saved team ({e})"),
-            })
+    /// The team `to_json` saved: made from its options, then every change made again in order.
+    pub fn from_json(saved: &Value) -> Result<ApiTeam, ApiError> {
+        let o = Obj::new("team", saved).map_err(not_saved)?;
+        o.only(&["options", "changes"]).map_err(not_saved)?;
+        let options = o.get("options").unwrap_or(&Value::Null);
+        let mut team = ApiTeam::new(options).map_err(|e| not_saved(e.message))?;
+        for (i, change) in o.array("changes").map_err(not_saved)?.iter().enumerate() {
+            let (name, args) = match change.as_array().map(Vec::as_slice) {
+                Some([Value::String(name), args @ Value::Array(_)])
+                    if CHANGES.contains(&name.as_str()) =>
+                {
+                    (name, args)
+                }
+                _ => {
+                    return Err(not_saved(format!(
+                        "team.changes[{i}]: expected [method, arguments], the method one of {}",
+                        CHANGES.join(", ")
+                    )))
+                }
+            };
+            // The call answers as it answered the first time, an error too: both are past.
+            let _ = team.dispatch(name, args);
+        }
+        Ok(team)
     }
 }
 
 impl ApiTeam {
     /// The team's methods by name.
     pub fn dispatch(&mut self, name: &str, args: &Value) -> ApiResult {
+        if CHANGES.contains(&name) {
+            self.changes
+                .push(Value::Array(vec![Value::from(name), args.clone()]));
+        }
         let a = |i| arg(args, i);
         match name {
             "call" => self.call(a(0), a(1), a(2), a(3)),

@@ -21,10 +21,10 @@ use crate::permission::{Mode, RiskClass};
 use crate::progress::Progress;
 use crate::spec::{looping, types::TeamSpec};
 use crate::subagents::Capacity;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// A subagent's state (team.read.states). The main agent is `working`, `waiting` or `idle`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AgentState {
     /// A turn runs.
@@ -88,7 +88,7 @@ impl AgentState {
 }
 
 /// A finding kept beyond an agent's context (team_findings write).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     pub n: u32,
     pub text: String,
@@ -96,7 +96,7 @@ pub struct Finding {
 }
 
 /// The main agent (`lead`) or a subagent.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Agent {
     /// `lead`, or `s1`, `s2`, … in the order added, never reused.
     pub id: String,
@@ -110,7 +110,6 @@ pub struct Agent {
     pub findings: Vec<Finding>,
     /// Tokens in its context now, of its model's window.
     pub context: Option<(u64, u64)>,
-    #[serde(skip)]
     pub progress: Option<Progress>,
     /// Its parent's id; none for the main agent.
     pub parent: Option<String>,
@@ -134,7 +133,6 @@ pub struct Agent {
     /// When it began to wait for a slot (the order slots are given in).
     pub wait_since: Option<u64>,
     /// Room messages from it or to it (kept as they are posted: the room is never scanned).
-    #[serde(default)]
     pub messages: u64,
 }
 
@@ -170,8 +168,7 @@ impl Agent {
 }
 
 /// What a room message is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RoomKind {
     Message,
     Report,
@@ -181,7 +178,7 @@ pub enum RoomKind {
 }
 
 /// A message of the room, numbered from 1.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RoomMessage {
     pub n: u64,
     pub from: String,
@@ -195,7 +192,7 @@ pub struct RoomMessage {
 }
 
 /// A subagent's request to the main agent (team_request), open until decided.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpenRequest {
     pub id: String,
     /// The asking subagent's id.
@@ -241,7 +238,7 @@ impl Default for TeamOptions {
 }
 
 /// The main agent and its subagents, their room, their requests.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Team {
     pub min: u32,
     pub max: u32,
