@@ -9,8 +9,9 @@ WASM_CARGO := $(WASM_ENV) /usr/bin/cargo
 WASM_FLAGS := --target wasm32-unknown-unknown -Zbuild-std=std,panic_abort
 
 # The npm package's wasm: Debian's Rust again, without reference types — binaryen 108's wasm-opt
-# breaks wasm-bindgen's externref table — and then wasm-bindgen and wasm-opt -Oz.
-PKG_ENV := PATH=/usr/bin:$$PATH RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 RUSTFLAGS="-C linker=wasm-ld-22 -C target-feature=-reference-types,-multivalue" CARGO_TARGET_DIR=target/wasm-pkg
+# breaks wasm-bindgen's externref table — and without the file and line of each panic site (no
+# input reaches one; the panic hook still says what panicked); then wasm-bindgen and wasm-opt -Oz.
+PKG_ENV := PATH=/usr/bin:$$PATH RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 RUSTFLAGS="-C linker=wasm-ld-22 -C target-feature=-reference-types,-multivalue -Zlocation-detail=none" CARGO_TARGET_DIR=target/wasm-pkg
 OPT_FLAGS := --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals
 
 .PHONY: run test toolchain fmt clippy unit wasm-rules bench bench-harness conformance npm npm-test npm-size playground-dist playground-test

@@ -485,7 +485,7 @@ impl Engine {
                     on,
                 );
                 match self.asker.ask(&self.name, tool, &what) {
-                    Answer::Deny => Judged::Answer(spec().modes_file.reasons.person.clone()),
+                    Answer::Deny => Judged::Answer(spec().modes_file.reasons.person.to_string()),
                     Answer::Once => Judged::Run(args),
                     Answer::Always => {
                         let mut p = self

@@ -41,7 +41,7 @@ pub fn check_mode(parent: Mode, mode: Option<Mode>, request: &[&str]) -> Result<
         return Err(fill(&texts.wider, &[("parent_mode", parent.as_str())]));
     }
     if !request.is_empty() && mode <= parent {
-        return Err(texts.request_not_narrower.clone());
+        return Err(texts.request_not_narrower.to_string());
     }
     let mut kinds: Vec<RiskClass> = Vec::new();
     for k in request {
@@ -177,15 +177,19 @@ pub fn who_decides(req: &Request, session: &Context, sub: &Subagent<'_>, main: M
         Action::Ask => match main_d.action {
             Action::Allow => {
                 let text = if sub.request.contains(&req.class) {
-                    texts.requestable.clone()
+                    texts.requestable.to_string()
                 } else {
-                    texts.not_delegated.clone()
+                    texts.not_delegated.to_string()
                 };
                 refused(text, own, Some(main_d))
             }
             Action::Deny => refused(main_d.reason.clone(), own, Some(main_d)),
             Action::Ask if session.unattended => refused(
-                crate::spec::spec().modes_file.reasons.unattended.clone(),
+                crate::spec::spec()
+                    .modes_file
+                    .reasons
+                    .unattended
+                    .to_string(),
                 own,
                 Some(main_d),
             ),
@@ -211,7 +215,7 @@ pub fn request_refusal(
     }
     let kinds: Vec<&str> = request.iter().map(|k| k.as_str()).collect();
     let kinds = if kinds.is_empty() {
-        looping().team.texts.no_kinds.clone()
+        looping().team.texts.no_kinds.to_string()
     } else {
         kinds.join(", ")
     };

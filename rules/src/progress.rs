@@ -659,10 +659,10 @@ mod tests {
     #[test]
     fn the_phases_and_their_fields_are_the_spec_data() {
         let spec = &looping().progress;
-        assert_eq!(spec.phases, PHASE_NAMES);
+        assert!(spec.phases.iter().eq(PHASE_NAMES.iter()));
         for name in PHASE_NAMES {
             let mut ours: Vec<&str> = Phase::fields(name).unwrap().to_vec();
-            let mut theirs: Vec<&str> = spec.fields[name].keys().map(String::as_str).collect();
+            let mut theirs: Vec<&str> = spec.fields.get(name).unwrap().keys().collect();
             ours.sort_unstable();
             theirs.sort_unstable();
             assert_eq!(ours, theirs, "{name}");

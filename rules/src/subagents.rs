@@ -214,15 +214,15 @@ pub fn subagent_model(
     };
     if chosen.served == session.served {
         if session.capacity.one_at_a_time() {
-            return Err(texts.one_request.clone());
+            return Err(texts.one_request.to_string());
         }
         return Ok(session.served.clone());
     }
     if !said.iter().any(|s| names(s, chosen)) {
-        return Err(texts.not_named.clone());
+        return Err(texts.not_named.to_string());
     }
     if same_server(session, chosen) {
-        return Err(texts.same_server.clone());
+        return Err(texts.same_server.to_string());
     }
     Ok(chosen.served.clone())
 }
@@ -252,7 +252,7 @@ pub fn offer(session: &Model, models: &Models, enabled: bool) -> Offer {
     Offer {
         offered,
         own,
-        note: (offered && !own).then(|| looping().context.note.team_own.clone()),
+        note: (offered && !own).then(|| looping().context.note.team_own.to_string()),
     }
 }
 

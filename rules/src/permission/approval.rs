@@ -68,7 +68,7 @@ pub fn command_pattern(cmd: &Command) -> String {
     }
     let mut n = arity.default;
     let mut best = 0usize;
-    for (key, k) in &arity.arity {
+    for (key, k) in arity.arity.iter() {
         let key_words: Vec<&str> = key.split(' ').collect();
         let starts =
             key_words.len() <= rest.len() && key_words.iter().zip(rest).all(|(a, b)| a == b);
@@ -101,8 +101,8 @@ pub fn approve(req: &Request, ctx: &Context) -> Result<Vec<Rule>, ApprovalError>
         },
     );
     match decision.action {
-        Action::Deny => return Err(ApprovalError::Denied(texts.denied.clone())),
-        Action::Allow => return Err(ApprovalError::NotAsked(texts.not_asked.clone())),
+        Action::Deny => return Err(ApprovalError::Denied(texts.denied.to_string())),
+        Action::Allow => return Err(ApprovalError::NotAsked(texts.not_asked.to_string())),
         Action::Ask => {}
     }
     let mut out: Vec<Rule> = Vec::new();
@@ -114,10 +114,10 @@ pub fn approve(req: &Request, ctx: &Context) -> Result<Vec<Rule>, ApprovalError>
     match &req.target {
         Target::Line(line) => {
             if has_substitution(line) {
-                return Err(ApprovalError::Substitution(texts.substitution.clone()));
+                return Err(ApprovalError::Substitution(texts.substitution.to_string()));
             }
             if !hardline::check(line).is_empty() {
-                return Err(ApprovalError::Denied(texts.denied.clone()));
+                return Err(ApprovalError::Denied(texts.denied.to_string()));
             }
             for cmd in shell::split(line) {
                 let single = Request {
@@ -168,7 +168,7 @@ pub fn approve(req: &Request, ctx: &Context) -> Result<Vec<Rule>, ApprovalError>
         )),
     }
     if out.is_empty() {
-        return Err(ApprovalError::NotAsked(texts.not_asked.clone()));
+        return Err(ApprovalError::NotAsked(texts.not_asked.to_string()));
     }
     Ok(out)
 }

@@ -19,8 +19,8 @@ pub struct Hit {
 /// An operand read plainly: `$HOME` and `${HOME}` as `~`, doubled and trailing slashes dropped.
 pub fn plain_target(word: &str, h: &HardlineFile) -> String {
     let mut t = word.to_string();
-    for home in &h.plain.home {
-        if let Some(rest) = t.strip_prefix(home.as_str()) {
+    for home in h.plain.home.iter() {
+        if let Some(rest) = t.strip_prefix(home.as_ref()) {
             t = format!("~{rest}");
         }
     }
@@ -81,11 +81,11 @@ pub fn check_plain<S: AsRef<str>>(words: &[S]) -> Option<Hit> {
     let (program, args) = words.split_first()?;
     let program = shell::program_name(program.as_ref());
     let (flags, operands) = options(args);
-    for e in &h.commands {
+    for e in h.commands.iter() {
         if e.programs.is_empty() || !e.programs.iter().any(|p| matches(p, program)) {
             continue;
         }
-        if !e.flags.is_empty() && !e.flags.iter().any(|f| flags.contains(f)) {
+        if !e.flags.is_empty() && !e.flags.iter().any(|f| flags.iter().any(|x| x == f)) {
             continue;
         }
         if let Some(set) = &e.targets {
@@ -101,8 +101,8 @@ pub fn check_plain<S: AsRef<str>>(words: &[S]) -> Option<Hit> {
             continue;
         }
         return Some(Hit {
-            entry: e.id.clone(),
-            reason: e.reason.clone(),
+            entry: e.id.to_string(),
+            reason: e.reason.to_string(),
             part: words
                 .iter()
                 .map(AsRef::as_ref)
@@ -134,11 +134,11 @@ pub fn check_command(cmd: &Command) -> Option<Hit> {
             continue;
         }
         let target = plain_target(&r.target, h);
-        for e in &h.redirects {
+        for e in h.redirects.iter() {
             if in_set(h, &e.targets, &target) {
                 return Some(Hit {
-                    entry: e.id.clone(),
-                    reason: e.reason.clone(),
+                    entry: e.id.to_string(),
+                    reason: e.reason.to_string(),
                     part: format!("{} {} {}", cmd.text(), r.op, r.target),
                 });
             }
@@ -182,8 +182,8 @@ pub fn check_line(line: &str) -> Option<Hit> {
             .iter()
             .find(|l| holds_squeezed(line, l))
             .map(|_| Hit {
-                entry: e.id.clone(),
-                reason: e.reason.clone(),
+                entry: e.id.to_string(),
+                reason: e.reason.to_string(),
                 part: line.trim().to_string(),
             })
     })
@@ -213,8 +213,8 @@ pub fn check_path(abs: &str, class: RiskClass, home: Option<&str>) -> Option<Hit
             .iter()
             .any(|p| matches(p, abs) || tilde.as_deref().is_some_and(|t| matches(p, t)));
         (applies && hit).then(|| Hit {
-            entry: e.id.clone(),
-            reason: e.reason.clone(),
+            entry: e.id.to_string(),
+            reason: e.reason.to_string(),
             part: abs.to_string(),
         })
     })

@@ -206,7 +206,7 @@ impl Rule {
 /// The rules of a setting in defaults.json's shape, in order.
 pub fn rules_from_setting(setting: &Setting, source: RuleSource) -> Result<Vec<Rule>, InputError> {
     let mut out = Vec::new();
-    for (key, value) in &setting.0 {
+    for (key, value) in setting.0.iter() {
         let bad = |path: String, value: &str| InputError::Unknown {
             path,
             what: "action",
@@ -214,11 +214,11 @@ pub fn rules_from_setting(setting: &Setting, source: RuleSource) -> Result<Vec<R
         };
         match value {
             SettingValue::Action(a) => {
-                let action = Action::parse(a).ok_or_else(|| bad(key.clone(), a))?;
+                let action = Action::parse(a).ok_or_else(|| bad(key.to_string(), a))?;
                 out.push(Rule::new(key, "*", action, source));
             }
             SettingValue::Patterns(list) => {
-                for (pattern, a) in list {
+                for (pattern, a) in list.iter() {
                     let action =
                         Action::parse(a).ok_or_else(|| bad(format!("{key}.{pattern}"), a))?;
                     out.push(Rule::new(key, pattern, action, source));
@@ -620,7 +620,7 @@ impl Judge<'_> {
         {
             return Decision {
                 action: to,
-                reason: reasons().auto.clone(),
+                reason: reasons().auto.to_string(),
                 decided_by: DecidedBy::Mode {
                     mode: self.mode,
                     class: prepared.class,
@@ -630,7 +630,7 @@ impl Judge<'_> {
         if unattended {
             return Decision {
                 action: Action::Deny,
-                reason: reasons().unattended.clone(),
+                reason: reasons().unattended.to_string(),
                 decided_by: DecidedBy::Unattended,
             };
         }
@@ -643,7 +643,7 @@ fn by_mode(mode: Mode, class: RiskClass) -> Decision {
     let action = spec().mode(mode).for_class(class);
     let r = reasons();
     let reason = match (mode, action) {
-        (Mode::Plan, Action::Deny) => r.plan.clone(),
+        (Mode::Plan, Action::Deny) => r.plan.to_string(),
         (_, a) => fill(
             match a {
                 Action::Allow => &r.allow,

@@ -417,7 +417,7 @@ pub fn is_plain<S: AsRef<str>>(words: &[S], spec: &Plain) -> bool {
         Some(first) => {
             let program = program_name(first);
             !is_assignment(first)
-                && !spec.wrappers.contains_key(program)
+                && spec.wrappers.get(program).is_none()
                 && !spec.shells.iter().any(|s| s == program)
                 && !spec.eval.iter().any(|s| s == program)
         }

@@ -1,7 +1,7 @@
 //! The spec data, from `rules/spec/`: `build.rs` reads every file into [`types`] (data that does not
-//! fit fails the build) and writes it back as Rust, which [`data`] holds; the typed tables the
-//! rules use (modes, default rules) are made here from that data once, and a test checks that
-//! making them succeeds too.
+//! fit fails the build) and writes it back as Rust — a `static` per file, which [`data`] holds; the
+//! typed tables the rules use (modes, default rules, tools) are made here from that data once, and
+//! a test checks that making them succeeds too.
 
 #[macro_use]
 pub mod rust;
@@ -12,11 +12,11 @@ use std::collections::BTreeMap;
 use std::sync::LazyLock;
 use thiserror::Error;
 
-/// The spec data as `build.rs` wrote it from `rules/spec/`: a function per file.
+/// The spec data as `build.rs` wrote it from `rules/spec/`: a `static` per file.
 mod data {
     #![allow(clippy::all)]
     use super::types::*;
-    use std::collections::BTreeMap;
+    use std::borrow::Cow;
 
     include!(concat!(env!("OUT_DIR"), "/spec_data.rs"));
 }
@@ -69,16 +69,30 @@ impl ModeAnswers {
 }
 
 /// All the spec data, typed.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Spec {
-    pub looping: types::Loop,
-    pub modes_file: types::ModesFile,
+    pub looping: &'static types::Loop,
+    pub modes_file: &'static types::ModesFile,
     /// Indexed by [`Mode::index`].
     pub modes: [ModeAnswers; 4],
     pub defaults: Vec<Rule>,
-    pub arity: types::ArityFile,
-    pub hardline: types::HardlineFile,
+    pub arity: &'static types::ArityFile,
+    pub hardline: &'static types::HardlineFile,
     pub tools: BTreeMap<String, ToolInfo>,
+}
+
+impl Default for Spec {
+    fn default() -> Self {
+        Spec {
+            looping: &data::LOOP,
+            modes_file: &data::MODES,
+            modes: Default::default(),
+            defaults: Vec::new(),
+            arity: &data::ARITY,
+            hardline: &data::HARDLINE,
+            tools: BTreeMap::new(),
+        }
+    }
 }
 
 fn parse(file: &'static str, text: &str) -> Result<serde_json::Value, SpecError> {
@@ -104,8 +118,8 @@ fn value<T>(
 impl Spec {
     /// Reads every embedded file. Fails only if the data and the code disagree (a test checks it).
     pub fn load() -> Result<Spec, SpecError> {
-        let looping = data::looping();
-        let modes_file = data::modes();
+        let looping = &data::LOOP;
+        let modes_file = &data::MODES;
         let mut modes = [ModeAnswers::default(); 4];
         for mode in Mode::ALL {
             let f = "permission/modes.json";
@@ -140,17 +154,17 @@ impl Spec {
                 value: modes_file.order.join(", "),
             });
         }
-        let defaults_file = data::defaults();
+        let defaults_file = &data::DEFAULTS;
         let defaults =
             crate::permission::rules_from_setting(&defaults_file.permission, RuleSource::Defaults)
                 .map_err(|e| SpecError::Parse {
                     file: "permission/defaults.json",
                     message: e.to_string(),
                 })?;
-        let arity = data::arity();
-        let hardline = data::hardline();
+        let arity = &data::ARITY;
+        let hardline = &data::HARDLINE;
         let mut tools = BTreeMap::new();
-        for (file, text) in data::tools() {
+        for (file, text) in data::TOOLS {
             let whole: serde_json::Value = parse("tools/*.json", text)?;
             let risk = value(
                 "tools/*.json",
@@ -159,12 +173,12 @@ impl Spec {
                 RiskClass::parse,
             )?;
             tools.insert(
-                file.name.clone(),
+                file.name.to_string(),
                 ToolInfo {
-                    name: file.name,
+                    name: file.name.to_string(),
                     risk,
-                    permission: file.permission,
-                    offered: file.offered,
+                    permission: file.permission.to_string(),
+                    offered: file.offered.as_deref().map(str::to_string),
                     file: whole,
                 },
             );
@@ -196,9 +210,9 @@ pub fn spec() -> &'static Spec {
     &SPEC
 }
 
-/// `loop.json`, typed.
+/// `loop.json`, typed (a `static`: reading it builds nothing).
 pub fn looping() -> &'static types::Loop {
-    &spec().looping
+    &data::LOOP
 }
 
 /// The spec's version (`loop.json` `version`): 3.4.0.
@@ -222,29 +236,29 @@ mod tests {
             built.rust(&mut b);
             assert_eq!(a, b);
         }
-        same(include_str!("../../spec/loop.json"), &data::looping());
+        same(include_str!("../../spec/loop.json"), &data::LOOP);
         same(
             include_str!("../../spec/permission/modes.json"),
-            &data::modes(),
+            &data::MODES,
         );
         same(
             include_str!("../../spec/permission/defaults.json"),
-            &data::defaults(),
+            &data::DEFAULTS,
         );
         same(
             include_str!("../../spec/permission/arity.json"),
-            &data::arity(),
+            &data::ARITY,
         );
         same(
             include_str!("../../spec/permission/hardline.json"),
-            &data::hardline(),
+            &data::HARDLINE,
         );
-        for (tool, text) in data::tools() {
-            same(text, &tool);
+        for (tool, text) in data::TOOLS {
+            same(text, tool);
         }
         let mut out = String::new();
-        data::looping().rust(&mut out);
-        assert!(out.contains("String::from(\"3.4.0\")"));
+        data::LOOP.rust(&mut out);
+        assert!(out.contains("Cow::Borrowed(\"3.4.0\")"));
         let file: serde_json::Value =
             serde_json::from_str(include_str!("../../spec/loop.json")).unwrap();
         let about = file["team"]["about"].as_str().unwrap();
@@ -259,7 +273,7 @@ mod tests {
     fn every_file_loads_into_the_types_the_rules_use() {
         let spec = Spec::load().unwrap();
         assert_eq!(spec.looping.version, "3.4.0");
-        assert_eq!(spec.tools.len(), data::tools().len());
+        assert_eq!(spec.tools.len(), data::TOOLS.len());
         assert_eq!(spec.tools.len(), 18);
         assert!(spec.defaults.len() > 10);
         assert_eq!(spec.mode(Mode::Auto).ask_becomes, Some(Action::Allow));
@@ -274,6 +288,6 @@ mod tests {
             .filter(|t| t.offered.as_deref() == Some("main"))
             .map(|t| t.name.as_str())
             .collect();
-        assert_eq!(main, spec.looping.team.main_only.tools);
+        assert!(main.iter().eq(spec.looping.team.main_only.tools.iter()));
     }
 }

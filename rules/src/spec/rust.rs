@@ -2,16 +2,26 @@
 //! [`Rust`] trait for the values the spec types hold, and `spec_struct!`, which declares a spec
 //! struct with its writer. Shared by the crate and `build.rs` (`#[macro_use]` before `types`).
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
 
-/// Writes a value as the Rust expression that builds it (`build.rs` writes the spec data so).
+/// Writes a value as the constant Rust expression that builds it (`build.rs` writes the spec data
+/// so: a `static`, made by no code at run time).
 pub trait Rust {
     fn rust(&self, out: &mut String);
+
+    /// The empty value of the type, for a field that is not kept ([`NOT_KEPT`]).
+    fn rust_empty(&self, out: &mut String) {
+        self.rust(out);
+    }
 }
 
-impl Rust for String {
+impl Rust for Cow<'static, str> {
     fn rust(&self, out: &mut String) {
-        out.push_str(&format!("String::from({self:?})"));
+        out.push_str(&format!("Cow::Borrowed({:?})", self.as_ref()));
+    }
+
+    fn rust_empty(&self, out: &mut String) {
+        out.push_str("Cow::Borrowed(\"\")");
     }
 }
 
@@ -21,20 +31,14 @@ macro_rules! rust_literal {
             fn rust(&self, out: &mut String) {
                 out.push_str(&format!("{self:?}"));
             }
+
+            fn rust_empty(&self, out: &mut String) {
+                out.push_str(&format!("{:?}", <$t>::default()));
+            }
         }
     )*};
 }
 rust_literal!(bool, u32, u64, usize, f64);
-
-/// A JSON value is written as its text, read again when the data is built.
-impl Rust for serde_json::Value {
-    fn rust(&self, out: &mut String) {
-        out.push_str(&format!(
-            "serde_json::from_str::<serde_json::Value>({:?}).unwrap_or_default()",
-            self.to_string()
-        ));
-    }
-}
 
 impl<T: Rust> Rust for Option<T> {
     fn rust(&self, out: &mut String) {
@@ -49,14 +53,18 @@ impl<T: Rust> Rust for Option<T> {
     }
 }
 
-impl<T: Rust> Rust for Vec<T> {
+impl<T: Rust + Clone> Rust for Cow<'static, [T]> {
     fn rust(&self, out: &mut String) {
-        out.push_str("vec![");
-        for v in self {
+        out.push_str("Cow::Borrowed(&[");
+        for v in self.iter() {
             v.rust(out);
             out.push_str(", ");
         }
-        out.push(']');
+        out.push_str("])");
+    }
+
+    fn rust_empty(&self, out: &mut String) {
+        out.push_str("Cow::Borrowed(&[])");
     }
 }
 
@@ -70,24 +78,9 @@ impl<A: Rust, B: Rust> Rust for (A, B) {
     }
 }
 
-impl<T: Rust> Rust for BTreeMap<String, T> {
-    fn rust(&self, out: &mut String) {
-        out.push_str("BTreeMap::from([");
-        for (k, v) in self {
-            out.push('(');
-            k.rust(out);
-            out.push_str(", ");
-            v.rust(out);
-            out.push_str("), ");
-        }
-        out.push_str("])");
-    }
-}
-
-/// Fields the rules never read at run time, written as their default: the data's notes for people
-/// (`about`, `ours`) and a tool's description and parameters (a model is sent the tool's whole
-/// text).
-pub const NOT_KEPT: &[&str] = &["about", "ours", "description", "parameters"];
+/// Fields the rules never read at run time, written empty: the data's notes for people (`about`,
+/// `ours`).
+pub const NOT_KEPT: &[&str] = &["about", "ours"];
 
 /// A struct of the spec data, with its [`Rust`] writer.
 macro_rules! spec_struct {
@@ -101,7 +94,7 @@ macro_rules! spec_struct {
                 $(
                     out.push_str(concat!(stringify!($f), ": "));
                     if NOT_KEPT.contains(&stringify!($f)) {
-                        out.push_str("Default::default()");
+                        self.$f.rust_empty(out);
                     } else {
                         self.$f.rust(out);
                     }

@@ -4,17 +4,76 @@
 //! deserializer of these types is compiled into it. Only `serde` may be used here.
 
 use serde::Deserialize;
-use std::collections::BTreeMap;
+use std::borrow::Cow;
 
 use super::rust::{Rust, NOT_KEPT};
 
+/// A text of the spec: borrowed from the built-in data, owned when read from a file.
+pub type Str = Cow<'static, str>;
+/// A list of the spec: borrowed from the built-in data, owned when read from a file.
+pub type List<T> = Cow<'static, [T]>;
+
+/// A table of the spec by name, sorted by name (the built-in data is a `static`, and a map
+/// cannot be one).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Map<T: Clone + 'static>(pub List<(Str, T)>);
+
+impl<T: Clone + 'static> Default for Map<T> {
+    fn default() -> Self {
+        Map(Cow::Borrowed(&[]))
+    }
+}
+
+impl<T: Clone + 'static> Map<T> {
+    pub fn get(&self, key: &str) -> Option<&T> {
+        let i = self.0.binary_search_by(|(k, _)| k.as_ref().cmp(key)).ok()?;
+        self.0.get(i).map(|(_, v)| v)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &T)> {
+        self.0.iter().map(|(k, v)| (k.as_ref(), v))
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|(k, _)| k.as_ref())
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &T> {
+        self.0.iter().map(|(_, v)| v)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<T: Rust + Clone + 'static> Rust for Map<T> {
+    fn rust(&self, out: &mut String) {
+        out.push_str("Map(");
+        self.0.rust(out);
+        out.push(')');
+    }
+}
+
+impl<'de, T: serde::Deserialize<'de> + Clone + 'static> serde::Deserialize<'de> for Map<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut pairs = InOrder::<T>::deserialize(d)?.0;
+        pairs.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(Map(Cow::Owned(pairs)))
+    }
+}
+
 spec_struct! {
     /// `loop.json`: the `progress`, `team`, `subagents` and `context` sections.
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct Loop {
-        pub about: String,
-        pub version: String,
+        pub about: Str,
+        pub version: Str,
         pub progress: ProgressSpec,
         pub team: TeamSpec,
         pub subagents: SubagentsSpec,
@@ -25,117 +84,117 @@ spec_struct! {
 
 spec_struct! {
     /// `loop.json` `blocks`: what each agent of the tree is told (subagents.md §13).
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct Blocks {
-        pub about: String,
-        pub ours: Vec<String>,
-        pub team_lead: String,
-        pub team_member: String,
-        pub team_submanager: String,
-        pub read_only: String,
+        pub about: Str,
+        pub ours: List<Str>,
+        pub team_lead: Str,
+        pub team_member: Str,
+        pub team_submanager: Str,
+        pub read_only: Str,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct ProgressSpec {
-        pub about: String,
-        pub phases: Vec<String>,
-        pub fields: BTreeMap<String, BTreeMap<String, String>>,
+        pub about: Str,
+        pub phases: List<Str>,
+        pub fields: Map<Map<Str>>,
         pub texts: ProgressTexts,
         pub reason: WaitReasons,
         pub what: PersonWhat,
         pub stopped_reason: StoppedReasons,
-        pub line: String,
-        pub no_elapsed: Vec<String>,
+        pub line: Str,
+        pub no_elapsed: List<Str>,
         pub what_max: usize,
         pub pace_per_second: u32,
-        pub ours: Vec<String>,
+        pub ours: List<Str>,
         pub elapsed: ElapsedTexts,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct ProgressTexts {
-        pub queued: String,
+        pub queued: Str,
         #[serde(rename = "queued.ahead")]
-        pub queued_ahead: String,
-        pub waiting_for_model: String,
-        pub loading_model: String,
-        pub reading_prompt: String,
+        pub queued_ahead: Str,
+        pub waiting_for_model: Str,
+        pub loading_model: Str,
+        pub reading_prompt: Str,
         #[serde(rename = "reading_prompt.bare")]
-        pub reading_prompt_bare: String,
-        pub thinking: String,
-        pub writing: String,
+        pub reading_prompt_bare: Str,
+        pub thinking: Str,
+        pub writing: Str,
         #[serde(rename = "writing.bare")]
-        pub writing_bare: String,
-        pub running_tool: String,
+        pub writing_bare: Str,
+        pub running_tool: Str,
         #[serde(rename = "running_tool.bare")]
-        pub running_tool_bare: String,
-        pub waiting_for_person: String,
-        pub waiting_for_subagents: String,
-        pub compacting: String,
-        pub retrying: String,
-        pub stopped: String,
+        pub running_tool_bare: Str,
+        pub waiting_for_person: Str,
+        pub waiting_for_subagents: Str,
+        pub compacting: Str,
+        pub retrying: Str,
+        pub stopped: Str,
         #[serde(rename = "stopped.reason")]
-        pub stopped_reason: String,
-        pub failed: String,
+        pub stopped_reason: Str,
+        pub failed: Str,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct WaitReasons {
-        pub busy: String,
-        pub slots: String,
-        pub group: String,
+        pub busy: Str,
+        pub slots: Str,
+        pub group: Str,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct PersonWhat {
-        pub approval: String,
+        pub approval: Str,
         #[serde(rename = "approval.bare")]
-        pub approval_bare: String,
-        pub question: String,
-        pub plan: String,
+        pub approval_bare: Str,
+        pub question: Str,
+        pub plan: Str,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct StoppedReasons {
-        pub person: String,
-        pub steps: String,
-        pub budget: String,
+        pub person: Str,
+        pub steps: Str,
+        pub budget: Str,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct ElapsedTexts {
-        pub about: String,
-        pub seconds: String,
-        pub minutes: String,
-        pub hours: String,
+        pub about: Str,
+        pub seconds: Str,
+        pub minutes: Str,
+        pub hours: Str,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct TeamSpec {
-        pub about: String,
-        pub ours: Vec<String>,
+        pub about: Str,
+        pub ours: List<Str>,
         pub agents: AgentsSetting,
         pub names: Names,
         pub marks: Marks,
@@ -153,10 +212,10 @@ spec_struct! {
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct AgentsSetting {
-        pub about: String,
+        pub about: Str,
         pub min: u32,
         pub max: u32,
         pub cap: u32,
@@ -164,319 +223,319 @@ spec_struct! {
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct Names {
-        pub about: String,
-        pub pattern: String,
-        pub lead: String,
-        pub reserved: Vec<String>,
-        pub all: String,
-        pub parent: String,
-        pub id_prefix: String,
+        pub about: Str,
+        pub pattern: Str,
+        pub lead: Str,
+        pub reserved: List<Str>,
+        pub all: Str,
+        pub parent: Str,
+        pub id_prefix: Str,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct Marks {
-        pub message: String,
-        pub report: String,
-        pub assignment: String,
-        pub request: String,
-        pub decision: String,
-        pub context_full: String,
+        pub message: Str,
+        pub report: Str,
+        pub assignment: Str,
+        pub request: Str,
+        pub decision: Str,
+        pub context_full: Str,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct Unavailable {
-        pub about: String,
-        pub one_agent: String,
-        pub one_request: String,
+        pub about: Str,
+        pub one_agent: Str,
+        pub one_request: Str,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct Work {
-        pub about: String,
-        pub classes: Vec<String>,
-        pub kept: Vec<String>,
+        pub about: Str,
+        pub classes: List<Str>,
+        pub kept: List<Str>,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct TeamTexts {
-        pub added: String,
-        pub added_waiting: String,
-        pub sent: String,
-        pub stopped: String,
-        pub manager: String,
-        pub full: String,
-        pub bad_name: String,
-        pub all_name: String,
-        pub taken: String,
-        pub no_goal: String,
-        pub unknown: String,
+        pub added: Str,
+        pub added_waiting: Str,
+        pub sent: Str,
+        pub stopped: Str,
+        pub manager: Str,
+        pub full: Str,
+        pub bad_name: Str,
+        pub all_name: Str,
+        pub taken: Str,
+        pub no_goal: Str,
+        pub unknown: Str,
         #[serde(rename = "self")]
-        pub self_: String,
-        pub nobody: String,
-        pub not_yours: String,
-        pub nobody_to_stop: String,
-        pub no_report: String,
-        pub ended: String,
-        pub only_main: String,
-        pub not_manager: String,
-        pub wider: String,
-        pub request_not_narrower: String,
-        pub request_kind: String,
-        pub requestable: String,
-        pub not_delegated: String,
-        pub not_requestable: String,
-        pub requested: String,
-        pub no_request: String,
-        pub decided: String,
-        pub allowed: String,
-        pub refused: String,
-        pub decision_allowed: String,
-        pub decision_refused: String,
-        pub no_parent: String,
-        pub finished: String,
-        pub has_ended: String,
-        pub cycle: String,
-        pub assigned: String,
-        pub replaced: String,
-        pub replace_brief: String,
-        pub no_findings: String,
-        pub noted: String,
-        pub not_yours_findings: String,
-        pub context_full: String,
-        pub gone: String,
-        pub request_body: String,
-        pub no_kinds: String,
-        pub task_full: String,
-        pub finding_text: String,
+        pub self_: Str,
+        pub nobody: Str,
+        pub not_yours: Str,
+        pub nobody_to_stop: Str,
+        pub no_report: Str,
+        pub ended: Str,
+        pub only_main: Str,
+        pub not_manager: Str,
+        pub wider: Str,
+        pub request_not_narrower: Str,
+        pub request_kind: Str,
+        pub requestable: Str,
+        pub not_delegated: Str,
+        pub not_requestable: Str,
+        pub requested: Str,
+        pub no_request: Str,
+        pub decided: Str,
+        pub allowed: Str,
+        pub refused: Str,
+        pub decision_allowed: Str,
+        pub decision_refused: Str,
+        pub no_parent: Str,
+        pub finished: Str,
+        pub has_ended: Str,
+        pub cycle: Str,
+        pub assigned: Str,
+        pub replaced: Str,
+        pub replace_brief: Str,
+        pub no_findings: Str,
+        pub noted: Str,
+        pub not_yours_findings: Str,
+        pub context_full: Str,
+        pub gone: Str,
+        pub request_body: Str,
+        pub no_kinds: Str,
+        pub task_full: Str,
+        pub finding_text: Str,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct ReadTexts {
-        pub about: String,
-        pub tree: String,
-        pub agent: String,
-        pub lead_role: String,
+        pub about: Str,
+        pub tree: Str,
+        pub agent: Str,
+        pub lead_role: Str,
         pub states: StateWords,
-        pub active: String,
-        pub room: String,
-        pub message: String,
-        pub report: String,
-        pub none: String,
-        pub more: String,
-        pub slots: String,
-        pub ended: String,
-        pub ended_agent: String,
-        pub context: String,
-        pub request: String,
-        pub ago: String,
-        pub unknown: String,
+        pub active: Str,
+        pub room: Str,
+        pub message: Str,
+        pub report: Str,
+        pub none: Str,
+        pub more: Str,
+        pub slots: Str,
+        pub ended: Str,
+        pub ended_agent: Str,
+        pub context: Str,
+        pub request: Str,
+        pub ago: Str,
+        pub unknown: Str,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct StateWords {
-        pub working: String,
-        pub waiting: String,
-        pub finished: String,
-        pub idle: String,
-        pub paused: String,
-        pub done: String,
-        pub out_of_context: String,
-        pub stopped: String,
+        pub working: Str,
+        pub waiting: Str,
+        pub finished: Str,
+        pub idle: Str,
+        pub paused: Str,
+        pub done: Str,
+        pub out_of_context: Str,
+        pub stopped: Str,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct MainOnly {
-        pub about: String,
-        pub tools: Vec<String>,
+        pub about: Str,
+        pub tools: List<Str>,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct TeamContext {
-        pub about: String,
+        pub about: Str,
         pub pause_at: f64,
         pub final_steps: u32,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct RequestSpec {
-        pub about: String,
-        pub kinds: Vec<String>,
-        pub id_prefix: String,
+        pub about: Str,
+        pub kinds: List<Str>,
+        pub id_prefix: Str,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct Whoami {
-        pub about: String,
+        pub about: Str,
         pub lines: WhoamiLines,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct WhoamiLines {
-        pub who: String,
-        pub parent: String,
-        pub task: String,
-        pub mode: String,
-        pub request: String,
-        pub model: String,
-        pub limits: String,
-        pub spawn_yes: String,
-        pub spawn_no: String,
-        pub context: String,
+        pub who: Str,
+        pub parent: Str,
+        pub task: Str,
+        pub mode: Str,
+        pub request: Str,
+        pub model: Str,
+        pub limits: Str,
+        pub spawn_yes: Str,
+        pub spawn_no: Str,
+        pub context: Str,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct FindingsTexts {
-        pub about: String,
-        pub header: String,
-        pub item: String,
+        pub about: Str,
+        pub header: Str,
+        pub item: Str,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct SubagentsSpec {
-        pub about: String,
-        pub ours: Vec<String>,
+        pub about: Str,
+        pub ours: List<Str>,
         pub texts: SubagentsTexts,
         pub setting: SettingLabels,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct SubagentsTexts {
-        pub one_request: String,
-        pub not_named: String,
-        pub same_server: String,
-        pub unknown_model: String,
+        pub one_request: Str,
+        pub not_named: Str,
+        pub same_server: Str,
+        pub unknown_model: Str,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct SettingLabels {
-        pub label: String,
-        pub min: String,
-        pub max: String,
-        pub short: String,
+        pub label: Str,
+        pub min: Str,
+        pub max: Str,
+        pub short: Str,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct ContextSpec {
-        pub about: String,
+        pub about: Str,
         pub note: Notes,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct Notes {
-        pub team: String,
-        pub team_lead: String,
-        pub team_one: String,
-        pub team_own: String,
-        pub team_stopped: String,
-        pub empty: String,
+        pub team: Str,
+        pub team_lead: Str,
+        pub team_one: Str,
+        pub team_own: Str,
+        pub team_stopped: Str,
+        pub empty: Str,
     }
 }
 
 spec_struct! {
     /// `permission/modes.json`.
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct ModesFile {
-        pub about: String,
+        pub about: Str,
         pub ours: bool,
-        pub order: Vec<String>,
-        pub modes: BTreeMap<String, ModeTable>,
+        pub order: List<Str>,
+        pub modes: Map<ModeTable>,
         pub reasons: ModeReasons,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct ModeTable {
-        pub read: String,
-        pub write: String,
-        pub execute: String,
-        pub interact: String,
+        pub read: Str,
+        pub write: Str,
+        pub execute: Str,
+        pub interact: Str,
         #[serde(default)]
-        pub ask_becomes: Option<String>,
+        pub ask_becomes: Option<Str>,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct ModeReasons {
-        pub allow: String,
-        pub ask: String,
-        pub deny: String,
-        pub plan: String,
-        pub auto: String,
-        pub rule: String,
-        pub outside_root: String,
-        pub unattended: String,
+        pub allow: Str,
+        pub ask: Str,
+        pub deny: Str,
+        pub plan: Str,
+        pub auto: Str,
+        pub rule: Str,
+        pub outside_root: Str,
+        pub unattended: Str,
         /// The person answered an approval with no (this project's).
-        pub person: String,
+        pub person: Str,
     }
 }
 
 spec_struct! {
     /// `permission/defaults.json`: `permission` maps a permission key to one action, or to patterns
     /// with their actions in document order (kept by the reader in `permission::rules`).
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct DefaultsFile {
-        pub about: String,
-        pub ours: Vec<String>,
+        pub about: Str,
+        pub ours: List<Str>,
         pub permission: Setting,
     }
 }
@@ -484,12 +543,12 @@ spec_struct! {
 /// A permission setting: each key's one action, or its patterns with their actions — in the
 /// order written, since a later rule overrides an earlier one.
 #[derive(Debug, Default, Clone, PartialEq)]
-pub struct Setting(pub Vec<(String, SettingValue)>);
+pub struct Setting(pub List<(Str, SettingValue)>);
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum SettingValue {
-    Action(String),
-    Patterns(Vec<(String, String)>),
+    Action(Str),
+    Patterns(List<(Str, Str)>),
 }
 
 impl Rust for Setting {
@@ -516,7 +575,8 @@ impl Rust for SettingValue {
     }
 }
 
-struct InOrder<T>(Vec<(String, T)>);
+/// An object's entries in the order written.
+struct InOrder<T>(Vec<(Str, T)>);
 
 impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for InOrder<T> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -532,7 +592,7 @@ impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for InOrder<T> {
             ) -> Result<Self::Value, A::Error> {
                 let mut out = Vec::new();
                 while let Some((k, v)) = map.next_entry::<String, T>()? {
-                    out.push((k, v));
+                    out.push((Cow::Owned(k), v));
                 }
                 Ok(InOrder(out))
             }
@@ -547,129 +607,131 @@ impl<'de> serde::Deserialize<'de> for SettingValue {
         #[serde(untagged)]
         enum Either {
             Action(String),
-            Patterns(InOrder<String>),
+            Patterns(InOrder<Str>),
         }
         Ok(match Either::deserialize(d)? {
-            Either::Action(a) => SettingValue::Action(a),
-            Either::Patterns(p) => SettingValue::Patterns(p.0),
+            Either::Action(a) => SettingValue::Action(Cow::Owned(a)),
+            Either::Patterns(p) => SettingValue::Patterns(Cow::Owned(p.0)),
         })
     }
 }
 
 impl<'de> serde::Deserialize<'de> for Setting {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(Setting(InOrder::<SettingValue>::deserialize(d)?.0))
+        Ok(Setting(Cow::Owned(
+            InOrder::<SettingValue>::deserialize(d)?.0,
+        )))
     }
 }
 
 spec_struct! {
     /// `permission/arity.json`.
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct ArityFile {
-        pub about: String,
+        pub about: Str,
         pub ours: bool,
         pub default: usize,
-        pub arity: BTreeMap<String, usize>,
+        pub arity: Map<usize>,
         pub texts: ArityTexts,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct ArityTexts {
-        pub substitution: String,
-        pub denied: String,
-        pub not_asked: String,
+        pub substitution: Str,
+        pub denied: Str,
+        pub not_asked: Str,
     }
 }
 
 spec_struct! {
     /// `permission/hardline.json`.
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct HardlineFile {
-        pub about: String,
+        pub about: Str,
         pub ours: bool,
-        pub sets: BTreeMap<String, TargetSet>,
-        pub commands: Vec<HardCommand>,
-        pub redirects: Vec<HardRedirect>,
-        pub paths: Vec<HardPath>,
+        pub sets: Map<TargetSet>,
+        pub commands: List<HardCommand>,
+        pub redirects: List<HardRedirect>,
+        pub paths: List<HardPath>,
         pub plain: Plain,
     }
 }
 
 spec_struct! {
     /// Operands a hardline entry refuses: spelled exactly (`/*` is itself), or matching a pattern.
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct TargetSet {
         #[serde(default)]
-        pub exact: Vec<String>,
+        pub exact: List<Str>,
         #[serde(default)]
-        pub patterns: Vec<String>,
+        pub patterns: List<Str>,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct HardCommand {
-        pub id: String,
+        pub id: Str,
         #[serde(default)]
-        pub programs: Vec<String>,
+        pub programs: List<Str>,
         #[serde(default)]
-        pub flags: Vec<String>,
+        pub flags: List<Str>,
         #[serde(default)]
-        pub targets: Option<String>,
+        pub targets: Option<Str>,
         #[serde(default)]
-        pub operands: Vec<String>,
+        pub operands: List<Str>,
         #[serde(default)]
-        pub line: Vec<String>,
-        pub reason: String,
+        pub line: List<Str>,
+        pub reason: Str,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct HardRedirect {
-        pub id: String,
-        pub targets: String,
-        pub reason: String,
+        pub id: Str,
+        pub targets: Str,
+        pub reason: Str,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct HardPath {
-        pub id: String,
-        pub patterns: Vec<String>,
-        pub classes: Vec<String>,
-        pub reason: String,
+        pub id: Str,
+        pub patterns: List<Str>,
+        pub classes: List<Str>,
+        pub reason: Str,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct Plain {
-        pub about: String,
-        pub wrappers: BTreeMap<String, Wrapper>,
-        pub shells: Vec<String>,
-        pub eval: Vec<String>,
-        pub home: Vec<String>,
+        pub about: Str,
+        pub wrappers: Map<Wrapper>,
+        pub shells: List<Str>,
+        pub eval: List<Str>,
+        pub home: List<Str>,
     }
 }
 
 spec_struct! {
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct Wrapper {
         #[serde(default)]
-        pub value: Vec<String>,
+        pub value: List<Str>,
         #[serde(default)]
         pub assignments: bool,
         #[serde(default)]
@@ -678,15 +740,14 @@ spec_struct! {
 }
 
 spec_struct! {
-    /// `tools/<name>.json`: what the rules read of a tool (the rest is sent to a model as it is).
-    #[derive(Debug, Default, Deserialize)]
+    /// `tools/<name>.json`: what the rules read of a tool (the rest — its description and
+    /// parameters — is sent to a model as the file has it).
+    #[derive(Debug, Default, Clone, Deserialize)]
     pub struct ToolFile {
-        pub name: String,
-        pub risk: String,
-        pub permission: String,
+        pub name: Str,
+        pub risk: Str,
+        pub permission: Str,
         #[serde(default)]
-        pub offered: Option<String>,
-        pub description: String,
-        pub parameters: serde_json::Value,
+        pub offered: Option<Str>,
     }
 }

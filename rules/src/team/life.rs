@@ -222,7 +222,7 @@ impl Team {
                     let texts = &t().texts;
                     let mut body = reply.trim().to_string();
                     if body.is_empty() {
-                        body = texts.no_report.clone();
+                        body = texts.no_report.to_string();
                     }
                     if let Some(r) = reason.filter(|r| !r.is_empty() && *r != "stop") {
                         body = format!("{body}\n{}", fill(&texts.ended, &[("reason", r)]));

@@ -213,7 +213,7 @@ impl Team {
         };
         let parent_mode = self.by_id(&parent_id).map_or(Mode::Auto, |p| p.mode);
         let findings = if old.findings.is_empty() {
-            texts.no_findings.clone()
+            texts.no_findings.to_string()
         } else {
             old.findings
                 .iter()

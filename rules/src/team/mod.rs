@@ -282,7 +282,7 @@ impl Team {
     pub fn new(o: &TeamOptions) -> Team {
         let spec = t();
         let lead_agent = Agent {
-            position: spec.read.lead_role.clone(),
+            position: spec.read.lead_role.to_string(),
             manager: true,
             state: AgentState::Working,
             ..Agent::blank(lead().to_string(), lead(), &o.model, o.mode)
@@ -479,10 +479,10 @@ impl Team {
     /// one agent and there is no subagent; or the model can no longer serve subagents.
     pub fn unavailable(&self) -> Option<String> {
         if !self.offered || (self.max <= 1 && self.live_subagents() == 0) {
-            return Some(t().unavailable.one_agent.clone());
+            return Some(t().unavailable.one_agent.to_string());
         }
         if self.capacity.one_at_a_time() {
-            return Some(t().unavailable.one_request.clone());
+            return Some(t().unavailable.one_request.to_string());
         }
         None
     }

@@ -30,7 +30,7 @@ impl Team {
     pub fn lead_block(&self) -> Option<String> {
         self.unavailable()
             .is_none()
-            .then(|| looping().blocks.team_lead.clone())
+            .then(|| looping().blocks.team_lead.to_string())
     }
 
     /// The session notes the main agent is told about the tree (team.md §10; subagents.md §6):
@@ -41,7 +41,7 @@ impl Team {
             return Vec::new();
         }
         if self.max <= 1 {
-            return vec![notes.team_one.clone()];
+            return vec![notes.team_one.to_string()];
         }
         let mut out = vec![fill(
             &notes.team,
@@ -65,12 +65,12 @@ impl Team {
         let a = self.live(name)?;
         let manager = self.parent_name(a)?;
         let read_only = if a.mode == Mode::Plan {
-            blocks.read_only.as_str()
+            blocks.read_only.as_ref()
         } else {
             ""
         };
         let lead = if a.manager {
-            blocks.team_submanager.as_str()
+            blocks.team_submanager.as_ref()
         } else {
             ""
         };
@@ -147,7 +147,7 @@ mod tests {
             "You are \"docs\" (s1), a subagent of this session, and you report to \"lead\".\nYour position: writes the docs\nThe team's goal: ship it\n"
         ), "{docs}");
         assert!(
-            docs.contains(&looping().blocks.read_only),
+            docs.contains(looping().blocks.read_only.as_ref()),
             "plan mode: {docs}"
         );
         assert!(!docs.contains("# Directing an area"));
@@ -156,7 +156,7 @@ mod tests {
         let area = t.member_block("area", "Be brief.").unwrap();
         assert!(area.contains("# Directing an area"), "{area}");
         assert!(area.contains("\nBe brief.\n"));
-        assert!(!area.contains(&looping().blocks.read_only));
+        assert!(!area.contains(looping().blocks.read_only.as_ref()));
         assert_eq!(t.member_block(lead(), ""), None);
         assert_eq!(t.member_block("nobody", ""), None);
     }

@@ -95,16 +95,16 @@ impl Team {
                 return Some(no);
             }
             if !is_lead && main_only(tool) {
-                return Some(texts.only_main.clone());
+                return Some(texts.only_main.to_string());
             }
             return None;
         }
         if tool == "task" {
             if !is_lead {
-                return Some(texts.only_main.clone());
+                return Some(texts.only_main.to_string());
             }
             if self.offered && self.max <= 1 && self.live_subagents() == 0 {
-                return Some(t().unavailable.one_agent.clone());
+                return Some(t().unavailable.one_agent.to_string());
             }
             if self.offered && self.size() + 1 > self.max {
                 return Some(fill(&texts.task_full, &[("max", &self.max.to_string())]));
@@ -112,7 +112,7 @@ impl Team {
             return None;
         }
         if self.is_manager(by) && Self::is_work(tool, args) {
-            return Some(texts.manager.clone());
+            return Some(texts.manager.to_string());
         }
         None
     }
@@ -182,7 +182,7 @@ impl Team {
         let request = a.opt_strings("request")?.unwrap_or_default();
         let mode = a.opt_word("mode", "mode", Mode::parse)?;
         if name == names.all {
-            return Ok(texts.all_name.clone());
+            return Ok(texts.all_name.to_string());
         }
         let pattern_ok = name_matches(name);
         if !pattern_ok {
@@ -193,7 +193,7 @@ impl Team {
         }
         let lead_goal = self.lead().map(|l| l.goal.clone()).unwrap_or_default();
         if lead_goal.is_empty() && goal.is_none() {
-            return Ok(texts.no_goal.clone());
+            return Ok(texts.no_goal.to_string());
         }
         if self.size() + 1 > self.max {
             return Ok(fill(&texts.full, &[("max", &self.max.to_string())]));
@@ -286,7 +286,7 @@ impl Team {
                 };
                 match self.parent_name(me) {
                     Some(p) => p,
-                    None => return Ok(texts.no_parent.clone()),
+                    None => return Ok(texts.no_parent.to_string()),
                 }
             } else {
                 n.to_string()
@@ -300,7 +300,7 @@ impl Team {
                 path: "args.to".into(),
             });
         }
-        let recipients: Vec<String> = if list.contains(&names.all) {
+        let recipients: Vec<String> = if list.iter().any(|n| *n == names.all) {
             let others: Vec<String> = self
                 .tree()
                 .iter()
@@ -308,14 +308,14 @@ impl Team {
                 .map(|x| x.name.clone())
                 .collect();
             if others.is_empty() {
-                return Ok(texts.nobody.clone());
+                return Ok(texts.nobody.to_string());
             }
-            list = vec![names.all.clone()];
+            list = vec![names.all.to_string()];
             others
         } else {
             for n in &list {
                 if n == by {
-                    return Ok(texts.self_.clone());
+                    return Ok(texts.self_.to_string());
                 }
                 if self.live(n).is_none() {
                     return Ok(self.unknown(n));
@@ -346,7 +346,7 @@ impl Team {
                 .map(|x| x.id.clone())
                 .collect();
             if all.is_empty() {
-                return Ok(texts.nobody_to_stop.clone());
+                return Ok(texts.nobody_to_stop.to_string());
             }
             all
         } else {
@@ -378,7 +378,7 @@ impl Team {
             "write" => {
                 let text = a.opt_str("text")?.map(str::trim).unwrap_or("");
                 if text.is_empty() {
-                    return Ok(texts.finding_text.clone());
+                    return Ok(texts.finding_text.to_string());
                 }
                 let now = self.now;
                 let Some(me) = self.live_mut(by) else {
@@ -408,14 +408,14 @@ impl Team {
         let texts = &t().texts;
         let report = a.str("report")?.trim();
         let Some(me) = self.live(by) else {
-            return Ok(texts.no_parent.clone());
+            return Ok(texts.no_parent.to_string());
         };
         let Some(parent) = self.parent_name(me) else {
-            return Ok(texts.no_parent.clone());
+            return Ok(texts.no_parent.to_string());
         };
         let id = me.id.clone();
         let body = if report.is_empty() {
-            texts.no_report.clone()
+            texts.no_report.to_string()
         } else {
             report.to_string()
         };
@@ -438,10 +438,10 @@ impl Team {
         let pattern = a.str("pattern")?;
         let why = a.str("why")?;
         let Some(me) = self.live(by) else {
-            return Ok(texts.no_parent.clone());
+            return Ok(texts.no_parent.to_string());
         };
         if me.parent.is_none() {
-            return Ok(texts.no_parent.clone());
+            return Ok(texts.no_parent.to_string());
         }
         let class = spec().tool(tool).map(|x| x.risk);
         if let Some(no) = request_refusal(tool, class, &me.request) {

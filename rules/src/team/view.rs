@@ -176,7 +176,7 @@ impl Team {
     /// slots, the ended subagents. Also what a terminal draws.
     pub fn tree_lines(&self) -> Vec<String> {
         let r = &t().read;
-        let none = r.unknown.as_str();
+        let none = r.unknown.as_ref();
         let mut lines = vec![fill(
             &r.tree,
             &[
@@ -193,7 +193,7 @@ impl Team {
                 _ => none.to_string(),
             };
             let last = match (a.state, a.last_ended) {
-                (AgentState::Working | AgentState::Paused, _) => r.active.clone(),
+                (AgentState::Working | AgentState::Paused, _) => r.active.to_string(),
                 (_, Some(at)) => fill(
                     &r.ago,
                     &[("duration", &duration(self.now.saturating_sub(at) / 1000))],
@@ -220,7 +220,7 @@ impl Team {
             lines.push(fill(&r.slots, &[("n", &open.to_string())]));
         }
         if !self.ended.is_empty() {
-            lines.push(r.ended.clone());
+            lines.push(r.ended.to_string());
             for a in self.ended.iter().filter_map(|id| self.by_id(id)) {
                 lines.push(fill(
                     &r.ended_agent,
@@ -360,7 +360,7 @@ impl Team {
             );
         };
         if !self.may_read(by, target) {
-            return texts.not_yours_findings.clone();
+            return texts.not_yours_findings.to_string();
         }
         let f = &t().findings;
         let mut lines = vec![fill(
@@ -368,7 +368,7 @@ impl Team {
             &[("name", &target.name), ("id", &target.id)],
         )];
         if target.findings.is_empty() {
-            lines.push(texts.no_findings.clone());
+            lines.push(texts.no_findings.to_string());
         }
         for x in &target.findings {
             lines.push(fill(&f.item, &[("n", &x.n.to_string()), ("text", &x.text)]));
