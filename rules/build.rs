@@ -58,14 +58,20 @@ fn main() -> Result<(), Box<dyn Error>> {
         .map(|e| e.map(|e| e.path()))
         .collect::<Result<_, _>>()?;
     paths.sort();
-    out.push_str("pub(super) static TOOLS: &[(ToolFile, &str)] = &[");
+    // What the rules read of each tool, and apart from it each file's whole text (only a build
+    // that sends tools to a model keeps those).
+    let (mut tools, mut texts) = (String::new(), String::new());
     for path in paths {
         let (tool, text) = read::<types::ToolFile>(&path)?;
-        out.push('(');
-        tool.rust(&mut out);
-        write!(out, ", {text:?}), ")?;
+        tool.rust(&mut tools);
+        tools.push_str(", ");
+        write!(texts, "({:?}, {text:?}), ", tool.name.as_ref())?;
     }
-    out.push_str("];\n");
+    writeln!(out, "pub(super) static TOOLS: &[ToolFile] = &[{tools}];")?;
+    writeln!(
+        out,
+        "pub(super) static TOOL_TEXTS: &[(&str, &str)] = &[{texts}];"
+    )?;
     let dest = Path::new(&std::env::var("OUT_DIR")?).join("spec_data.rs");
     fs::write(dest, out)?;
     Ok(())

@@ -19,7 +19,7 @@ use lembas_rules::permission::{evaluate, Context, Request, Target};
 use lembas_rules::progress::{
     advance, short_what, Paced, Pacer, PersonWait, Phase, Progress, StopReason,
 };
-use lembas_rules::spec::spec;
+use lembas_rules::spec::{spec, tool_file};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -83,12 +83,12 @@ pub fn now_ms() -> i64 {
 pub fn definitions(names: &[&str]) -> Vec<Value> {
     names
         .iter()
-        .filter_map(|name| spec().tool(name))
-        .map(|t| {
+        .filter_map(|name| Some((name, tool_file(name)?)))
+        .map(|(name, file)| {
             json!({"type": "function", "function": {
-                "name": t.name,
-                "description": t.file.get("description").cloned().unwrap_or(Value::Null),
-                "parameters": t.file.get("parameters").cloned().unwrap_or(json!({"type": "object"})),
+                "name": name,
+                "description": file.get("description").cloned().unwrap_or(Value::Null),
+                "parameters": file.get("parameters").cloned().unwrap_or(json!({"type": "object"})),
             }})
         })
         .collect()

@@ -7,7 +7,7 @@
 //! `lembas_rules::team`'s; this file only draws and records.
 
 use lembas_rules::permission::Mode;
-use lembas_rules::spec::{looping, spec};
+use lembas_rules::spec::{looping, tool_file};
 use lembas_rules::subagents::Capacity;
 use lembas_rules::team::view::{TreeAgent, TreeInfo};
 use lembas_rules::team::{tools::lead_tools, Team, TeamOptions};
@@ -133,10 +133,10 @@ struct Field {
 }
 
 fn fields(tool: &str) -> Vec<Field> {
-    let Some(info) = spec().tool(tool) else {
+    let Some(file) = tool_file(tool) else {
         return Vec::new();
     };
-    let params = info.file.get("parameters");
+    let params = file.get("parameters");
     let required: Vec<&str> = params
         .and_then(|p| p.get("required"))
         .and_then(Value::as_array)

@@ -8,7 +8,6 @@ pub mod rust;
 pub mod types;
 
 use crate::permission::{Action, Mode, RiskClass, Rule, RuleSource};
-use std::collections::BTreeMap;
 use std::sync::LazyLock;
 use thiserror::Error;
 
@@ -42,8 +41,6 @@ pub struct ToolInfo {
     pub permission: String,
     /// `main`: the main agent only; `subagent`: subagents only; none: both.
     pub offered: Option<String>,
-    /// The whole file, as a model is sent it.
-    pub file: serde_json::Value,
 }
 
 /// One mode's answers, by risk class (`permission/modes.json`).
@@ -78,7 +75,8 @@ pub struct Spec {
     pub defaults: Vec<Rule>,
     pub arity: &'static types::ArityFile,
     pub hardline: &'static types::HardlineFile,
-    pub tools: BTreeMap<String, ToolInfo>,
+    /// Sorted by name.
+    pub tools: Vec<ToolInfo>,
 }
 
 impl Default for Spec {
@@ -90,7 +88,7 @@ impl Default for Spec {
             defaults: Vec::new(),
             arity: &data::ARITY,
             hardline: &data::HARDLINE,
-            tools: BTreeMap::new(),
+            tools: Vec::new(),
         }
     }
 }
@@ -163,26 +161,22 @@ impl Spec {
                 })?;
         let arity = &data::ARITY;
         let hardline = &data::HARDLINE;
-        let mut tools = BTreeMap::new();
-        for (file, text) in data::TOOLS {
-            let whole: serde_json::Value = parse("tools/*.json", text)?;
+        let mut tools = Vec::new();
+        for file in data::TOOLS {
             let risk = value(
                 "tools/*.json",
                 &format!("{}.risk", file.name),
                 &file.risk,
                 RiskClass::parse,
             )?;
-            tools.insert(
-                file.name.to_string(),
-                ToolInfo {
-                    name: file.name.to_string(),
-                    risk,
-                    permission: file.permission.to_string(),
-                    offered: file.offered.as_deref().map(str::to_string),
-                    file: whole,
-                },
-            );
+            tools.push(ToolInfo {
+                name: file.name.to_string(),
+                risk,
+                permission: file.permission.to_string(),
+                offered: file.offered.as_deref().map(str::to_string),
+            });
         }
+        tools.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(Spec {
             looping,
             modes_file,
@@ -199,8 +193,19 @@ impl Spec {
     }
 
     pub fn tool(&self, name: &str) -> Option<&ToolInfo> {
-        self.tools.get(name)
+        let i = self
+            .tools
+            .binary_search_by(|t| t.name.as_str().cmp(name))
+            .ok()?;
+        self.tools.get(i)
     }
+}
+
+/// A tool's whole file (`tools/<name>.json`), as a model is sent it. Read when asked: the rules
+/// never need it, so a build that never asks (the npm package) holds none of these texts.
+pub fn tool_file(name: &str) -> Option<serde_json::Value> {
+    let (_, text) = data::TOOL_TEXTS.iter().find(|(n, _)| *n == name)?;
+    parse("tools/*.json", text).ok()
 }
 
 static SPEC: LazyLock<Spec> = LazyLock::new(|| Spec::load().unwrap_or_default());
@@ -253,8 +258,10 @@ mod tests {
             include_str!("../../spec/permission/hardline.json"),
             &data::HARDLINE,
         );
-        for (tool, text) in data::TOOLS {
+        for (tool, (name, text)) in data::TOOLS.iter().zip(data::TOOL_TEXTS) {
             same(text, tool);
+            assert_eq!(tool.name, *name);
+            assert_eq!(tool_file(name).unwrap()["name"], *name);
         }
         let mut out = String::new();
         data::LOOP.rust(&mut out);
@@ -284,7 +291,7 @@ mod tests {
         let spec = spec();
         let main: Vec<&str> = spec
             .tools
-            .values()
+            .iter()
             .filter(|t| t.offered.as_deref() == Some("main"))
             .map(|t| t.name.as_str())
             .collect();

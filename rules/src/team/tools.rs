@@ -16,7 +16,7 @@ use serde_json::Value;
 pub fn lead_tools() -> Vec<&'static str> {
     let mut v: Vec<&'static str> = spec()
         .tools
-        .values()
+        .iter()
         .filter(|t| t.name.starts_with("team_") && t.offered.as_deref() != Some("subagent"))
         .map(|t| t.name.as_str())
         .collect();
@@ -29,7 +29,7 @@ pub fn lead_tools() -> Vec<&'static str> {
 pub fn member_tools(has_request: bool) -> Vec<&'static str> {
     let mut v: Vec<&'static str> = spec()
         .tools
-        .values()
+        .iter()
         .filter(|t| t.name.starts_with("team_") && t.offered.as_deref() != Some("main"))
         .filter(|t| has_request || t.name != "team_request")
         .map(|t| t.name.as_str())
