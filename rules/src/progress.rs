@@ -285,17 +285,71 @@ pub fn one_decimal(x: f64) -> String {
 struct OneDecimal(f64);
 
 impl fmt::Display for OneDecimal {
+    /// `n / 10` for the integer `n` nearest to ten times the exact value of `x`, the larger on a
+    /// tie: `toFixed(1)`. Worked out in integers from the float's bits, so no float formatting
+    /// (about 12 KB of the `.wasm`) is compiled in.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let x = self.0;
-        let quarters = x * 4.0;
-        if quarters.fract() == 0.0 && quarters.abs() < 9.0e15 && (quarters as i64) % 2 != 0 {
-            // An exact tie (….25 or ….75): round half away from zero, in integers.
-            let tenths = (x * 10.0).round() as i64;
-            let sign = if tenths < 0 { "-" } else { "" };
-            let t = tenths.unsigned_abs();
-            return write!(f, "{sign}{}.{}", t / 10, t % 10);
+        if x.is_nan() {
+            return f.write_str("NaN");
         }
-        write!(f, "{x:.1}")
+        let sign = if x.is_sign_negative() { "-" } else { "" };
+        if x.is_infinite() {
+            return write!(f, "{sign}inf");
+        }
+        // |x| = m · 2^e exactly.
+        let bits = x.to_bits();
+        let (exp, frac) = (((bits >> 52) & 0x7ff) as i32, bits & ((1u64 << 52) - 1));
+        let (m, e) = match exp {
+            0 => (frac, -1074),
+            _ => (frac | (1 << 52), exp - 1075),
+        };
+        if e >= 0 {
+            // A whole number: its digits, and no tenths.
+            return write!(f, "{sign}{}.0", Whole(m, e.unsigned_abs()));
+        }
+        // n = floor(10|x| + 1/2) = (20m + 2^s) >> (s + 1), s = -e; below 2^-60 · 2^53, n is 0.
+        let s = e.unsigned_abs();
+        let n = if s >= 60 {
+            0
+        } else {
+            ((u128::from(m) * 20) + (1u128 << s)) >> (s + 1)
+        };
+        write!(f, "{sign}{}.{}", n / 10, n % 10)
+    }
+}
+
+/// The whole number `m · 2^e`, in decimal.
+struct Whole(u64, u32);
+
+impl fmt::Display for Whole {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Whole(m, e) = *self;
+        if e < 64 {
+            return write!(f, "{}", u128::from(m) << e);
+        }
+        // Base 10^9 digits, least significant first, doubled e times.
+        const BASE: u64 = 1_000_000_000;
+        let mut limbs = vec![m % BASE, (m / BASE) % BASE, m / BASE / BASE];
+        for _ in 0..e {
+            let mut carry = 0;
+            for limb in limbs.iter_mut() {
+                let v = *limb * 2 + carry;
+                *limb = v % BASE;
+                carry = v / BASE;
+            }
+            if carry > 0 {
+                limbs.push(carry);
+            }
+        }
+        while limbs.len() > 1 && limbs.last() == Some(&0) {
+            limbs.pop();
+        }
+        let mut rest = limbs.iter().rev();
+        if let Some(first) = rest.next() {
+            write!(f, "{first}")?;
+        }
+        rest.try_for_each(|limb| write!(f, "{limb:09}"))
     }
 }
 
@@ -735,6 +789,26 @@ mod tests {
         assert_eq!(one_decimal(0.05), "0.1");
         assert_eq!(one_decimal(33.333), "33.3");
         assert_eq!(one_decimal(0.0), "0.0");
+        assert_eq!(one_decimal(0.35), "0.3", "0.35 is 0.34999… in binary");
+        assert_eq!(one_decimal(1e300), format!("{:.1}", 1e300));
+        assert_eq!(one_decimal(f64::MAX), format!("{:.1}", f64::MAX));
+        assert_eq!(one_decimal(f64::MIN_POSITIVE), "0.0");
+        assert_eq!(one_decimal(-0.0), "-0.0");
+        assert_eq!(one_decimal(f64::NAN), "NaN");
+        assert_eq!(one_decimal(f64::NEG_INFINITY), "-inf");
+    }
+
+    proptest::proptest! {
+        /// Off exact ties (where `toFixed` rounds up and Rust to even), the same as Rust's own
+        /// exact formatting, for any float.
+        #[test]
+        fn one_decimal_is_the_exact_rounding(bits in proptest::prelude::any::<u64>(), small in -1e7f64..1e7) {
+            for x in [f64::from_bits(bits), small, (small * 10.0).round() / 10.0 + 0.05] {
+                if (x * 4.0).fract() != 0.0 || (x * 4.0) as i64 % 2 == 0 {
+                    proptest::prop_assert_eq!(one_decimal(x), format!("{x:.1}"));
+                }
+            }
+        }
     }
 
     #[test]

@@ -72,11 +72,9 @@ fn camel(key: &str) -> String {
 /// The value with every object key in camelCase (values untouched).
 pub fn camel_keys(v: Value) -> Value {
     match v {
-        Value::Object(m) => Value::Object(
-            m.into_iter()
-                .map(|(k, v)| (camel(&k), camel_keys(v)))
-                .collect(),
-        ),
+        Value::Object(m) => {
+            conformance::object_of(m.into_iter().map(|(k, v)| (camel(&k), camel_keys(v))))
+        }
         Value::Array(a) => Value::Array(a.into_iter().map(camel_keys).collect()),
         other => other,
     }
@@ -331,11 +329,8 @@ pub fn tighten(main: &Value, agents: &Value) -> ApiResult {
         code: "invalid_value",
         message: e.to_string(),
     })?;
-    Ok(Value::Object(
-        after
-            .into_iter()
-            .map(|(n, m)| (n, Value::from(m.as_str())))
-            .collect(),
+    Ok(conformance::object_of(
+        after.into_iter().map(|(n, m)| (n, Value::from(m.as_str()))),
     ))
 }
 

@@ -264,11 +264,10 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
         .iter()
         .zip(&expected)
         .map(|(g, e)| match (g, e) {
-            (Value::Object(g), Value::Object(e)) => Value::Object(
+            (Value::Object(g), Value::Object(e)) => super::object_of(
                 g.iter()
                     .filter(|(k, _)| e.contains_key(*k))
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect(),
+                    .map(|(k, v)| (k.clone(), v.clone())),
             ),
             (g, _) => g.clone(),
         })
