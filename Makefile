@@ -7,6 +7,8 @@ SHELL := /bin/bash
 WASM_ENV := PATH=/usr/bin:$$PATH RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 RUSTFLAGS="-C linker=wasm-ld-22" CARGO_TARGET_DIR=target/wasm
 WASM_CARGO := $(WASM_ENV) /usr/bin/cargo
 WASM_FLAGS := --target wasm32-unknown-unknown -Zbuild-std=std,panic_abort
+# The npm package and the playground: std built for size too (its smaller sorts and formatting).
+PKG_FLAGS := $(WASM_FLAGS) -Zbuild-std-features=optimize_for_size
 
 # The npm package's wasm: Debian's Rust again, without reference types — binaryen 108's wasm-opt
 # breaks wasm-bindgen's externref table — and without the file and line of each panic site (no
@@ -27,7 +29,7 @@ conformance:
 
 ## The playground, built into playground/dist/ (a static folder: HTML, JS glue, .wasm, CSS).
 playground-dist: toolchain
-	$(PKG_ENV) /usr/bin/cargo build -q --profile wasm $(WASM_FLAGS) -p lembas-playground
+	$(PKG_ENV) /usr/bin/cargo build -q --profile wasm $(PKG_FLAGS) -p lembas-playground
 	rm -rf playground/dist && mkdir -p playground/dist
 	wasm-bindgen --target web --no-typescript --out-dir playground/dist target/wasm-pkg/wasm32-unknown-unknown/wasm/lembas_playground.wasm
 	wasm-opt -Oz $(OPT_FLAGS) --strip-debug --strip-producers playground/dist/lembas_playground_bg.wasm -o playground/dist/lembas_playground_bg.wasm
@@ -62,7 +64,7 @@ wasm-rules:
 
 ## The npm package, built into wasm/pkg/.
 npm: toolchain
-	$(PKG_ENV) /usr/bin/cargo build -q --profile wasm $(WASM_FLAGS) -p lembas-wasm
+	$(PKG_ENV) /usr/bin/cargo build -q --profile wasm $(PKG_FLAGS) -p lembas-wasm
 	rm -rf wasm/pkg && mkdir -p wasm/pkg
 	wasm-bindgen --target web --no-typescript --out-dir wasm/pkg target/wasm-pkg/wasm32-unknown-unknown/wasm/lembas_wasm.wasm
 	wasm-opt -Oz $(OPT_FLAGS) --strip-debug --strip-producers wasm/pkg/lembas_wasm_bg.wasm -o wasm/pkg/lembas_wasm_bg.wasm

@@ -313,21 +313,18 @@ impl fmt::Display for OneDecimal {
         let n = if s >= 60 {
             0
         } else {
-            ((u128::from(m) * 20) + (1u128 << s)) >> (s + 1)
+            ((m * 20) + (1u64 << s)) >> (s + 1)
         };
         write!(f, "{sign}{}.{}", n / 10, n % 10)
     }
 }
 
-/// The whole number `m · 2^e`, in decimal.
+/// The whole number `m · 2^e` (m < 2^53), in decimal.
 struct Whole(u64, u32);
 
 impl fmt::Display for Whole {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let Whole(m, e) = *self;
-        if e < 64 {
-            return write!(f, "{}", u128::from(m) << e);
-        }
         // Base 10^9 digits, least significant first, doubled e times.
         const BASE: u64 = 1_000_000_000;
         let mut limbs = vec![m % BASE, (m / BASE) % BASE, m / BASE / BASE];

@@ -100,6 +100,12 @@ fn parse(file: &'static str, text: &str) -> Result<serde_json::Value, SpecError>
     })
 }
 
+/// The modes file's order, as it says it.
+fn order_text(order: &[types::Str]) -> String {
+    let words: Vec<&str> = order.iter().map(|w| w.as_ref()).collect();
+    words.join(", ")
+}
+
 fn value<T>(
     file: &'static str,
     field: &str,
@@ -149,7 +155,7 @@ impl Spec {
             return Err(SpecError::Value {
                 file: "permission/modes.json",
                 field: "order".into(),
-                value: modes_file.order.join(", "),
+                value: order_text(&modes_file.order),
             });
         }
         let defaults_file = &data::DEFAULTS;
