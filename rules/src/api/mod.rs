@@ -52,7 +52,7 @@ pub fn parse(what: &str, text: &str) -> Result<Value, ApiError> {
     })
 }
 
-/// `snake_case` → `camelCase`.
+/// `snake_case` → `camelCase` (the keys are ASCII: no Unicode case tables for them).
 fn camel(key: &str) -> String {
     let mut out = String::with_capacity(key.len());
     let mut up = false;
@@ -60,7 +60,7 @@ fn camel(key: &str) -> String {
         if c == '_' {
             up = true;
         } else if up {
-            out.extend(c.to_uppercase());
+            out.push(c.to_ascii_uppercase());
             up = false;
         } else {
             out.push(c);
