@@ -369,11 +369,11 @@ impl fmt::Display for Clock {
 
 fn write_clock<W: fmt::Write>(f: &mut W, secs: i64) -> fmt::Result {
     let e = &looping().progress.elapsed;
-    let secs = i128::from(secs.max(0));
+    let secs = secs.max(0);
     if secs < 60 {
         fill_args(f, &e.seconds, &[("s", Arg::Int(secs))]);
     } else if secs < 3600 {
-        let ss = Pad2((secs % 60) as i64);
+        let ss = Pad2(secs % 60);
         fill_args(
             f,
             &e.minutes,
@@ -408,7 +408,7 @@ fn write_text<W: fmt::Write>(f: &mut W, p: &Progress, now: i64) -> fmt::Result {
     match &p.phase {
         Phase::Queued { ahead: None } => f.write_str(&t.queued)?,
         Phase::Queued { ahead: Some(n) } => {
-            fill_args(f, &t.queued_ahead, &[("ahead", Arg::Int(i128::from(*n)))])
+            fill_args(f, &t.queued_ahead, &[("ahead", Arg::Count(*n))])
         }
         Phase::WaitingForModel { model, reason } => {
             let words = match reason {
@@ -430,14 +430,14 @@ fn write_text<W: fmt::Write>(f: &mut W, p: &Progress, now: i64) -> fmt::Result {
             total: Some(total),
         } if *total > 0 => {
             let percent = (u128::from(*done) * 100) / u128::from(*total);
-            let percent = i128::try_from(percent).unwrap_or(0);
+            let percent = u64::try_from(percent).unwrap_or(u64::MAX);
             fill_args(
                 f,
                 &t.reading_prompt,
                 &[
-                    ("done", Arg::Int(i128::from(*done))),
-                    ("total", Arg::Int(i128::from(*total))),
-                    ("percent", Arg::Int(percent)),
+                    ("done", Arg::Count(*done)),
+                    ("total", Arg::Count(*total)),
+                    ("percent", Arg::Count(percent)),
                 ],
             );
         }
@@ -481,7 +481,7 @@ fn write_text<W: fmt::Write>(f: &mut W, p: &Progress, now: i64) -> fmt::Result {
             fill_args(
                 f,
                 &t.waiting_for_subagents,
-                &[("running", Arg::Int(i128::from(*running)))],
+                &[("running", Arg::Count(*running))],
             );
         }
         Phase::Compacting => f.write_str(&t.compacting)?,
@@ -494,7 +494,7 @@ fn write_text<W: fmt::Write>(f: &mut W, p: &Progress, now: i64) -> fmt::Result {
                 f,
                 &t.retrying,
                 &[
-                    ("in", Arg::Int(i128::from(left))),
+                    ("in", Arg::Count(left)),
                     ("reason", Arg::Str(reason)),
                 ],
             );

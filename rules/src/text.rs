@@ -30,7 +30,8 @@ pub fn fill_into<W: Write>(out: &mut W, template: &str, values: &[(&str, &dyn Di
 /// A value to fill in, written without going through `Display` where it can be.
 pub enum Arg<'a> {
     Str(&'a str),
-    Int(i128),
+    Int(i64),
+    Count(u64),
     Show(&'a dyn Display),
 }
 
@@ -40,6 +41,7 @@ pub fn fill_args<W: Write>(out: &mut W, template: &str, values: &[(&str, Arg<'_>
         match values.iter().find(|(k, _)| *k == key) {
             Some((_, Arg::Str(s))) => out.write_str(s).is_ok(),
             Some((_, Arg::Int(n))) => write!(out, "{n}").is_ok(),
+            Some((_, Arg::Count(n))) => write!(out, "{n}").is_ok(),
             Some((_, Arg::Show(v))) => write!(out, "{v}").is_ok(),
             None => false,
         }

@@ -60,8 +60,9 @@ fn mode_text(mode: crate::permission::Mode, request: &[crate::permission::RiskCl
 }
 
 /// Tokens used of a window, in whole percent.
-fn percent(used: u64, window: u64) -> u128 {
-    (u128::from(used) * 100) / u128::from(window.max(1))
+fn percent(used: u64, window: u64) -> u64 {
+    let p = (u128::from(used) * 100) / u128::from(window.max(1));
+    u64::try_from(p).unwrap_or(u64::MAX)
 }
 
 impl TreeAgent {
@@ -71,7 +72,7 @@ impl TreeAgent {
     }
 
     /// How full its context is, in whole percent, and the text team_read says it with.
-    pub fn context_text(&self) -> Option<(u128, String)> {
+    pub fn context_text(&self) -> Option<(u64, String)> {
         let c = self.context.filter(|c| c.window > 0)?;
         let p = percent(c.used, c.window);
         Some((p, fill(&t().read.context, &[("percent", &p.to_string())])))
@@ -168,7 +169,7 @@ impl Team {
         mode_text(a.mode, &a.request)
     }
 
-    fn percent(used: u64, window: u64) -> u128 {
+    fn percent(used: u64, window: u64) -> u64 {
         percent(used, window)
     }
 
