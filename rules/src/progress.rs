@@ -380,7 +380,7 @@ fn write_clock<W: fmt::Write>(f: &mut W, secs: i64) -> fmt::Result {
             &[("m", Arg::Int(secs / 60)), ("ss", Arg::Show(&ss))],
         );
     } else {
-        let mm = Pad2(((secs % 3600) / 60) as i64);
+        let mm = Pad2((secs % 3600) / 60);
         fill_args(
             f,
             &e.hours,
