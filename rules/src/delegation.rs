@@ -7,12 +7,14 @@
 //! - [`tighten`] — the main agent made stricter: every subagent looser than its parent is made as
 //!   strict as it, down the tree; a looser switch changes no subagent.
 
+use crate::json::{Object, ToJson};
 use crate::permission::{
     decide, prepare, Action, Context, Decision, Mode, Request, RiskClass, Rule, RuleSource,
 };
 use crate::spec::looping;
 use crate::text::fill;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
+use serde_json::Value;
 use thiserror::Error;
 
 /// A request option: a risk class a narrowed subagent may ask the main agent for.
@@ -25,10 +27,19 @@ pub fn request_kind(s: &str) -> Option<RiskClass> {
 }
 
 /// What team_add or team_assign gives a subagent: its mode and request options.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Placed {
     pub mode: Mode,
     pub request: Vec<RiskClass>,
+}
+
+impl ToJson for Placed {
+    fn to_json(&self) -> Value {
+        Object::new()
+            .with("mode", self.mode)
+            .with("request", &self.request)
+            .done()
+    }
 }
 
 /// The mode check of team_add / team_assign for a parent in `parent` (§7): the refusal's text,
@@ -57,7 +68,7 @@ pub fn check_mode(parent: Mode, mode: Option<Mode>, request: &[&str]) -> Result<
 }
 
 /// A grant the main agent gave a subagent (team_decide): an allow rule for it alone.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct Grant {
     pub tool: String,
     /// The tool's permission key (edit and write share `edit`).
@@ -92,7 +103,7 @@ impl Grant {
         Ok(grants)
     }
 
-    fn rule(&self) -> Rule {
+    pub(crate) fn rule(&self) -> Rule {
         Rule::new(
             &self.permission,
             &self.pattern,
@@ -103,8 +114,7 @@ impl Grant {
 }
 
 /// Who decides. Ordered loosest first, so the strictest of two is their `max()`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Answer {
     /// It runs.
     Run,
@@ -113,6 +123,8 @@ pub enum Answer {
     /// Refused, with its text.
     Refused,
 }
+
+words!(Answer { Run => "run", Person => "person", Refused => "refused" });
 
 impl Answer {
     /// The answer a decision gives a call of the main agent's own.
@@ -126,18 +138,40 @@ impl Answer {
 }
 
 /// Who decides a subagent's call, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verdict {
     pub answer: Answer,
     /// The refusal's text (for `refused`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
     /// The call in the subagent's own mode, with its grants.
     pub own: Decision,
     /// The call in the main agent's mode (no grants), when it was asked.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub main: Option<Decision>,
 }
+
+impl ToJson for Verdict {
+    /// `text` and `main` are left out when there is none.
+    fn to_json(&self) -> Value {
+        Object::new()
+            .with("answer", self.answer)
+            .with_some("text", &self.text)
+            .with("own", &self.own)
+            .with_some("main", &self.main)
+            .done()
+    }
+}
+
+impl ToJson for Grant {
+    fn to_json(&self) -> Value {
+        Object::new()
+            .with("tool", &self.tool)
+            .with("permission", &self.permission)
+            .with("pattern", &self.pattern)
+            .done()
+    }
+}
+
+serialize_as_json!(Placed, Verdict, Grant);
 
 /// A subagent's place, for [`who_decides`].
 #[derive(Debug, Clone, PartialEq, Eq)]

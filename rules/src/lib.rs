@@ -19,6 +19,9 @@
 //! Every text the spec fixes comes from [`spec`]'s data, never from a literal here. Bad input is an
 //! [`input::InputError`] naming its field; nothing in this crate panics.
 
+#[macro_use]
+pub mod json;
+
 #[cfg(feature = "wasm")]
 pub mod api;
 pub mod conformance;

@@ -12,20 +12,21 @@
 //! Time is always an argument: nothing here reads a clock.
 
 use crate::input::{InputError, Obj};
+use crate::json::{Object, ToJson};
 use crate::spec::looping;
 use crate::text::{fill, fill_args, fill_with, Arg};
-use serde::Serialize;
 use serde_json::Value;
 use std::fmt;
 
 /// Why a model cannot take the turn yet (`waiting_for_model.reason`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WaitReason {
     Busy,
     Slots,
     Group,
 }
+
+words!(WaitReason { Busy => "busy", Slots => "slots", Group => "group" });
 
 impl WaitReason {
     pub fn parse(s: &str) -> Option<Self> {
@@ -39,13 +40,14 @@ impl WaitReason {
 }
 
 /// What the person is asked for (`waiting_for_person.what`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PersonWait {
     Approval,
     Question,
     Plan,
 }
+
+words!(PersonWait { Approval => "approval", Question => "question", Plan => "plan" });
 
 impl PersonWait {
     pub fn parse(s: &str) -> Option<Self> {
@@ -59,13 +61,14 @@ impl PersonWait {
 }
 
 /// Why a turn stopped (`stopped.reason`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StopReason {
     Person,
     Steps,
     Budget,
 }
+
+words!(StopReason { Person => "person", Steps => "steps", Budget => "budget" });
 
 impl StopReason {
     pub fn parse(s: &str) -> Option<Self> {
@@ -79,11 +82,9 @@ impl StopReason {
 }
 
 /// A phase with its data (progress.md §2). A field that is not known is `None`, never a guess.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "phase", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Phase {
     Queued {
-        #[serde(skip_serializing_if = "Option::is_none")]
         ahead: Option<u64>,
     },
     WaitingForModel {
@@ -94,24 +95,19 @@ pub enum Phase {
         model: String,
     },
     ReadingPrompt {
-        #[serde(skip_serializing_if = "Option::is_none")]
         done: Option<u64>,
-        #[serde(skip_serializing_if = "Option::is_none")]
         total: Option<u64>,
     },
     Thinking,
     Writing {
-        #[serde(skip_serializing_if = "Option::is_none")]
         rate: Option<f64>,
     },
     RunningTool {
         tool: String,
-        #[serde(skip_serializing_if = "Option::is_none")]
         what: Option<String>,
     },
     WaitingForPerson {
         what: PersonWait,
-        #[serde(skip_serializing_if = "Option::is_none")]
         tool: Option<String>,
     },
     WaitingForSubagents {
@@ -120,13 +116,10 @@ pub enum Phase {
     Compacting,
     Retrying {
         reason: String,
-        #[serde(rename = "in")]
         in_secs: u64,
-        #[serde(skip_serializing_if = "Option::is_none")]
         attempt: Option<u64>,
     },
     Stopped {
-        #[serde(skip_serializing_if = "Option::is_none")]
         reason: Option<StopReason>,
     },
     Failed {
@@ -248,9 +241,9 @@ impl Phase {
 }
 
 /// The progress object (progress.md §1): a phase, when it began, and its data.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Progress {
-    #[serde(flatten)]
+    /// Written flat: `{ phase, since, …its data }`.
     pub phase: Phase,
     /// When this phase began, Unix time in milliseconds.
     pub since: i64,
@@ -271,9 +264,48 @@ impl Progress {
             since: o.int("since")?,
         })
     }
+}
 
-    pub fn to_json(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
+impl ToJson for Phase {
+    /// `{ phase: name, …its data }`, data that is not there left out (`retrying`'s `in_secs` is
+    /// `in`).
+    fn to_json(&self) -> Value {
+        let o = Object::new().with("phase", self.name());
+        match self {
+            Phase::Queued { ahead } => o.with_some("ahead", ahead),
+            Phase::WaitingForModel { model, reason } => {
+                o.with("model", model).with("reason", *reason)
+            }
+            Phase::LoadingModel { model } => o.with("model", model),
+            Phase::ReadingPrompt { done, total } => {
+                o.with_some("done", done).with_some("total", total)
+            }
+            Phase::Thinking | Phase::Compacting => o,
+            Phase::Writing { rate } => o.with_some("rate", rate),
+            Phase::RunningTool { tool, what } => o.with("tool", tool).with_some("what", what),
+            Phase::WaitingForPerson { what, tool } => o.with("what", *what).with_some("tool", tool),
+            Phase::WaitingForSubagents { running } => o.with("running", *running),
+            Phase::Retrying {
+                reason,
+                in_secs,
+                attempt,
+            } => o
+                .with("reason", reason)
+                .with("in", *in_secs)
+                .with_some("attempt", attempt),
+            Phase::Stopped { reason } => o.with_some("reason", reason),
+            Phase::Failed { reason } => o.with("reason", reason),
+        }
+        .done()
+    }
+}
+
+impl ToJson for Progress {
+    fn to_json(&self) -> Value {
+        Object::new()
+            .with_all(self.phase.to_json())
+            .with("since", self.since)
+            .done()
     }
 }
 
@@ -493,10 +525,7 @@ fn write_text<W: fmt::Write>(f: &mut W, p: &Progress, now: i64) -> fmt::Result {
             fill_args(
                 f,
                 &t.retrying,
-                &[
-                    ("in", Arg::Count(left)),
-                    ("reason", Arg::Str(reason)),
-                ],
+                &[("in", Arg::Count(left)), ("reason", Arg::Str(reason))],
             );
         }
         Phase::Stopped { reason: None } => f.write_str(&t.stopped)?,
@@ -606,8 +635,7 @@ pub fn advance(prev: Option<&Progress>, next: Phase, now: i64) -> Progress {
 }
 
 /// What a [`Pacer`] says to do with a progress state.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "do", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Paced {
     /// Send this now (None: nothing runs — the `null` progress).
     Send { progress: Option<Progress> },
@@ -616,6 +644,20 @@ pub enum Paced {
     /// Nothing to send: it is what was sent last.
     Unchanged,
 }
+
+impl ToJson for Paced {
+    /// Tagged by `do`: `{ do: "send", progress }`, `{ do: "later", due }`, `{ do: "unchanged" }`.
+    fn to_json(&self) -> Value {
+        match self {
+            Paced::Send { progress } => Object::new().with("do", "send").with("progress", progress),
+            Paced::Later { due } => Object::new().with("do", "later").with("due", *due),
+            Paced::Unchanged => Object::new().with("do", "unchanged"),
+        }
+        .done()
+    }
+}
+
+serialize_as_json!(Phase, Progress, Paced);
 
 /// Paces progress as progress.md §5 says: a new phase at once; a change of its data at most
 /// `pace_per_second` times a second; the last state always sent at the end of the window.
@@ -805,6 +847,54 @@ mod tests {
                     proptest::prop_assert_eq!(one_decimal(x), format!("{x:.1}"));
                 }
             }
+        }
+    }
+
+    #[test]
+    fn every_phase_written_reads_back_the_same() {
+        use crate::json::ToJson;
+        let phases = [
+            Phase::Queued { ahead: Some(2) },
+            Phase::Queued { ahead: None },
+            Phase::WaitingForModel {
+                model: "m".into(),
+                reason: WaitReason::Slots,
+            },
+            Phase::LoadingModel { model: "m".into() },
+            Phase::ReadingPrompt {
+                done: Some(1),
+                total: Some(9),
+            },
+            Phase::Thinking,
+            Phase::Writing { rate: Some(12.5) },
+            Phase::RunningTool {
+                tool: "bash".into(),
+                what: Some("ls".into()),
+            },
+            Phase::WaitingForPerson {
+                what: PersonWait::Approval,
+                tool: None,
+            },
+            Phase::WaitingForSubagents { running: 3 },
+            Phase::Compacting,
+            Phase::Retrying {
+                reason: "502".into(),
+                in_secs: 4,
+                attempt: Some(2),
+            },
+            Phase::Stopped {
+                reason: Some(StopReason::Budget),
+            },
+            Phase::Failed {
+                reason: "cut".into(),
+            },
+        ];
+        for phase in phases {
+            let p = Progress::new(phase, 7);
+            let written = p.to_json();
+            assert_eq!(written["phase"], p.phase.name());
+            assert_eq!(Progress::from_json("p", &written).unwrap(), p, "{written}");
+            assert_eq!(serde_json::to_value(&p).unwrap(), written);
         }
     }
 

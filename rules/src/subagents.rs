@@ -10,20 +10,29 @@
 //!   time (`own`), or some other model is not on its one-model server.
 
 use crate::input::{self, InputError, Obj};
+use crate::json::{Object, ToJson};
 use crate::spec::looping;
 use crate::text::fill;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 
 /// What a model's server can do at once (models/schema.json `capacity`; `{}`: no limit).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct Capacity {
     /// Its one-model server: the models of a group share one server that holds one at a time.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
     /// Requests it serves at once; none: no limit.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub parallel: Option<u64>,
+}
+
+impl ToJson for Capacity {
+    /// What is not set is left out.
+    fn to_json(&self) -> Value {
+        Object::new()
+            .with_some("group", &self.group)
+            .with_some("parallel", &self.parallel)
+            .done()
+    }
 }
 
 impl Capacity {
@@ -50,7 +59,7 @@ impl Capacity {
 }
 
 /// A model the person may use: its served id is the key it is listed under.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Model {
     /// Its served id (`box/coder-30b`).
     pub served: String,
@@ -234,12 +243,35 @@ fn same_server(session: &Model, other: &Model) -> bool {
 
 /// Whether subagents are offered, whether the session's model serves its own, and the note that
 /// says it cannot (`context.note.team_own`, only where they are offered).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Offer {
     pub offered: bool,
     pub own: bool,
     pub note: Option<String>,
 }
+
+impl ToJson for Model {
+    fn to_json(&self) -> Value {
+        Object::new()
+            .with("served", &self.served)
+            .with("id", &self.id)
+            .with("name", &self.name)
+            .with("capacity", &self.capacity)
+            .done()
+    }
+}
+
+impl ToJson for Offer {
+    fn to_json(&self) -> Value {
+        Object::new()
+            .with("offered", self.offered)
+            .with("own", self.own)
+            .with("note", &self.note)
+            .done()
+    }
+}
+
+serialize_as_json!(Capacity, Model, Offer);
 
 /// When subagents are offered (subagents.md §4).
 pub fn offer(session: &Model, models: &Models, enabled: bool) -> Offer {

@@ -13,6 +13,7 @@ pub use team::ApiTeam;
 use crate::conformance;
 use crate::delegation::{self, Grant, Placement, Subagent};
 use crate::input::{self, InputError, Obj};
+use crate::json::{Object, ToJson};
 use crate::permission::{self, approval, Context, Mode, Request, RiskClass};
 use crate::progress::{self, Paced, Pacer, Progress};
 use crate::subagents::{self, Models};
@@ -80,12 +81,13 @@ pub fn camel_keys(v: Value) -> Value {
     }
 }
 
-fn to_value<T: Serialize>(t: &T) -> Value {
-    serde_json::to_value(t).unwrap_or(Value::Null)
+fn out<T: ToJson>(t: &T) -> ApiResult {
+    Ok(camel_keys(t.to_json()))
 }
 
-fn out<T: Serialize>(t: &T) -> ApiResult {
-    Ok(camel_keys(to_value(t)))
+/// `{ key: value }`.
+fn one(key: &str, value: impl ToJson) -> Value {
+    Object::new().with(key, value).done()
 }
 
 fn mode_arg(path: &str, v: &Value) -> Result<Mode, ApiError> {
@@ -155,7 +157,7 @@ fn optional_progress(v: &Value) -> Result<Option<Progress>, ApiError> {
 }
 
 fn paced(p: Option<Paced>) -> Value {
-    p.map_or(Value::Null, |p| camel_keys(to_value(&p)))
+    p.map_or(Value::Null, |p| camel_keys(p.to_json()))
 }
 
 /// The pacer (progress.md §5), for JavaScript.
@@ -198,8 +200,8 @@ pub fn approve(request: &Value, context: &Value) -> ApiResult {
     let req = Request::from_json("request", request)?;
     let ctx = Context::from_json("context", context)?;
     Ok(match approval::approve(&req, &ctx) {
-        Ok(rules) => camel_keys(serde_json::json!({ "rules": to_value(&rules) })),
-        Err(e) => serde_json::json!({ "refused": e.to_string() }),
+        Ok(rules) => camel_keys(one("rules", &rules)),
+        Err(e) => one("refused", e.to_string()),
     })
 }
 
@@ -292,7 +294,7 @@ pub fn check_mode(parent: &Value, mode: &Value, request: &Value) -> ApiResult {
     };
     Ok(match delegation::check_mode(parent, mode, &list) {
         Ok(p) => out(&p)?,
-        Err(text) => serde_json::json!({ "refused": text }),
+        Err(text) => one("refused", text),
     })
 }
 
@@ -363,8 +365,8 @@ pub fn subagent_model(options: &Value) -> ApiResult {
     let said = o.opt_strings("said")?.unwrap_or_default();
     Ok(
         match subagents::subagent_model(&session, &models, &said, o.opt_str("model")?) {
-            Ok(m) => serde_json::json!({ "model": m }),
-            Err(text) => serde_json::json!({ "refused": text }),
+            Ok(m) => one("model", m),
+            Err(text) => one("refused", text),
         },
     )
 }
@@ -389,7 +391,7 @@ pub fn areas() -> Value {
 
 /// `runCase(area, case)` → `{ pass, expected, actual, message? }`, as the native runner gives it.
 pub fn run_case(area: &Value, case: &Value) -> ApiResult {
-    Ok(to_value(&conformance::run_case(
+    Ok(ToJson::to_json(&conformance::run_case(
         str_arg("area", area)?,
         case,
     )))
@@ -402,7 +404,7 @@ pub fn run_file(file: &Value, name: &Value) -> ApiResult {
         v => Some(str_arg("name", v)?),
     };
     conformance::run_file(file, name)
-        .map(|r| to_value(&r))
+        .map(|r| r.to_json())
         .map_err(|e| ApiError {
             code: "bad_case_file",
             message: e.to_string(),

@@ -5,10 +5,9 @@
 //! pure and time is an argument, so the restored team is the same team — by construction, with no
 //! second reader of the team's state to keep in step with it (nor to compile into the `.wasm`).
 
-use super::{
-    arg, camel_keys, int_arg, mode_arg, str_arg, to_value, unknown_function, ApiError, ApiResult,
-};
+use super::{arg, camel_keys, int_arg, mode_arg, str_arg, unknown_function, ApiError, ApiResult};
 use crate::input::{InputError, Obj};
+use crate::json::{Object, ToJson};
 use crate::permission::Mode;
 use crate::subagents::Capacity;
 use crate::team::{Team, TeamOptions};
@@ -121,15 +120,15 @@ impl ApiTeam {
         self.at(now)?;
         let by = self.agent(by)?;
         let result = self.team.call(by, str_arg("tool", tool)?, args)?;
-        Ok(serde_json::json!({
-            "result": result,
-            "delivered": delivered_value(self.team.take_delivered()),
-            "started": delivered_value(self.team.take_started()),
-        }))
+        Ok(Object::new()
+            .with("result", result)
+            .with("delivered", delivered_value(self.team.take_delivered()))
+            .with("started", delivered_value(self.team.take_started()))
+            .done())
     }
 
     pub fn tree(&self) -> Value {
-        camel_keys(to_value(&self.team.info()))
+        camel_keys(self.team.info().to_json())
     }
 
     pub fn read(&self, by: &Value, since: &Value) -> ApiResult {
@@ -150,7 +149,10 @@ impl ApiTeam {
 
     pub fn offered(&self, by: &Value) -> ApiResult {
         let tools = self.team.offered_tools(self.agent(by)?);
-        Ok(serde_json::json!({ "tools": tools, "setting": self.team.offered }))
+        Ok(Object::new()
+            .with("tools", tools.as_slice())
+            .with("setting", self.team.offered)
+            .done())
     }
 
     pub fn set_context(&mut self, by: &Value, used: &Value, window: &Value) -> ApiResult {
@@ -173,9 +175,10 @@ impl ApiTeam {
         self.at(now)?;
         let by = self.agent(by)?.to_string();
         let text = self.team.context_full(&by);
-        Ok(
-            serde_json::json!({ "text": text, "delivered": delivered_value(self.team.take_delivered()) }),
-        )
+        Ok(Object::new()
+            .with("text", text)
+            .with("delivered", delivered_value(self.team.take_delivered()))
+            .done())
     }
 
     pub fn end_turn(
@@ -196,10 +199,10 @@ impl ApiTeam {
             v => Some(str_arg("reason", v)?),
         };
         self.team.end_turn(&by, reply, reason);
-        Ok(serde_json::json!({
-            "delivered": delivered_value(self.team.take_delivered()),
-            "started": delivered_value(self.team.take_started()),
-        }))
+        Ok(Object::new()
+            .with("delivered", delivered_value(self.team.take_delivered()))
+            .with("started", delivered_value(self.team.take_started()))
+            .done())
     }
 
     pub fn set_main_mode(&mut self, mode: &Value) -> ApiResult {
@@ -210,9 +213,10 @@ impl ApiTeam {
     pub fn person_stop(&mut self, name: &Value, now: &Value) -> ApiResult {
         self.at(now)?;
         let stopped = self.team.person_stop(str_arg("name", name)?);
-        Ok(
-            serde_json::json!({ "stopped": stopped, "delivered": delivered_value(self.team.take_delivered()) }),
-        )
+        Ok(Object::new()
+            .with("stopped", stopped)
+            .with("delivered", delivered_value(self.team.take_delivered()))
+            .done())
     }
 
     /// What reached whom since last asked.
@@ -222,7 +226,10 @@ impl ApiTeam {
 
     /// The saved team: `{ options, changes }`, what [`ApiTeam::from_json`] restores.
     pub fn to_json(&self) -> Value {
-        serde_json::json!({ "options": self.options, "changes": self.changes })
+        Object::new()
+            .with("options", &self.options)
+            .with("changes", &self.changes)
+            .done()
     }
 
     /// The team `to_json` saved: made from its options, then every change made again in order.

@@ -7,6 +7,7 @@ use crate::delegation::{
     Subagent,
 };
 use crate::input::{self, InputError, Obj};
+use crate::json::ToJson;
 use crate::permission::{Context, Mode, Request, RiskClass};
 use crate::spec::spec;
 use serde_json::{Map, Value};
@@ -75,12 +76,9 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
                 },
                 main,
             );
-            let why = serde_json::to_value(&v).ok();
+            let why = Some(v.to_json());
             let mut actual = Map::new();
-            actual.insert(
-                "answer".into(),
-                serde_json::to_value(v.answer).unwrap_or(Value::Null),
-            );
+            actual.insert("answer".into(), v.answer.to_json());
             if let Some(text) = v.text {
                 actual.insert("text".into(), Value::String(text));
             }

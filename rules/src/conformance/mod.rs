@@ -18,7 +18,7 @@ mod subagents;
 mod team;
 
 use crate::input::{InputError, Obj};
-use serde::Serialize;
+use crate::json::{Object, ToJson};
 use serde_json::{Map, Value};
 use thiserror::Error;
 
@@ -58,25 +58,49 @@ impl Outcome {
 }
 
 /// One case's result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CaseResult {
     pub pass: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub about: Option<String>,
     pub expected: Value,
     pub actual: Value,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
 
 /// A whole file's results.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FileResult {
     pub area: String,
     pub passed: usize,
     pub failed: usize,
     pub results: Vec<CaseResult>,
 }
+
+impl ToJson for CaseResult {
+    /// `{ pass, about?, expected, actual, message? }`.
+    fn to_json(&self) -> Value {
+        Object::new()
+            .with("pass", self.pass)
+            .with_some("about", &self.about)
+            .with("expected", &self.expected)
+            .with("actual", &self.actual)
+            .with_some("message", &self.message)
+            .done()
+    }
+}
+
+impl ToJson for FileResult {
+    fn to_json(&self) -> Value {
+        Object::new()
+            .with("area", &self.area)
+            .with("passed", self.passed)
+            .with("failed", self.failed)
+            .with("results", &self.results)
+            .done()
+    }
+}
+
+serialize_as_json!(CaseResult, FileResult);
 
 /// A case file that cannot be run at all.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]

@@ -4,6 +4,7 @@
 
 use super::{named_keys, object, Compare, Outcome};
 use crate::input::{InputError, Obj};
+use crate::json::ToJson;
 use crate::permission::approval::approve;
 use crate::permission::{evaluate, Context, Request};
 use serde_json::Value;
@@ -22,7 +23,7 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
         "evaluate" => {
             let d = evaluate(&req, &ctx);
             let expect = case.get("expect").cloned().unwrap_or(Value::Null);
-            let actual = serde_json::to_value(&d).unwrap_or(Value::Null);
+            let actual = d.to_json();
             Ok(Outcome {
                 why: Some(actual.clone()),
                 actual,
@@ -32,9 +33,7 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
         }
         "approve" => {
             let actual = match approve(&req, &ctx) {
-                Ok(rules) => {
-                    object([("rules", serde_json::to_value(rules).unwrap_or(Value::Null))])
-                }
+                Ok(rules) => object([("rules", rules.to_json())]),
                 Err(e) => object([("refused", Value::String(e.to_string()))]),
             };
             Ok(Outcome::whole(actual))

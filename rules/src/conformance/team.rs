@@ -98,10 +98,7 @@ fn step(team: &mut Team, o: &Obj<'_>) -> Result<Value, InputError> {
                         ("id", Value::from(a.id.clone())),
                         ("name", Value::from(a.name.clone())),
                         ("parent", a.parent.clone().map_or(Value::Null, Value::from)),
-                        (
-                            "state",
-                            serde_json::to_value(a.state).unwrap_or(Value::Null),
-                        ),
+                        ("state", Value::from(a.state.as_str())),
                         ("mode", Value::from(a.mode.as_str())),
                         (
                             "request",
@@ -119,10 +116,7 @@ fn step(team: &mut Team, o: &Obj<'_>) -> Result<Value, InputError> {
                     object([
                         ("id", Value::from(a.id.clone())),
                         ("name", Value::from(a.name.clone())),
-                        (
-                            "state",
-                            serde_json::to_value(a.state).unwrap_or(Value::Null),
-                        ),
+                        ("state", Value::from(a.state.as_str())),
                     ])
                 })
                 .collect();
@@ -181,10 +175,7 @@ fn step(team: &mut Team, o: &Obj<'_>) -> Result<Value, InputError> {
             only(&[])?;
             let mut m = Map::new();
             for a in team.tree() {
-                m.insert(
-                    a.name.clone(),
-                    serde_json::to_value(a.state).unwrap_or(Value::Null),
-                );
+                m.insert(a.name.clone(), Value::from(a.state.as_str()));
             }
             Value::Object(m)
         }

@@ -19,15 +19,16 @@ pub mod shell;
 pub mod wildcard;
 
 use crate::input::{self, InputError, Obj};
+use crate::json::{Object, ToJson};
 use crate::spec::{spec, types::Setting, types::SettingValue};
 use crate::text::fill;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 use std::fmt;
 
 /// A permission mode (modes.json `order`: loosest first). `Ord` follows that order, so the
 /// stricter of two modes is their `max()`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     Auto,
@@ -75,7 +76,7 @@ impl fmt::Display for Mode {
 }
 
 /// A tool's risk class.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RiskClass {
     Read,
@@ -112,9 +113,7 @@ impl fmt::Display for RiskClass {
 }
 
 /// What is done with a call. Ordered loosest first: the strictest of several is their `max()`.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
     #[default]
@@ -143,8 +142,7 @@ impl Action {
 }
 
 /// Where a rule comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RuleSource {
     Defaults,
     Session,
@@ -152,15 +150,28 @@ pub enum RuleSource {
     Grant,
 }
 
+words!(RuleSource { Defaults => "defaults", Session => "session", Approval => "approval", Grant => "grant" });
+words_json!(Mode, RiskClass, Action);
+
 /// `{ permission, pattern, action }`: for calls of this permission key whose subject (a command
 /// line's part, a path) matches the pattern.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rule {
     pub permission: String,
     pub pattern: String,
     pub action: Action,
-    #[serde(skip)]
+    /// Not written (`{ permission, pattern, action }`).
     pub source: RuleSource,
+}
+
+impl ToJson for Rule {
+    fn to_json(&self) -> Value {
+        Object::new()
+            .with("permission", &self.permission)
+            .with("pattern", &self.pattern)
+            .with("action", self.action)
+            .done()
+    }
 }
 
 impl Rule {
@@ -440,8 +451,7 @@ fn approvals_from_json(path: &str, value: &Value) -> Result<Vec<Rule>, InputErro
 }
 
 /// What decided a call: the rule, the mode or the hardline entry.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "by", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DecidedBy {
     Hardline {
         entry: String,
@@ -464,12 +474,56 @@ pub enum DecidedBy {
 }
 
 /// The answer to a call: what is done, why, and what decided it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+impl ToJson for DecidedBy {
+    /// Tagged by `by`: `{ by: "rule", source, permission, pattern, action }`, …
+    fn to_json(&self) -> Value {
+        match self {
+            DecidedBy::Hardline { entry, part } => Object::new()
+                .with("by", "hardline")
+                .with("entry", entry)
+                .with("part", part),
+            DecidedBy::Rule {
+                source,
+                permission,
+                pattern,
+                action,
+            } => Object::new()
+                .with("by", "rule")
+                .with("source", *source)
+                .with("permission", permission)
+                .with("pattern", pattern)
+                .with("action", *action),
+            DecidedBy::Mode { mode, class } => Object::new()
+                .with("by", "mode")
+                .with("mode", *mode)
+                .with("class", *class),
+            DecidedBy::OutsideRoot { path } => {
+                Object::new().with("by", "outside_root").with("path", path)
+            }
+            DecidedBy::Unattended => Object::new().with("by", "unattended"),
+        }
+        .done()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decision {
     pub action: Action,
     pub reason: String,
     pub decided_by: DecidedBy,
 }
+
+impl ToJson for Decision {
+    fn to_json(&self) -> Value {
+        Object::new()
+            .with("action", self.action)
+            .with("reason", &self.reason)
+            .with("decided_by", &self.decided_by)
+            .done()
+    }
+}
+
+serialize_as_json!(Rule, DecidedBy, Decision);
 
 fn reasons() -> &'static crate::spec::types::ModeReasons {
     &spec().modes_file.reasons

@@ -21,11 +21,9 @@ use crate::permission::{Mode, RiskClass};
 use crate::progress::Progress;
 use crate::spec::{looping, types::TeamSpec};
 use crate::subagents::Capacity;
-use serde::Serialize;
 
 /// A subagent's state (team.read.states). The main agent is `working`, `waiting` or `idle`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AgentState {
     /// A turn runs.
     Working,
@@ -44,6 +42,17 @@ pub enum AgentState {
     /// Ended by team_stop, a replacement or the person.
     Stopped,
 }
+
+words!(AgentState {
+    Working => "working",
+    Waiting => "waiting",
+    Finished => "finished",
+    Idle => "idle",
+    Paused => "paused",
+    Done => "done",
+    OutOfContext => "out_of_context",
+    Stopped => "stopped",
+});
 
 impl AgentState {
     /// An end: the subagent has left the size and stays in the tree's `ended`.

@@ -2,12 +2,13 @@
 //! lines, findings, and the tree's data. Every sentence is `loop.json` `team`'s.
 
 use super::{t, Agent, AgentState, RoomKind, RoomMessage, Team};
+use crate::json::{Object, ToJson};
 use crate::progress::{duration, Progress};
 use crate::text::fill;
-use serde::Serialize;
+use serde_json::Value;
 
 /// A row of the tree (§12).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TreeAgent {
     pub id: String,
     pub name: String,
@@ -18,25 +19,31 @@ pub struct TreeAgent {
     pub mode: crate::permission::Mode,
     pub request: Vec<crate::permission::RiskClass>,
     pub manager: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub task: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<Context>,
     pub progress: Option<Progress>,
     pub findings: usize,
     pub messages: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub ended: Option<i64>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Context {
     pub used: u64,
     pub window: u64,
 }
 
+impl ToJson for Context {
+    fn to_json(&self) -> Value {
+        Object::new()
+            .with("used", self.used)
+            .with("window", self.window)
+            .done()
+    }
+}
+
 /// The tree as clients draw it (§12).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TreeInfo {
     pub min: u32,
     pub max: u32,
@@ -45,6 +52,44 @@ pub struct TreeInfo {
     pub agents: Vec<TreeAgent>,
     pub ended: Vec<TreeAgent>,
 }
+
+impl ToJson for TreeAgent {
+    /// `task`, `context` and `ended` are left out when there is none.
+    fn to_json(&self) -> Value {
+        Object::new()
+            .with("id", &self.id)
+            .with("name", &self.name)
+            .with("position", &self.position)
+            .with("parent", &self.parent)
+            .with("state", self.state)
+            .with("model", &self.model)
+            .with("mode", self.mode)
+            .with("request", &self.request)
+            .with("manager", self.manager)
+            .with_some("task", &self.task)
+            .with_some("context", &self.context)
+            .with("progress", &self.progress)
+            .with("findings", self.findings)
+            .with("messages", self.messages)
+            .with_some("ended", &self.ended)
+            .done()
+    }
+}
+
+impl ToJson for TreeInfo {
+    fn to_json(&self) -> Value {
+        Object::new()
+            .with("min", self.min)
+            .with("max", self.max)
+            .with("size", self.size)
+            .with("open_slots", self.open_slots)
+            .with("agents", &self.agents)
+            .with("ended", &self.ended)
+            .done()
+    }
+}
+
+serialize_as_json!(TreeAgent, Context, TreeInfo);
 
 /// A mode with its request options, as team_read writes it (`manual + write, execute`).
 fn mode_text(mode: crate::permission::Mode, request: &[crate::permission::RiskClass]) -> String {

@@ -1,0 +1,150 @@
+//! The rules' answers as JSON values: one writer per type ([`ToJson`]). serde's `Serialize` of
+//! each of these types is that writer too (`serialize_as_json!`), so the npm package's answers,
+//! the conformance runner's actual values and the harness's events are written by one piece of
+//! code each — and the `.wasm` holds no generic serde serializer for them (derived ones were
+//! 18 KB of it). Keys are snake_case as the spec writes them; the npm API turns them to camelCase.
+
+use serde_json::{Map, Value};
+
+/// A value as the spec's JSON writes it.
+pub trait ToJson {
+    fn to_json(&self) -> Value;
+}
+
+impl ToJson for str {
+    fn to_json(&self) -> Value {
+        Value::String(self.to_string())
+    }
+}
+
+impl ToJson for String {
+    fn to_json(&self) -> Value {
+        Value::String(self.clone())
+    }
+}
+
+impl ToJson for Value {
+    fn to_json(&self) -> Value {
+        self.clone()
+    }
+}
+
+macro_rules! to_json_number {
+    ($($t:ty),*) => {$(
+        impl ToJson for $t {
+            fn to_json(&self) -> Value {
+                Value::from(*self)
+            }
+        }
+    )*};
+}
+to_json_number!(bool, u32, u64, i64, usize, f64);
+
+impl<T: ToJson> ToJson for Option<T> {
+    fn to_json(&self) -> Value {
+        self.as_ref().map_or(Value::Null, ToJson::to_json)
+    }
+}
+
+impl<T: ToJson> ToJson for [T] {
+    fn to_json(&self) -> Value {
+        Value::Array(self.iter().map(ToJson::to_json).collect())
+    }
+}
+
+impl<T: ToJson> ToJson for Vec<T> {
+    fn to_json(&self) -> Value {
+        self.as_slice().to_json()
+    }
+}
+
+impl<T: ToJson + ?Sized> ToJson for &T {
+    fn to_json(&self) -> Value {
+        (**self).to_json()
+    }
+}
+
+/// A JSON object written field by field.
+#[derive(Debug, Default)]
+pub struct Object(Map<String, Value>);
+
+impl Object {
+    pub fn new() -> Object {
+        Object(Map::new())
+    }
+
+    /// `key: value`.
+    pub fn with(mut self, key: &str, value: impl ToJson) -> Object {
+        self.0.insert(key.to_string(), value.to_json());
+        self
+    }
+
+    /// `key: value` when there is a value; no key otherwise.
+    pub fn with_some<T: ToJson>(self, key: &str, value: &Option<T>) -> Object {
+        match value {
+            Some(v) => self.with(key, v),
+            None => self,
+        }
+    }
+
+    /// Every key of `object` (an object value), as if written here.
+    pub fn with_all(mut self, object: Value) -> Object {
+        if let Value::Object(m) = object {
+            self.0.extend(m);
+        }
+        self
+    }
+
+    pub fn done(self) -> Value {
+        Value::Object(self.0)
+    }
+}
+
+/// `Serialize` for types with a [`ToJson`]: the value it writes.
+#[macro_export]
+macro_rules! serialize_as_json {
+    ($($t:ty),* $(,)?) => {$(
+        impl serde::Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                serde::Serialize::serialize(&$crate::json::ToJson::to_json(self), s)
+            }
+        }
+    )*};
+}
+
+/// `as_str`, [`ToJson`] and `Serialize` of an enum of words (the spec's names for its values).
+#[macro_export]
+macro_rules! words {
+    ($t:ty { $($v:ident => $w:literal),* $(,)? }) => {
+        impl $t {
+            /// The spec's word for it.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(<$t>::$v => $w),*
+                }
+            }
+        }
+
+        impl $crate::json::ToJson for $t {
+            fn to_json(&self) -> serde_json::Value {
+                serde_json::Value::from(self.as_str())
+            }
+        }
+
+        $crate::serialize_as_json!($t);
+    };
+}
+
+/// [`ToJson`] and `Serialize` of an enum that already has `as_str`.
+#[macro_export]
+macro_rules! words_json {
+    ($($t:ty),* $(,)?) => {$(
+        impl $crate::json::ToJson for $t {
+            fn to_json(&self) -> serde_json::Value {
+                serde_json::Value::from(self.as_str())
+            }
+        }
+
+        $crate::serialize_as_json!($t);
+    )*};
+}
