@@ -49,6 +49,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     println!("cargo:rerun-if-changed=src/spec/rust.rs");
     let mut out = String::from("// Written by build.rs from rules/spec/: do not edit.\n");
     emit::<types::Loop>(&mut out, "LOOP", &spec.join("loop.json"))?;
+    emit::<types::Blocks>(&mut out, "BLOCKS", &spec.join("blocks.json"))?;
     emit::<types::ModesFile>(&mut out, "MODES", &spec.join("permission/modes.json"))?;
     emit::<types::DefaultsFile>(&mut out, "DEFAULTS", &spec.join("permission/defaults.json"))?;
     emit::<types::ArityFile>(&mut out, "ARITY", &spec.join("permission/arity.json"))?;

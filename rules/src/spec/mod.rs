@@ -226,6 +226,11 @@ pub fn looping() -> &'static types::Loop {
     &data::LOOP
 }
 
+/// `blocks.json`, typed: the prompt blocks of the tree.
+pub fn blocks() -> &'static types::Blocks {
+    &data::BLOCKS
+}
+
 /// The spec's version (`loop.json` `version`): 3.4.0.
 pub fn version() -> &'static str {
     &looping().version
@@ -248,6 +253,7 @@ mod tests {
             assert_eq!(a, b);
         }
         same(include_str!("../../spec/loop.json"), &data::LOOP);
+        same(include_str!("../../spec/blocks.json"), &data::BLOCKS);
         same(
             include_str!("../../spec/permission/modes.json"),
             &data::MODES,

@@ -78,12 +78,12 @@ spec_struct! {
         pub team: TeamSpec,
         pub subagents: SubagentsSpec,
         pub context: ContextSpec,
-        pub blocks: Blocks,
     }
 }
 
 spec_struct! {
-    /// `loop.json` `blocks`: what each agent of the tree is told (subagents.md §13).
+    /// `blocks.json`: what each agent of the tree is told (subagents.md §13) — a file of its own,
+    /// so that a build that never writes a system prompt (the npm package) holds none of it.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct Blocks {

@@ -1,10 +1,10 @@
 //! What each agent of the tree is told (subagents.md §13, team.md §10): the main agent's lead
 //! block and session notes, a subagent's member block (a sub-manager's with the sub-manager
-//! block in it). Every sentence is `loop.json`'s (`blocks`, `context.note`).
+//! block in it). Every sentence is the spec data's (`blocks.json`, `loop.json` `context.note`).
 
 use super::Team;
 use crate::permission::Mode;
-use crate::spec::looping;
+use crate::spec::{blocks, looping};
 use crate::text::fill;
 
 /// Three or more newlines become two, and the block is trimmed (`blocks.about`).
@@ -30,7 +30,7 @@ impl Team {
     pub fn lead_block(&self) -> Option<String> {
         self.unavailable()
             .is_none()
-            .then(|| looping().blocks.team_lead.to_string())
+            .then(|| blocks().team_lead.to_string())
     }
 
     /// The session notes the main agent is told about the tree (team.md §10; subagents.md §6):
@@ -61,7 +61,7 @@ impl Team {
     /// agent's own), the sub-manager block for a sub-manager and the read-only sentence in plan
     /// mode. None for the main agent or a name that is not live.
     pub fn member_block(&self, name: &str, instructions: &str) -> Option<String> {
-        let blocks = &looping().blocks;
+        let blocks = blocks();
         let a = self.live(name)?;
         let manager = self.parent_name(a)?;
         let read_only = if a.mode == Mode::Plan {
@@ -147,7 +147,7 @@ mod tests {
             "You are \"docs\" (s1), a subagent of this session, and you report to \"lead\".\nYour position: writes the docs\nThe team's goal: ship it\n"
         ), "{docs}");
         assert!(
-            docs.contains(looping().blocks.read_only.as_ref()),
+            docs.contains(blocks().read_only.as_ref()),
             "plan mode: {docs}"
         );
         assert!(!docs.contains("# Directing an area"));
@@ -156,7 +156,7 @@ mod tests {
         let area = t.member_block("area", "Be brief.").unwrap();
         assert!(area.contains("# Directing an area"), "{area}");
         assert!(area.contains("\nBe brief.\n"));
-        assert!(!area.contains(looping().blocks.read_only.as_ref()));
+        assert!(!area.contains(blocks().read_only.as_ref()));
         assert_eq!(t.member_block(lead(), ""), None);
         assert_eq!(t.member_block("nobody", ""), None);
     }
