@@ -92,7 +92,7 @@ impl Grant {
                 Some(p) => p.to_string(),
                 None => crate::spec::spec()
                     .tool(tool)
-                    .map_or_else(|| tool.to_string(), |t| t.permission.clone()),
+                    .map_or_else(|| tool.to_string(), |t| t.permission.to_string()),
             };
             grants.push(Grant {
                 tool: tool.to_string(),

@@ -267,7 +267,7 @@ impl Request {
         let info = spec().tool(tool)?;
         Some(Request {
             tool: tool.to_string(),
-            permission: info.permission.clone(),
+            permission: info.permission.to_string(),
             class: info.risk,
             target,
         })
@@ -278,7 +278,7 @@ impl Request {
             tool: "bash".into(),
             permission: spec()
                 .tool("bash")
-                .map_or_else(|| "bash".into(), |t| t.permission.clone()),
+                .map_or_else(|| "bash".into(), |t| t.permission.into()),
             class: RiskClass::Execute,
             target: Target::Line(line.to_string()),
         }
@@ -313,7 +313,7 @@ impl Request {
                 }
                 (
                     info.risk,
-                    permission.unwrap_or(&info.permission).to_string(),
+                    permission.unwrap_or(info.permission).to_string(),
                 )
             }
             None => {
@@ -578,9 +578,7 @@ pub fn prepare(req: &Request, ctx: &Context) -> Prepared {
                 }
                 parts.push(Part::Command(cmd.text()));
                 for r in cmd.redirects.iter().filter(|r| r.writes_file()) {
-                    let edit = spec()
-                        .tool("write")
-                        .map_or("edit", |t| t.permission.as_str());
+                    let edit = spec().tool("write").map_or("edit", |t| t.permission);
                     path(&mut parts, &r.target, edit, RiskClass::Write);
                 }
             }

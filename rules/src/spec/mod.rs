@@ -34,13 +34,13 @@ pub enum SpecError {
 }
 
 /// What a tool is to the rules: its risk class, its permission key and to whom it is offered.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ToolInfo {
-    pub name: String,
+    pub name: &'static str,
     pub risk: RiskClass,
-    pub permission: String,
+    pub permission: &'static str,
     /// `main`: the main agent only; `subagent`: subagents only; none: both.
-    pub offered: Option<String>,
+    pub offered: Option<&'static str>,
 }
 
 /// One mode's answers, by risk class (`permission/modes.json`).
@@ -65,32 +65,15 @@ impl ModeAnswers {
     }
 }
 
-/// All the spec data, typed.
+/// All the spec data, typed: the files as they are, and the default rules made from
+/// `permission/defaults.json` once.
 #[derive(Debug)]
 pub struct Spec {
     pub looping: &'static types::Loop,
     pub modes_file: &'static types::ModesFile,
-    /// Indexed by [`Mode::index`].
-    pub modes: [ModeAnswers; 4],
     pub defaults: Vec<Rule>,
     pub arity: &'static types::ArityFile,
     pub hardline: &'static types::HardlineFile,
-    /// Sorted by name.
-    pub tools: Vec<ToolInfo>,
-}
-
-impl Default for Spec {
-    fn default() -> Self {
-        Spec {
-            looping: &data::LOOP,
-            modes_file: &data::MODES,
-            modes: Default::default(),
-            defaults: Vec::new(),
-            arity: &data::ARITY,
-            hardline: &data::HARDLINE,
-            tools: Vec::new(),
-        }
-    }
 }
 
 fn parse(file: &'static str, text: &str) -> Result<serde_json::Value, SpecError> {
@@ -100,111 +83,127 @@ fn parse(file: &'static str, text: &str) -> Result<serde_json::Value, SpecError>
     })
 }
 
-/// The modes file's order, as it says it.
-fn order_text(order: &[types::Str]) -> String {
-    let words: Vec<&str> = order.iter().map(|w| w.as_ref()).collect();
-    words.join(", ")
-}
-
-fn value<T>(
-    file: &'static str,
-    field: &str,
-    text: &str,
-    read: impl Fn(&str) -> Option<T>,
-) -> Result<T, SpecError> {
-    read(text).ok_or_else(|| SpecError::Value {
-        file,
-        field: field.to_string(),
-        value: text.to_string(),
-    })
+/// A word of the data the code does not know: it answers `deny`, the strictest ([`check`] finds
+/// none in the data).
+fn action(word: &str) -> Action {
+    Action::parse(word).unwrap_or(Action::Deny)
 }
 
 impl Spec {
-    /// Reads every embedded file. Fails only if the data and the code disagree (a test checks it).
-    pub fn load() -> Result<Spec, SpecError> {
-        let looping = &data::LOOP;
-        let modes_file = &data::MODES;
-        let mut modes = [ModeAnswers::default(); 4];
-        for mode in Mode::ALL {
-            let f = "permission/modes.json";
-            let table = modes_file
-                .modes
-                .get(mode.as_str())
-                .ok_or(SpecError::Value {
-                    file: f,
-                    field: "modes".into(),
-                    value: mode.as_str().into(),
-                })?;
-            let field = |c: &str| format!("modes.{}.{c}", mode.as_str());
-            let answers = ModeAnswers {
-                read: value(f, &field("read"), &table.read, Action::parse)?,
-                write: value(f, &field("write"), &table.write, Action::parse)?,
-                execute: value(f, &field("execute"), &table.execute, Action::parse)?,
-                interact: value(f, &field("interact"), &table.interact, Action::parse)?,
-                ask_becomes: match &table.ask_becomes {
-                    Some(a) => Some(value(f, &field("ask_becomes"), a, Action::parse)?),
-                    None => None,
-                },
+    fn load() -> Spec {
+        Spec {
+            looping: &data::LOOP,
+            modes_file: &data::MODES,
+            defaults: default_rules().unwrap_or_default(),
+            arity: &data::ARITY,
+            hardline: &data::HARDLINE,
+        }
+    }
+
+    /// A mode's answers, read from `permission/modes.json` (a handful of words).
+    pub fn mode(&self, mode: Mode) -> ModeAnswers {
+        let Some(table) = self.modes_file.modes.get(mode.as_str()) else {
+            return ModeAnswers {
+                read: Action::Deny,
+                write: Action::Deny,
+                execute: Action::Deny,
+                interact: Action::Deny,
+                ask_becomes: None,
             };
-            if let Some(slot) = modes.get_mut(mode.index()) {
-                *slot = answers;
+        };
+        ModeAnswers {
+            read: action(&table.read),
+            write: action(&table.write),
+            execute: action(&table.execute),
+            interact: action(&table.interact),
+            ask_becomes: table.ask_becomes.as_deref().map(action),
+        }
+    }
+
+    /// A tool of `tools/*.json` by name (they are sorted by name).
+    pub fn tool(&self, name: &str) -> Option<ToolInfo> {
+        let i = data::TOOLS
+            .binary_search_by(|t| t.name.as_ref().cmp(name))
+            .ok()?;
+        data::TOOLS.get(i).and_then(tool_info)
+    }
+
+    /// Every tool, sorted by name.
+    pub fn tools(&self) -> impl Iterator<Item = ToolInfo> {
+        data::TOOLS.iter().filter_map(tool_info)
+    }
+}
+
+fn tool_info(file: &'static types::ToolFile) -> Option<ToolInfo> {
+    Some(ToolInfo {
+        name: file.name.as_ref(),
+        risk: RiskClass::parse(&file.risk)?,
+        permission: file.permission.as_ref(),
+        offered: file.offered.as_deref(),
+    })
+}
+
+fn default_rules() -> Result<Vec<Rule>, SpecError> {
+    crate::permission::rules_from_setting(&data::DEFAULTS.permission, RuleSource::Defaults).map_err(
+        |e| SpecError::Parse {
+            file: "permission/defaults.json",
+            message: e.to_string(),
+        },
+    )
+}
+
+/// Whether the data says what the rules need — every word of the modes and the tools known, the
+/// modes in the code's order, the tools sorted by name, the default rules readable — or what it
+/// does not (a test runs it; the rules then never meet a word they do not know).
+pub fn check() -> Result<(), SpecError> {
+    let value = |file: &'static str, field: String, value: &str| SpecError::Value {
+        file,
+        field,
+        value: value.to_string(),
+    };
+    let f = "permission/modes.json";
+    for mode in Mode::ALL {
+        let table = data::MODES
+            .modes
+            .get(mode.as_str())
+            .ok_or_else(|| value(f, "modes".into(), mode.as_str()))?;
+        let words = [
+            ("read", Some(&table.read)),
+            ("write", Some(&table.write)),
+            ("execute", Some(&table.execute)),
+            ("interact", Some(&table.interact)),
+            ("ask_becomes", table.ask_becomes.as_ref()),
+        ];
+        for (class, word) in words {
+            if let Some(word) = word.filter(|w| Action::parse(w).is_none()) {
+                return Err(value(f, format!("modes.{mode}.{class}"), word));
             }
         }
-        let order: Vec<&str> = Mode::ALL.iter().map(|m| m.as_str()).collect();
-        if modes_file.order != order {
-            return Err(SpecError::Value {
-                file: "permission/modes.json",
-                field: "order".into(),
-                value: order_text(&modes_file.order),
-            });
-        }
-        let defaults_file = &data::DEFAULTS;
-        let defaults =
-            crate::permission::rules_from_setting(&defaults_file.permission, RuleSource::Defaults)
-                .map_err(|e| SpecError::Parse {
-                    file: "permission/defaults.json",
-                    message: e.to_string(),
-                })?;
-        let arity = &data::ARITY;
-        let hardline = &data::HARDLINE;
-        let mut tools = Vec::new();
-        for file in data::TOOLS {
-            let risk = value(
+    }
+    if !data::MODES
+        .order
+        .iter()
+        .eq(Mode::ALL.iter().map(|m| m.as_str()))
+    {
+        return Err(value(f, "order".into(), &data::MODES.order.join(", ")));
+    }
+    for (i, file) in data::TOOLS.iter().enumerate() {
+        if RiskClass::parse(&file.risk).is_none() {
+            return Err(value(
                 "tools/*.json",
-                &format!("{}.risk", file.name),
+                format!("{}.risk", file.name),
                 &file.risk,
-                RiskClass::parse,
-            )?;
-            tools.push(ToolInfo {
-                name: file.name.to_string(),
-                risk,
-                permission: file.permission.to_string(),
-                offered: file.offered.as_deref().map(str::to_string),
-            });
+            ));
         }
-        tools.sort_by(|a, b| a.name.cmp(&b.name));
-        Ok(Spec {
-            looping,
-            modes_file,
-            modes,
-            defaults,
-            arity,
-            hardline,
-            tools,
-        })
+        if i > 0
+            && data::TOOLS
+                .get(i - 1)
+                .is_some_and(|before| before.name >= file.name)
+        {
+            return Err(value("tools/*.json", "name".into(), &file.name));
+        }
     }
-
-    pub fn mode(&self, mode: Mode) -> ModeAnswers {
-        self.modes.get(mode.index()).copied().unwrap_or_default()
-    }
-
-    pub fn tool(&self, name: &str) -> Option<&ToolInfo> {
-        let i = self
-            .tools
-            .binary_search_by(|t| t.name.as_str().cmp(name))
-            .ok()?;
-        self.tools.get(i)
-    }
+    default_rules().map(|_| ())
 }
 
 /// A tool's whole file (`tools/<name>.json`), as a model is sent it. Read when asked: the rules
@@ -214,9 +213,9 @@ pub fn tool_file(name: &str) -> Option<serde_json::Value> {
     parse("tools/*.json", text).ok()
 }
 
-static SPEC: LazyLock<Spec> = LazyLock::new(|| Spec::load().unwrap_or_default());
+static SPEC: LazyLock<Spec> = LazyLock::new(Spec::load);
 
-/// The spec data. Built once; never fails (see [`Spec::load`]).
+/// The spec data. Built once; never fails ([`check`] shows the data is what the rules need).
 pub fn spec() -> &'static Spec {
     &SPEC
 }
@@ -289,23 +288,26 @@ mod tests {
     }
 
     #[test]
-    fn every_file_loads_into_the_types_the_rules_use() {
-        let spec = Spec::load().unwrap();
+    fn every_file_says_what_the_rules_need() {
+        check().unwrap();
+        let spec = spec();
         assert_eq!(spec.looping.version, "3.4.0");
-        assert_eq!(spec.tools.len(), data::TOOLS.len());
-        assert_eq!(spec.tools.len(), 18);
+        assert_eq!(spec.tools().count(), data::TOOLS.len());
+        assert_eq!(spec.tools().count(), 18);
         assert!(spec.defaults.len() > 10);
         assert_eq!(spec.mode(Mode::Auto).ask_becomes, Some(Action::Allow));
+        assert_eq!(spec.mode(Mode::Plan).write, Action::Deny);
+        assert_eq!(spec.tool("bash").map(|t| t.risk), Some(RiskClass::Execute));
+        assert_eq!(spec.tool("nope"), None);
     }
 
     #[test]
     fn the_main_only_tools_are_the_tools_offered_to_the_main_agent() {
         let spec = spec();
         let main: Vec<&str> = spec
-            .tools
-            .iter()
-            .filter(|t| t.offered.as_deref() == Some("main"))
-            .map(|t| t.name.as_str())
+            .tools()
+            .filter(|t| t.offered == Some("main"))
+            .map(|t| t.name)
             .collect();
         assert!(main.iter().eq(spec.looping.team.main_only.tools.iter()));
     }

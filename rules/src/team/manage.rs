@@ -30,7 +30,7 @@ impl Team {
         if allow {
             let permission = spec()
                 .tool(&r.tool)
-                .map_or_else(|| r.tool.clone(), |x| x.permission.clone());
+                .map_or_else(|| r.tool.clone(), |x| x.permission.to_string());
             if let Some(s) = self.by_id_mut(&r.from) {
                 s.grants.push(Grant {
                     tool: r.tool.clone(),

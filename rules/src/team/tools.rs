@@ -15,10 +15,9 @@ use serde_json::Value;
 /// The team tools the main agent is offered (§8), sorted.
 pub fn lead_tools() -> Vec<&'static str> {
     let mut v: Vec<&'static str> = spec()
-        .tools
-        .iter()
-        .filter(|t| t.name.starts_with("team_") && t.offered.as_deref() != Some("subagent"))
-        .map(|t| t.name.as_str())
+        .tools()
+        .filter(|t| t.name.starts_with("team_") && t.offered != Some("subagent"))
+        .map(|t| t.name)
         .collect();
     v.sort_unstable();
     v
@@ -28,11 +27,10 @@ pub fn lead_tools() -> Vec<&'static str> {
 /// options. Sorted.
 pub fn member_tools(has_request: bool) -> Vec<&'static str> {
     let mut v: Vec<&'static str> = spec()
-        .tools
-        .iter()
-        .filter(|t| t.name.starts_with("team_") && t.offered.as_deref() != Some("main"))
+        .tools()
+        .filter(|t| t.name.starts_with("team_") && t.offered != Some("main"))
         .filter(|t| has_request || t.name != "team_request")
-        .map(|t| t.name.as_str())
+        .map(|t| t.name)
         .collect();
     v.sort_unstable();
     v
