@@ -74,8 +74,10 @@ npm: toolchain
 	cp wasm/js/index.js wasm/js/node.js wasm/js/index.d.ts wasm/js/package.json wasm/js/README.md wasm/pkg/
 	node wasm/scripts/size.mjs --report
 
-## The package's tests: Node's test runner, the types, headless Chromium, a fresh install.
+## The package's tests: its size budget, Node's test runner, the types, headless Chromium, a fresh
+## install.
 npm-test: npm
+	node wasm/scripts/size.mjs
 	cargo build -q -p lembas-harness
 	node --test wasm/test/node.test.mjs
 	(cd wasm/test && ../node_modules/.bin/tsc -p tsconfig.json)

@@ -53,6 +53,11 @@ pub fn parse(what: &str, text: &str) -> Result<Value, ApiError> {
     })
 }
 
+/// An answer as JSON text, for JavaScript's `JSON.parse`.
+pub fn text(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
 /// `snake_case` → `camelCase` (the keys are ASCII: no Unicode case tables for them).
 fn camel(key: &str) -> String {
     let mut out = String::with_capacity(key.len());
@@ -220,11 +225,18 @@ fn kinds(path: &str, v: Option<&Value>) -> Result<Vec<RiskClass>, ApiError> {
         .iter()
         .enumerate()
         .map(|(i, k)| {
-            k.as_str().and_then(RiskClass::parse).ok_or_else(|| {
+            let path = input::index(path, i);
+            let Some(word) = k.as_str() else {
+                return Err(ApiError::from(InputError::Type {
+                    path,
+                    expected: "a risk class (read, write, execute or interact)",
+                }));
+            };
+            RiskClass::parse(word).ok_or_else(|| {
                 ApiError::from(InputError::Unknown {
-                    path: input::index(path, i),
+                    path,
                     what: "risk class",
-                    value: k.to_string(),
+                    value: word.to_string(),
                 })
             })
         })

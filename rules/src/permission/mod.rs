@@ -311,10 +311,7 @@ impl Request {
                         message: format!("{tool} is {}, not {c}", info.risk),
                     });
                 }
-                (
-                    info.risk,
-                    permission.unwrap_or(info.permission).to_string(),
-                )
+                (info.risk, permission.unwrap_or(info.permission).to_string())
             }
             None => {
                 let class = class.ok_or_else(|| InputError::Unknown {
