@@ -79,6 +79,12 @@ impl Object {
         self
     }
 
+    /// `key: value`, the value moved in.
+    pub fn with_value(mut self, key: &str, value: Value) -> Object {
+        self.0.insert(key.to_string(), value);
+        self
+    }
+
     /// `key: value` when there is a value; no key otherwise.
     pub fn with_some<T: ToJson>(self, key: &str, value: &Option<T>) -> Object {
         match value {

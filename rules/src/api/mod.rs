@@ -403,7 +403,7 @@ pub fn areas() -> Value {
 
 /// `runCase(area, case)` → `{ pass, expected, actual, message? }`, as the native runner gives it.
 pub fn run_case(area: &Value, case: &Value) -> ApiResult {
-    Ok(ToJson::to_json(&conformance::run_case(
+    Ok(Value::from(conformance::run_case(
         str_arg("area", area)?,
         case,
     )))
@@ -416,7 +416,7 @@ pub fn run_file(file: &Value, name: &Value) -> ApiResult {
         v => Some(str_arg("name", v)?),
     };
     conformance::run_file(file, name)
-        .map(|r| r.to_json())
+        .map(Value::from)
         .map_err(|e| ApiError {
             code: "bad_case_file",
             message: e.to_string(),

@@ -77,25 +77,40 @@ pub struct FileResult {
 }
 
 impl ToJson for CaseResult {
-    /// `{ pass, about?, expected, actual, message? }`.
     fn to_json(&self) -> Value {
+        self.clone().into()
+    }
+}
+
+impl From<CaseResult> for Value {
+    /// `{ pass, about?, expected, actual, message? }`; the case's values moved, not copied.
+    fn from(r: CaseResult) -> Value {
         Object::new()
-            .with("pass", self.pass)
-            .with_some("about", &self.about)
-            .with("expected", &self.expected)
-            .with("actual", &self.actual)
-            .with_some("message", &self.message)
+            .with("pass", r.pass)
+            .with_some("about", &r.about)
+            .with_value("expected", r.expected)
+            .with_value("actual", r.actual)
+            .with_some("message", &r.message)
             .done()
     }
 }
 
 impl ToJson for FileResult {
     fn to_json(&self) -> Value {
+        self.clone().into()
+    }
+}
+
+impl From<FileResult> for Value {
+    fn from(r: FileResult) -> Value {
         Object::new()
-            .with("area", &self.area)
-            .with("passed", self.passed)
-            .with("failed", self.failed)
-            .with("results", &self.results)
+            .with("area", &r.area)
+            .with("passed", r.passed)
+            .with("failed", r.failed)
+            .with_value(
+                "results",
+                Value::Array(r.results.into_iter().map(Value::from).collect()),
+            )
             .done()
     }
 }
