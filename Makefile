@@ -11,9 +11,11 @@ WASM_FLAGS := --target wasm32-unknown-unknown -Zbuild-std=std,panic_abort
 PKG_FLAGS := $(WASM_FLAGS) -Zbuild-std-features=optimize_for_size
 
 # The npm package's wasm: Debian's Rust again, without reference types — binaryen 108's wasm-opt
-# breaks wasm-bindgen's externref table — and without the file and line of each panic site (no
-# input reaches one; the panic hook still says what panicked); then wasm-bindgen and wasm-opt.
-PKG_ENV := PATH=/usr/bin:$$PATH RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 RUSTFLAGS="-C linker=wasm-ld-22 -C target-feature=-reference-types,-multivalue -Zlocation-detail=none" CARGO_TARGET_DIR=target/wasm-pkg
+# breaks wasm-bindgen's externref table — without the file and line of each panic site (no input
+# reaches one; the panic hook still says what panicked) and with `{:?}` writing nothing (no text
+# of the rules, the package or the playground is written with Debug: their messages are Display);
+# then wasm-bindgen and wasm-opt.
+PKG_ENV := PATH=/usr/bin:$$PATH RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 RUSTFLAGS="-C linker=wasm-ld-22 -C target-feature=-reference-types,-multivalue -Zlocation-detail=none -Zfmt-debug=none" CARGO_TARGET_DIR=target/wasm-pkg
 OPT_FLAGS := --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals
 # wasm-opt's passes for the package: -Oz, then the control flow flattened and rebuilt (relooped),
 # then -Oz again until nothing shrinks (about 1 KB gzipped less than -Oz alone).
@@ -54,6 +56,7 @@ toolchain:
 
 fmt:
 	cargo fmt --all -- --check
+	./scripts/no-debug-text.sh
 
 clippy:
 	cargo clippy -q --workspace --all-targets -- -D warnings
