@@ -113,6 +113,12 @@ test("the team: tools as methods, the tree, reading, a subagent's life, saving a
   assert.deepEqual(back.delivered(), {});
 });
 
+test("an argument left out is null, a property set to undefined is absent", () => {
+  assert.equal(L.progressText({ phase: "queued", since: 0, ahead: undefined }, 0), L.progressText({ phase: "queued", since: 0 }, 0));
+  assert.deepEqual(L.checkMode("edit", undefined), L.checkMode("edit"));
+  assert.deepEqual(L.checkMode("edit", undefined), { mode: "edit", request: [] });
+});
+
 test("versions", () => {
   assert.equal(L.specVersion(), "3.4.0");
   assert.match(L.version(), /^\d+\.\d+\.\d+$/);
