@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The package as a user gets it: `npm pack`, installed into a fresh folder, imported there, and
-# run on a case file it has never seen.
+# The package as a user gets it: `npm pack`, installed into a fresh folder, imported there (and
+# required from CommonJS), and run on a case file it has never seen.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=$(mktemp -d)
@@ -20,3 +20,11 @@ console.log(`fresh install (spec ${specVersion()}): ${r.passed} passed, ${r.fail
 process.exit(r.failed === 0 && r.passed === 2 ? 0 : 1);
 JS
 node unseen.mjs
+cat > required.cjs <<'JS'
+// CommonJS: Node (20.19 and later) requires the ES module as it is.
+const { runFile } = require("lembas-rules");
+const r = runFile({ area: "progress", cases: [{ progress: { phase: "thinking", since: 0 }, now: 61_000, expect: { text: "Thinking", line: "Thinking · 1m 01s" } }] });
+console.log(`fresh install, required: ${r.passed} passed, ${r.failed} failed`);
+process.exit(r.failed === 0 && r.passed === 1 ? 0 : 1);
+JS
+node required.cjs
