@@ -93,7 +93,7 @@ npm-size: npm
 
 ## Benchmarks (criterion), then their medians; then the harness's (streaming, idle subagents).
 bench: bench-harness
-	cargo bench -q -p lembas-rules --bench rules
+	cargo bench -q -p lembas-rules --features wasm --bench rules
 	./scripts/bench-medians
 
 bench-harness:

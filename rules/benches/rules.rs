@@ -85,6 +85,27 @@ fn rules(c: &mut Criterion) {
                 .sum::<usize>()
         })
     });
+    // The npm package's runFile natively: the same work as a call from JavaScript — the
+    // arguments' JSON text read, the cases run, the answer written as JSON text.
+    #[cfg(feature = "wasm")]
+    {
+        let texts: Vec<String> = files
+            .iter()
+            .map(|(name, v)| serde_json::json!([v, name]).to_string())
+            .collect();
+        c.bench_function("api runFile: JSON text in and out, every case file", |b| {
+            b.iter(|| {
+                texts
+                    .iter()
+                    .map(|t| {
+                        let args = lembas_rules::api::parse("arguments", black_box(t));
+                        args.and_then(|a| lembas_rules::api::dispatch("runFile", &a))
+                            .map_or(0, |v| lembas_rules::api::text(&v).len())
+                    })
+                    .sum::<usize>()
+            })
+        });
+    }
 }
 
 /// A tree of 32 agents (the main agent, 7 sub-managers with 3 subagents each, 3 more) and a room
