@@ -1,7 +1,7 @@
 //! The spec data, from `rules/spec/`: `build.rs` reads every file into [`types`] (data that does not
-//! fit fails the build) and writes it back as Rust — a `static` per file, which [`data`] holds; the
-//! typed tables the rules use (modes, default rules, tools) are made here from that data once, and
-//! a test checks that making them succeeds too.
+//! fit fails the build) and writes it back as Rust — a `static` per file, which [`data`] holds. A
+//! mode's answers and a tool are read from that data when asked; only the default rules are made
+//! once. [`check`] (a test runs it) shows the data says nothing the code does not know.
 
 #[macro_use]
 pub mod rust;
