@@ -3,7 +3,7 @@
 //! - §1 the object: [`Progress`] — `phase`, `since` (Unix ms) and the phase's data, read from JSON
 //!   by [`Progress::from_json`] with every field checked;
 //! - §2 its text: [`text`], from `loop.json` `progress.texts`;
-//! - §3 the line: [`line`] — the text and the time since it began (`5s`, `1m 05s`, `1h 02m`), or
+//! - §3 the line: [`line()`] — the text and the time since it began (`5s`, `1m 05s`, `1h 02m`), or
 //!   the text alone for `stopped` and `failed`; `retrying`'s `in` counted down, never below 0;
 //! - "the same phase for the same thing" ([`same_phase`], [`advance`]) keeps `since`;
 //! - §5 the pacing: [`Pacer`] — a new phase at once, a change of its data at most

@@ -1,5 +1,5 @@
 //! The spec data, from `rules/spec/`: `build.rs` reads every file into [`types`] (data that does not
-//! fit fails the build) and writes it back as Rust — a `static` per file, which [`data`] holds. A
+//! fit fails the build) and writes it back as Rust — a `static` per file, which `data` holds. A
 //! mode's answers and a tool are read from that data when asked; only the default rules are made
 //! once. [`check`] (a test runs it) shows the data says nothing the code does not know.
 
