@@ -116,7 +116,7 @@ impl ApiTeam {
     }
 
     /// A tool call: `{ result, delivered, started }`.
-    pub fn call(&mut self, by: &Value, tool: &Value, args: &Value, now: &Value) -> ApiResult {
+    fn call(&mut self, by: &Value, tool: &Value, args: &Value, now: &Value) -> ApiResult {
         self.at(now)?;
         let by = self.agent(by)?;
         let result = self.team.call(by, str_arg("tool", tool)?, args)?;
@@ -155,7 +155,7 @@ impl ApiTeam {
             .done())
     }
 
-    pub fn set_context(&mut self, by: &Value, used: &Value, window: &Value) -> ApiResult {
+    fn set_context(&mut self, by: &Value, used: &Value, window: &Value) -> ApiResult {
         let by = self.agent(by)?.to_string();
         let n = |p: &str, v: &Value| -> Result<u64, ApiError> {
             v.as_u64().ok_or_else(|| {
@@ -171,7 +171,7 @@ impl ApiTeam {
         Ok(Value::Bool(self.team.context_reached(&by)))
     }
 
-    pub fn context_full(&mut self, by: &Value, now: &Value) -> ApiResult {
+    fn context_full(&mut self, by: &Value, now: &Value) -> ApiResult {
         self.at(now)?;
         let by = self.agent(by)?.to_string();
         let text = self.team.context_full(&by);
@@ -181,7 +181,7 @@ impl ApiTeam {
             .done())
     }
 
-    pub fn end_turn(
+    fn end_turn(
         &mut self,
         by: &Value,
         reply: &Value,
@@ -205,12 +205,12 @@ impl ApiTeam {
             .done())
     }
 
-    pub fn set_main_mode(&mut self, mode: &Value) -> ApiResult {
+    fn set_main_mode(&mut self, mode: &Value) -> ApiResult {
         self.team.set_main_mode(mode_arg("mode", mode)?);
         Ok(Value::Null)
     }
 
-    pub fn person_stop(&mut self, name: &Value, now: &Value) -> ApiResult {
+    fn person_stop(&mut self, name: &Value, now: &Value) -> ApiResult {
         self.at(now)?;
         let stopped = self.team.person_stop(str_arg("name", name)?);
         Ok(Object::new()
@@ -220,7 +220,7 @@ impl ApiTeam {
     }
 
     /// What reached whom since last asked.
-    pub fn delivered(&mut self) -> Value {
+    fn delivered(&mut self) -> Value {
         delivered_value(self.team.take_delivered())
     }
 
@@ -260,7 +260,8 @@ impl ApiTeam {
 }
 
 impl ApiTeam {
-    /// The team's methods by name.
+    /// The team's methods by name — the only way to change it, so that every change is kept for
+    /// [`ApiTeam::to_json`].
     pub fn dispatch(&mut self, name: &str, args: &Value) -> ApiResult {
         if CHANGES.contains(&name) {
             self.changes
