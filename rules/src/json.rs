@@ -154,3 +154,41 @@ macro_rules! words_json {
         $crate::serialize_as_json!($t);
     )*};
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::delegation::Answer;
+    use crate::permission::{evaluate, Context, Mode, Request};
+    use serde_json::json;
+
+    #[test]
+    fn an_object_is_written_field_by_field_and_leaves_out_what_is_not_there() {
+        let none: Option<u64> = None;
+        let v = Object::new()
+            .with("a", 1u64)
+            .with_some("b", &none)
+            .with_some("c", &Some("x"))
+            .with("d", &none)
+            .with_value("e", json!([true]))
+            .with_all(json!({"f": 2, "a": 3}))
+            .done();
+        assert_eq!(v, json!({"a": 3, "c": "x", "d": null, "e": [true], "f": 2}));
+    }
+
+    #[test]
+    fn serialize_writes_what_to_json_writes() {
+        let request =
+            Request::from_json("r", &json!({"tool": "bash", "line": "git push"})).unwrap();
+        let context = Context::from_json("c", &json!({"mode": "edit"})).unwrap();
+        let decision = evaluate(&request, &context);
+        let written = decision.to_json();
+        assert_eq!(written["decided_by"]["by"], "mode");
+        assert_eq!(serde_json::to_value(&decision).unwrap(), written);
+        assert_eq!(
+            serde_json::to_value(Answer::Refused).unwrap(),
+            json!("refused")
+        );
+        assert_eq!(Mode::Plan.to_json(), json!("plan"));
+    }
+}

@@ -181,13 +181,7 @@ impl ApiTeam {
             .done())
     }
 
-    fn end_turn(
-        &mut self,
-        by: &Value,
-        reply: &Value,
-        reason: &Value,
-        now: &Value,
-    ) -> ApiResult {
+    fn end_turn(&mut self, by: &Value, reply: &Value, reason: &Value, now: &Value) -> ApiResult {
         self.at(now)?;
         let by = self.agent(by)?.to_string();
         let reply = match reply {
