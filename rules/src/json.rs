@@ -169,7 +169,7 @@ mod tests {
             .with("a", 1u64)
             .with_some("b", &none)
             .with_some("c", &Some("x"))
-            .with("d", &none)
+            .with("d", none)
             .with_value("e", json!([true]))
             .with_all(json!({"f": 2, "a": 3}))
             .done();
