@@ -21,7 +21,7 @@ use lembas_rules::progress::{
 };
 use lembas_rules::spec::{spec, tool_file};
 use serde_json::{json, Value};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 use thiserror::Error;
 
@@ -79,18 +79,28 @@ pub fn now_ms() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
-/// The definitions of `names` sent to the model, from `rules/spec/tools/*.json`.
-pub fn definitions(names: &[&str]) -> Vec<Value> {
-    names
-        .iter()
-        .filter_map(|name| Some((name, tool_file(name)?)))
+/// Every tool's definition as a model is sent it, from `rules/spec/tools/*.json`, made once.
+static DEFINITIONS: LazyLock<Vec<(&'static str, Value)>> = LazyLock::new(|| {
+    spec()
+        .tools()
+        .filter_map(|t| Some((t.name, tool_file(t.name)?)))
         .map(|(name, file)| {
-            json!({"type": "function", "function": {
+            let definition = json!({"type": "function", "function": {
                 "name": name,
                 "description": file.get("description").cloned().unwrap_or(Value::Null),
                 "parameters": file.get("parameters").cloned().unwrap_or(json!({"type": "object"})),
-            }})
+            }});
+            (name, definition)
         })
+        .collect()
+});
+
+/// The definitions of `names` sent to the model, in that order.
+pub fn definitions(names: &[&str]) -> Vec<Value> {
+    names
+        .iter()
+        .filter_map(|name| DEFINITIONS.iter().find(|(n, _)| n == name))
+        .map(|(_, definition)| definition.clone())
         .collect()
 }
 
