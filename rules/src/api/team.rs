@@ -90,11 +90,6 @@ impl ApiTeam {
         })
     }
 
-    /// The team the rules keep.
-    pub fn team(&self) -> &Team {
-        &self.team
-    }
-
     fn at(&mut self, now: &Value) -> Result<(), ApiError> {
         if !now.is_null() {
             self.team.set_now(int_arg("now", now)?);
