@@ -13,7 +13,6 @@ use crate::permission::{
 };
 use crate::spec::looping;
 use crate::text::fill;
-use serde::Deserialize;
 use serde_json::Value;
 use thiserror::Error;
 
@@ -68,7 +67,7 @@ pub fn check_mode(parent: Mode, mode: Option<Mode>, request: &[&str]) -> Result<
 }
 
 /// A grant the main agent gave a subagent (team_decide): an allow rule for it alone.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Grant {
     pub tool: String,
     /// The tool's permission key (edit and write share `edit`).

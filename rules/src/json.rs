@@ -118,7 +118,8 @@ macro_rules! serialize_as_json {
     )*};
 }
 
-/// `as_str`, [`ToJson`] and `Serialize` of an enum of words (the spec's names for its values).
+/// `as_str`, `parse`, [`ToJson`] and `Serialize` of an enum of words (the spec's names for its
+/// values): each word written once.
 #[macro_export]
 macro_rules! words {
     ($t:ty { $($v:ident => $w:literal),* $(,)? }) => {
@@ -127,6 +128,14 @@ macro_rules! words {
             pub fn as_str(self) -> &'static str {
                 match self {
                     $(<$t>::$v => $w),*
+                }
+            }
+
+            /// The value a word names, if it names one.
+            pub fn parse(word: &str) -> Option<$t> {
+                match word {
+                    $($w => Some(<$t>::$v),)*
+                    _ => None,
                 }
             }
         }
@@ -139,20 +148,6 @@ macro_rules! words {
 
         $crate::serialize_as_json!($t);
     };
-}
-
-/// [`ToJson`] and `Serialize` of an enum that already has `as_str`.
-#[macro_export]
-macro_rules! words_json {
-    ($($t:ty),* $(,)?) => {$(
-        impl $crate::json::ToJson for $t {
-            fn to_json(&self) -> serde_json::Value {
-                serde_json::Value::from(self.as_str())
-            }
-        }
-
-        $crate::serialize_as_json!($t);
-    )*};
 }
 
 #[cfg(test)]
@@ -174,6 +169,16 @@ mod tests {
             .with_all(json!({"f": 2, "a": 3}))
             .done();
         assert_eq!(v, json!({"a": 3, "c": "x", "d": null, "e": [true], "f": 2}));
+    }
+
+    #[test]
+    fn a_word_reads_back_what_it_writes() {
+        for mode in Mode::ALL {
+            assert_eq!(Mode::parse(mode.as_str()), Some(mode));
+        }
+        assert_eq!(Answer::parse("person"), Some(Answer::Person));
+        assert_eq!(Mode::parse("Auto"), None);
+        assert_eq!(Mode::parse(""), None);
     }
 
     #[test]

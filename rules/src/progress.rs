@@ -28,17 +28,6 @@ pub enum WaitReason {
 
 words!(WaitReason { Busy => "busy", Slots => "slots", Group => "group" });
 
-impl WaitReason {
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "busy" => Some(Self::Busy),
-            "slots" => Some(Self::Slots),
-            "group" => Some(Self::Group),
-            _ => None,
-        }
-    }
-}
-
 /// What the person is asked for (`waiting_for_person.what`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PersonWait {
@@ -49,17 +38,6 @@ pub enum PersonWait {
 
 words!(PersonWait { Approval => "approval", Question => "question", Plan => "plan" });
 
-impl PersonWait {
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "approval" => Some(Self::Approval),
-            "question" => Some(Self::Question),
-            "plan" => Some(Self::Plan),
-            _ => None,
-        }
-    }
-}
-
 /// Why a turn stopped (`stopped.reason`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StopReason {
@@ -69,17 +47,6 @@ pub enum StopReason {
 }
 
 words!(StopReason { Person => "person", Steps => "steps", Budget => "budget" });
-
-impl StopReason {
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "person" => Some(Self::Person),
-            "steps" => Some(Self::Steps),
-            "budget" => Some(Self::Budget),
-            _ => None,
-        }
-    }
-}
 
 /// A phase with its data (progress.md §2). A field that is not known is `None`, never a guess.
 #[derive(Debug, Clone, PartialEq)]

@@ -13,11 +13,10 @@ use crate::input::{self, InputError, Obj};
 use crate::json::{Object, ToJson};
 use crate::spec::looping;
 use crate::text::fill;
-use serde::Deserialize;
 use serde_json::Value;
 
 /// What a model's server can do at once (models/schema.json `capacity`; `{}`: no limit).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Capacity {
     /// Its one-model server: the models of a group share one server that holds one at a time.
     pub group: Option<String>,

@@ -22,14 +22,12 @@ use crate::input::{self, InputError, Obj};
 use crate::json::{Object, ToJson};
 use crate::spec::{spec, types::Setting, types::SettingValue};
 use crate::text::fill;
-use serde::Deserialize;
 use serde_json::Value;
 use std::fmt;
 
 /// A permission mode (modes.json `order`: loosest first). `Ord` follows that order, so the
 /// stricter of two modes is their `max()`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Mode {
     Auto,
     Edit,
@@ -37,27 +35,10 @@ pub enum Mode {
     Plan,
 }
 
+words!(Mode { Auto => "auto", Edit => "edit", Manual => "manual", Plan => "plan" });
+
 impl Mode {
     pub const ALL: [Mode; 4] = [Mode::Auto, Mode::Edit, Mode::Manual, Mode::Plan];
-
-    pub fn parse(s: &str) -> Option<Mode> {
-        match s {
-            "auto" => Some(Mode::Auto),
-            "edit" => Some(Mode::Edit),
-            "manual" => Some(Mode::Manual),
-            "plan" => Some(Mode::Plan),
-            _ => None,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Auto => "auto",
-            Mode::Edit => "edit",
-            Mode::Manual => "manual",
-            Mode::Plan => "plan",
-        }
-    }
 
     pub fn index(self) -> usize {
         match self {
@@ -76,8 +57,7 @@ impl fmt::Display for Mode {
 }
 
 /// A tool's risk class.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RiskClass {
     Read,
     Write,
@@ -85,26 +65,7 @@ pub enum RiskClass {
     Interact,
 }
 
-impl RiskClass {
-    pub fn parse(s: &str) -> Option<RiskClass> {
-        match s {
-            "read" => Some(RiskClass::Read),
-            "write" => Some(RiskClass::Write),
-            "execute" => Some(RiskClass::Execute),
-            "interact" => Some(RiskClass::Interact),
-            _ => None,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RiskClass::Read => "read",
-            RiskClass::Write => "write",
-            RiskClass::Execute => "execute",
-            RiskClass::Interact => "interact",
-        }
-    }
-}
+words!(RiskClass { Read => "read", Write => "write", Execute => "execute", Interact => "interact" });
 
 impl fmt::Display for RiskClass {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -113,8 +74,7 @@ impl fmt::Display for RiskClass {
 }
 
 /// What is done with a call. Ordered loosest first: the strictest of several is their `max()`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Action {
     #[default]
     Allow,
@@ -122,24 +82,7 @@ pub enum Action {
     Deny,
 }
 
-impl Action {
-    pub fn parse(s: &str) -> Option<Action> {
-        match s {
-            "allow" => Some(Action::Allow),
-            "ask" => Some(Action::Ask),
-            "deny" => Some(Action::Deny),
-            _ => None,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Action::Allow => "allow",
-            Action::Ask => "ask",
-            Action::Deny => "deny",
-        }
-    }
-}
+words!(Action { Allow => "allow", Ask => "ask", Deny => "deny" });
 
 /// Where a rule comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,7 +94,6 @@ pub enum RuleSource {
 }
 
 words!(RuleSource { Defaults => "defaults", Session => "session", Approval => "approval", Grant => "grant" });
-words_json!(Mode, RiskClass, Action);
 
 /// `{ permission, pattern, action }`: for calls of this permission key whose subject (a command
 /// line's part, a path) matches the pattern.
