@@ -79,7 +79,7 @@ fn camel(key: &str) -> String {
 pub fn camel_keys(v: Value) -> Value {
     match v {
         Value::Object(m) => {
-            conformance::object_of(m.into_iter().map(|(k, v)| (camel(&k), camel_keys(v))))
+            crate::json::object_of(m.into_iter().map(|(k, v)| (camel(&k), camel_keys(v))))
         }
         Value::Array(a) => Value::Array(a.into_iter().map(camel_keys).collect()),
         other => other,
@@ -343,7 +343,7 @@ pub fn tighten(main: &Value, agents: &Value) -> ApiResult {
         code: "invalid_value",
         message: e.to_string(),
     })?;
-    Ok(conformance::object_of(
+    Ok(crate::json::object_of(
         after.into_iter().map(|(n, m)| (n, Value::from(m.as_str()))),
     ))
 }

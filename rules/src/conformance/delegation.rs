@@ -1,12 +1,13 @@
 //! Area `delegation` (subagents.md §7): ops `add`, `call`, `request`, `switch`. The project root
 //! is /project and only the default rules apply.
 
-use super::{object, Compare, Outcome};
+use super::{Compare, Outcome};
 use crate::delegation::{
     check_mode, request_id, request_refusal, requested, tighten, who_decides, Grant, Placement,
     Subagent,
 };
 use crate::input::{self, InputError, Obj};
+use crate::json::object;
 use crate::json::ToJson;
 use crate::permission::{Context, Mode, Request, RiskClass};
 use crate::spec::spec;

@@ -19,7 +19,7 @@ mod team;
 
 use crate::input::{InputError, Obj};
 use crate::json::{Object, ToJson};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use thiserror::Error;
 
 /// The areas this runner knows, in the order they are listed.
@@ -256,21 +256,6 @@ pub fn run_file(file: &Value, name: Option<&str>) -> Result<FileResult, Conforma
 /// The summary line every runner ends with: `N passed, N failed`.
 pub fn summary(passed: usize, failed: usize) -> String {
     format!("{passed} passed, {failed} failed")
-}
-
-/// A JSON object from pairs, keys sorted.
-pub fn object<const N: usize>(pairs: [(&str, Value); N]) -> Value {
-    object_of(pairs.into_iter().map(|(k, v)| (k.to_string(), v)))
-}
-
-/// A JSON object from pairs, inserted one by one: collecting into a map sorts the pairs first,
-/// and that sort is 6 KB of the `.wasm` for nothing.
-pub fn object_of(pairs: impl IntoIterator<Item = (String, Value)>) -> Value {
-    let mut m = Map::new();
-    for (k, v) in pairs {
-        m.insert(k, v);
-    }
-    Value::Object(m)
 }
 
 #[cfg(test)]

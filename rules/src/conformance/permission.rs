@@ -2,8 +2,9 @@
 //! `approve`. `evaluate` compares the keys its expect names (`action`, `reason`, `decided_by`);
 //! `approve` compares the whole `{ rules }` or `{ refused }`.
 
-use super::{named_keys, object, Compare, Outcome};
+use super::{named_keys, Compare, Outcome};
 use crate::input::{InputError, Obj};
+use crate::json::object;
 use crate::json::ToJson;
 use crate::permission::approval::approve;
 use crate::permission::{evaluate, Context, Request};

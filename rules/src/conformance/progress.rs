@@ -1,7 +1,8 @@
 //! Area `progress` (progress.md): `{ progress, now }` → `{ text, line }`.
 
-use super::{object, Outcome};
+use super::Outcome;
 use crate::input::{InputError, Obj};
+use crate::json::object;
 use crate::progress::{line, text, Progress};
 use serde_json::Value;
 

@@ -1,7 +1,8 @@
 //! Area `subagents` (subagents.md §2–§4, spec 3.3.0): ops `model` and `offer`.
 
-use super::{object, Outcome};
+use super::Outcome;
 use crate::input::{InputError, Obj};
+use crate::json::object;
 use crate::subagents::{offer, subagent_model, Models};
 use serde_json::Value;
 

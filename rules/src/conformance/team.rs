@@ -3,7 +3,8 @@
 //! expect }` whose expect is compared on the keys it names (`null`: the step answers nothing).
 //! conformance/README.md lists the ops.
 
-use super::{object, Compare, Outcome};
+use super::{Compare, Outcome};
+use crate::json::object;
 
 use crate::input::{self, InputError, Obj};
 use crate::permission::Mode;
@@ -255,7 +256,7 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
         .iter()
         .zip(&expected)
         .map(|(g, e)| match (g, e) {
-            (Value::Object(g), Value::Object(e)) => super::object_of(
+            (Value::Object(g), Value::Object(e)) => crate::json::object_of(
                 g.iter()
                     .filter(|(k, _)| e.contains_key(*k))
                     .map(|(k, v)| (k.clone(), v.clone())),
