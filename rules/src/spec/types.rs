@@ -38,17 +38,6 @@ impl<T: Clone + 'static> Map<T> {
         self.0.iter().map(|(k, _)| k.as_ref())
     }
 
-    pub fn values(&self) -> impl Iterator<Item = &T> {
-        self.0.iter().map(|(_, v)| v)
-    }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }
 
 impl<T: Rust + Clone + 'static> Rust for Map<T> {
