@@ -37,7 +37,6 @@ impl<T: Clone + 'static> Map<T> {
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.0.iter().map(|(k, _)| k.as_ref())
     }
-
 }
 
 impl<T: Rust + Clone + 'static> Rust for Map<T> {
