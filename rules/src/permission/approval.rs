@@ -5,8 +5,7 @@
 
 use super::shell::{self, Command};
 use super::{
-    evaluate, hardline, inside, resolve, Action, Context, Request, Rule, RuleSource, Target,
-    OUTSIDE_ROOT,
+    evaluate, inside, plain, Action, Context, Request, Rule, RuleSource, Target, OUTSIDE_ROOT,
 };
 use crate::spec::spec;
 use thiserror::Error;
@@ -40,6 +39,11 @@ pub fn command_pattern(cmd: &Command) -> String {
     let arity = &spec().arity;
     let plain = &spec().hardline.plain;
     let words: Vec<String> = cmd.words.iter().map(|w| w.text.clone()).collect();
+    let is_shell = |p: &str| {
+        plain.shells.iter().any(|s| s == p)
+            || plain.other_shells.iter().any(|s| s == p)
+            || plain.opaque.get(p).is_some()
+    };
     let mut kept: Vec<&str> = Vec::new();
     let mut rest: &[String] = &words;
     loop {
@@ -51,7 +55,7 @@ pub fn command_pattern(cmd: &Command) -> String {
             kept.push(w);
             rest = rest.get(1..).unwrap_or(&[]);
         }
-        let n = shell::wrapper_len(rest, plain);
+        let n = wrapper_len(rest);
         if n == 0 {
             break;
         }
@@ -59,10 +63,7 @@ pub fn command_pattern(cmd: &Command) -> String {
         rest = rest.get(n..).unwrap_or(&[]);
     }
     let program = rest.first().map(|p| shell::program_name(p)).unwrap_or("");
-    if plain.shells.iter().any(|s| s == program)
-        || plain.eval.iter().any(|s| s == program)
-        || rest.is_empty()
-    {
+    if is_shell(program) || rest.is_empty() {
         // A shell's own line, or a wrapper alone: exactly as it stands.
         return words.join(" ");
     }
@@ -79,6 +80,42 @@ pub fn command_pattern(cmd: &Command) -> String {
     }
     kept.extend(rest.iter().take(n.max(1)).map(String::as_str));
     format!("{} *", kept.join(" "))
+}
+
+/// How many words at the start of `words` are a wrapper's: the wrapper, its options (with the
+/// values of those that take one) and its positional words. Zero when it does not start with one.
+fn wrapper_len(words: &[String]) -> usize {
+    let Some(first) = words.first() else { return 0 };
+    let Some(spec) = spec()
+        .hardline
+        .plain
+        .wrappers
+        .get(shell::program_name(first))
+    else {
+        return 0;
+    };
+    let mut i = 1;
+    let mut positional = spec.positional;
+    while let Some(w) = words.get(i) {
+        if w == "--" {
+            i += 1;
+            break;
+        }
+        if w.starts_with('-') && w.len() > 1 {
+            i += 1;
+            if spec.value.iter().any(|v| v == w) {
+                i += 1;
+            }
+        } else if spec.assignments && shell::assignment_name(w).is_some() {
+            i += 1;
+        } else if positional > 0 {
+            positional -= 1;
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    i.min(words.len())
 }
 
 /// The folder pattern an approval of a path adds: the file's folder and everything in it.
@@ -113,13 +150,22 @@ pub fn approve(req: &Request, ctx: &Context) -> Result<Vec<Rule>, ApprovalError>
     };
     match &req.target {
         Target::Line(line) => {
-            if has_substitution(line) {
+            let place = plain::Place {
+                root: &ctx.root,
+                home: ctx.home.as_deref(),
+            };
+            let read = plain::analyse(line, place);
+            if has_substitution(line) || read.opaque.is_some() || !read.unknown.is_empty() {
                 return Err(ApprovalError::Substitution(texts.substitution.to_string()));
             }
-            if !hardline::check(line).is_empty() {
+            if !read.hits.is_empty() {
                 return Err(ApprovalError::Denied(texts.denied.to_string()));
             }
-            for cmd in shell::split(line) {
+            for cmd in shell::read(line)
+                .commands
+                .iter()
+                .filter(|c| !c.words.is_empty())
+            {
                 let single = Request {
                     target: Target::Line(cmd.text()),
                     ..req.clone()
@@ -129,14 +175,18 @@ pub fn approve(req: &Request, ctx: &Context) -> Result<Vec<Rule>, ApprovalError>
                 }
                 add(Rule::new(
                     &req.permission,
-                    &command_pattern(&cmd),
+                    &command_pattern(cmd),
                     Action::Allow,
                     RuleSource::Approval,
                 ));
             }
         }
         Target::Path(p) => {
-            let abs = resolve(&ctx.root, p);
+            let place = plain::Place {
+                root: &ctx.root,
+                home: ctx.home.as_deref(),
+            };
+            let abs = plain::resolve(place, &ctx.root, p);
             match inside(&ctx.root, &abs) {
                 Some(rel) => add(Rule::new(
                     &req.permission,
@@ -179,7 +229,7 @@ mod tests {
     use crate::permission::Mode;
 
     fn pattern(line: &str) -> String {
-        command_pattern(&shell::split(line)[0])
+        command_pattern(&shell::read(line).commands[0])
     }
 
     #[test]

@@ -12,9 +12,14 @@
 //!
 //! The strictest part wins (deny > ask > allow). Then auto turns an ask into allow (the hardline
 //! and deny rules still refuse), and unattended, what would ask is refused.
+//!
+//! Fail closed: a line the reader cannot read exactly ([`shell`], an *opaque* line) and a refused
+//! program whose target is known only when it runs are never allowed by a rule, an approval or a
+//! grant: auto refuses them, plan and unattended refuse them, manual and edit ask.
 
 pub mod approval;
 pub mod hardline;
+pub mod plain;
 pub mod shell;
 pub mod wildcard;
 
@@ -410,6 +415,15 @@ pub enum DecidedBy {
         path: String,
     },
     Unattended,
+    /// The line holds a construct the reader does not read exactly.
+    Opaque {
+        construct: shell::Construct,
+    },
+    /// A refused program (or a write) whose target is known only when it runs.
+    UnknownTarget {
+        entry: String,
+        part: String,
+    },
 }
 
 /// The answer to a call: what is done, why, and what decided it.
@@ -440,6 +454,13 @@ impl ToJson for DecidedBy {
                 Object::new().with("by", "outside_root").with("path", path)
             }
             DecidedBy::Unattended => Object::new().with("by", "unattended"),
+            DecidedBy::Opaque { construct } => Object::new()
+                .with("by", "opaque")
+                .with("construct", *construct),
+            DecidedBy::UnknownTarget { entry, part } => Object::new()
+                .with("by", "unknown_target")
+                .with("entry", entry)
+                .with("part", part),
         }
         .done()
     }
@@ -480,6 +501,12 @@ pub struct Prepared {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Part {
     Hard(hardline::Hit),
+    /// A guarded path (`.git/…`): asked where it would be allowed, refused where nobody asks.
+    Guarded(hardline::Hit, RiskClass),
+    /// A line read inexactly.
+    Opaque(shell::Construct),
+    /// A refused program whose target is not known.
+    Unknown(hardline::Hit),
     /// A command of a line, as rules see it.
     Command(String),
     /// A path (absolute), judged under this permission key and class.
@@ -495,10 +522,14 @@ enum Part {
 /// Reads a call once (see [`Prepared`]).
 pub fn prepare(req: &Request, ctx: &Context) -> Prepared {
     let mut parts = Vec::new();
-    let path = |parts: &mut Vec<Part>, p: &str, permission: &str, class: RiskClass| {
-        let abs = resolve(&ctx.root, p);
+    let place = plain::Place {
+        root: &ctx.root,
+        home: ctx.home.as_deref(),
+    };
+    let path = |parts: &mut Vec<Part>, abs: String, permission: &str, class: RiskClass| {
         match hardline::check_path(&abs, class, ctx.home.as_deref()) {
-            Some(hit) => parts.push(Part::Hard(hit)),
+            Some(h) if !h.ask => parts.push(Part::Hard(h.hit)),
+            Some(h) => parts.push(Part::Guarded(h.hit, class)),
             None => parts.push(Part::Path {
                 abs,
                 permission: permission.to_string(),
@@ -508,24 +539,27 @@ pub fn prepare(req: &Request, ctx: &Context) -> Prepared {
     };
     match &req.target {
         Target::Line(line) => {
-            parts.extend(hardline::check_line(line).map(Part::Hard));
-            let commands = shell::split(line);
-            for cmd in &commands {
-                if let Some(hit) = hardline::check_command(cmd) {
-                    parts.push(Part::Hard(hit));
-                    continue;
-                }
-                parts.push(Part::Command(cmd.text()));
-                for r in cmd.redirects.iter().filter(|r| r.writes_file()) {
-                    let edit = spec().tool("write").map_or("edit", |t| t.permission);
-                    path(&mut parts, &r.target, edit, RiskClass::Write);
-                }
+            let read = plain::analyse(line, place);
+            if let Some(c) = read.opaque {
+                parts.push(Part::Opaque(c));
             }
-            if commands.is_empty() {
+            parts.extend(read.hits.into_iter().map(Part::Hard));
+            parts.extend(read.unknown.into_iter().map(Part::Unknown));
+            for text in read.commands {
+                parts.push(Part::Command(text));
+            }
+            let edit = spec().tool("write").map_or("edit", |t| t.permission);
+            for (abs, _) in read.writes {
+                path(&mut parts, abs, edit, RiskClass::Write);
+            }
+            if parts.is_empty() {
                 parts.push(Part::Command(String::new()));
             }
         }
-        Target::Path(p) => path(&mut parts, p, &req.permission, req.class),
+        Target::Path(p) => {
+            let abs = plain::resolve(place, &ctx.root, p);
+            path(&mut parts, abs, &req.permission, req.class)
+        }
         Target::Tool => parts.push(Part::Tool),
     }
     Prepared {
@@ -574,9 +608,50 @@ impl Judge<'_> {
             .unwrap_or_else(|| by_mode(self.mode, class))
     }
 
+    /// A part no rule may allow: auto refuses it, the other modes ask where they would allow.
+    fn unread(&self, class: RiskClass, reason: String, decided_by: DecidedBy) -> Decision {
+        let auto = spec().mode(self.mode).ask_becomes == Some(Action::Allow);
+        let action = if auto {
+            Action::Deny
+        } else {
+            by_mode(self.mode, class).action.max(Action::Ask)
+        };
+        Decision {
+            action,
+            reason,
+            decided_by,
+        }
+    }
+
     fn part(&self, prepared: &Prepared, part: &Part) -> Decision {
         match part {
             Part::Hard(hit) => hard(hit.clone()),
+            Part::Opaque(construct) => self.unread(
+                RiskClass::Execute,
+                fill(&reasons().opaque, &[("construct", construct.as_str())]),
+                DecidedBy::Opaque {
+                    construct: *construct,
+                },
+            ),
+            Part::Unknown(hit) => self.unread(
+                RiskClass::Execute,
+                fill(&reasons().unknown_target, &[("part", &hit.part)]),
+                DecidedBy::UnknownTarget {
+                    entry: hit.entry.clone(),
+                    part: hit.part.clone(),
+                },
+            ),
+            Part::Guarded(hit, class) => {
+                let own = by_mode(self.mode, *class);
+                Decision {
+                    action: own.action.max(Action::Ask),
+                    reason: hit.reason.clone(),
+                    decided_by: DecidedBy::Hardline {
+                        entry: hit.entry.clone(),
+                        part: hit.part.clone(),
+                    },
+                }
+            }
             Part::Command(text) => self.rule_or_mode(&prepared.permission, text, prepared.class),
             Part::Tool => self.rule_or_mode(&prepared.permission, "*", prepared.class),
             Part::Path {

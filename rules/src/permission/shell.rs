@@ -1,19 +1,171 @@
-//! A command line spelled plainly (hardline.json `plain`): split into the simple commands it runs
-//! — at `&&`, `||`, `;`, `|`, `&`, newlines, `( … )`, `$( … )` and backticks — with quotes and
-//! backslashes removed; then [`plain`] unwraps the wrappers (`sudo`, `env`, `VAR=… cmd`,
-//! `timeout`, `bash -c '…'`, `eval`, …) and reads `/usr/bin/rm` as `rm`.
+//! The command reader under the permission rules (hardline.json `plain`): a line read as bash
+//! reads it, or called **opaque**.
 //!
-//! This is not a shell: it reads enough to judge a line, and it never fails — an unclosed quote
-//! runs to the end of the line.
+//! The reader models a named subset of bash and nothing else:
+//! - words: plain characters, `'…'`, `"…"` (with `\"`, `\\`, `\$`, `` \` `` and a backslash before
+//!   a newline), a backslash outside quotes, `$NAME`, `$1`, `$@` and the other one-character
+//!   parameters, `${NAME}` with nothing else inside, `$( … )` and backticks (their commands read
+//!   as lines of their own), unquoted `*`, `?` and `[` (the word is a glob), `~` at the start;
+//! - simple commands with leading `NAME=value` assignments and redirections (`>`, `>>`, `>|`,
+//!   `<`, `<>`, `>&`, `<&`, `&>`, `&>>`, `<<<`, with a descriptor number before);
+//! - pipelines (`|`, `|&`, a leading `!`, the `time` keyword) and lists (`;`, `&`, `&&`, `||`,
+//!   newlines, `#` comments);
+//! - `( … )`, `{ …; }`, `if`/`then`/`elif`/`else`/`fi`, `while`/`until`/`do`/`done` and
+//!   `for NAME in …; do …; done`.
+//!
+//! Anything else makes the line opaque, named by a [`Construct`]: a carriage return, a NUL or
+//! another control character; `$'…'` and `$"…"`; `${…}` with an operator, a quote or a
+//! substitution inside; here-documents; `case`, `select`, `[[`, `((`, `coproc` and function
+//! definitions; brace expansion; arithmetic; process substitution; an unclosed quote or another
+//! syntax error; nesting deeper than [`MAX_DEPTH`]; a line longer than [`MAX_LINE`]. What runs a
+//! line or a file of its own (`eval`, `source`, `trap`, a shell reading a pipe) is found one level
+//! up, by [`super::plain`]. The reader never reads a line differently from bash: where it cannot be
+//! sure, it says so.
 
-use crate::spec::types::Plain;
+use std::fmt;
 
-/// One word of a command, quotes and backslashes removed.
+/// Nesting deeper than this (substitutions, subshells, compound commands, a shell's `-c` line
+/// inside another) makes a line opaque.
+pub const MAX_DEPTH: usize = 8;
+
+/// A line longer than this (in bytes) is opaque at once.
+pub const MAX_LINE: usize = 16 * 1024;
+
+/// What made a line opaque: the first construct outside the reader's subset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Construct {
+    CarriageReturn,
+    ControlCharacter,
+    AnsiCQuote,
+    LocaleQuote,
+    ParameterOperator,
+    HereDocument,
+    Keyword,
+    FunctionDefinition,
+    BraceExpansion,
+    Arithmetic,
+    ProcessSubstitution,
+    Array,
+    DescriptorVariable,
+    UnclosedQuote,
+    Syntax,
+    TooDeep,
+    TooLong,
+    CommandNameExpansion,
+    Eval,
+    Source,
+    Trap,
+    Alias,
+    ShellState,
+    ShellInput,
+    OtherShell,
+    UnsafeVariable,
+    WrapperLine,
+}
+
+words!(Construct {
+    CarriageReturn => "carriage_return",
+    ControlCharacter => "control_character",
+    AnsiCQuote => "ansi_c_quote",
+    LocaleQuote => "locale_quote",
+    ParameterOperator => "parameter_operator",
+    HereDocument => "here_document",
+    Keyword => "keyword",
+    FunctionDefinition => "function_definition",
+    BraceExpansion => "brace_expansion",
+    Arithmetic => "arithmetic",
+    ProcessSubstitution => "process_substitution",
+    Array => "array",
+    DescriptorVariable => "descriptor_variable",
+    UnclosedQuote => "unclosed_quote",
+    Syntax => "syntax",
+    TooDeep => "too_deep",
+    TooLong => "too_long",
+    CommandNameExpansion => "command_name_expansion",
+    Eval => "eval",
+    Source => "source",
+    Trap => "trap",
+    Alias => "alias",
+    ShellState => "shell_state",
+    ShellInput => "shell_input",
+    OtherShell => "other_shell",
+    UnsafeVariable => "unsafe_variable",
+    WrapperLine => "wrapper_line",
+});
+
+impl fmt::Display for Construct {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One piece of a word, as bash expands it.
 #[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Piece {
+    /// Characters standing for themselves; `quoted` says whether quotes or a backslash kept them
+    /// from globbing and splitting.
+    Text { text: String, quoted: bool },
+    /// `$NAME`, `${NAME}`, `$1`, `$@`, …: known only when the line runs (or when the line itself
+    /// assigned it).
+    Parameter { name: String, quoted: bool },
+    /// `$( … )` or backticks: its commands are read as commands of the line.
+    Substitution { quoted: bool },
+}
+
+/// One word of a command: its pieces, and its text with quotes removed (expansions written as
+/// `$NAME` and `$(…)`), which is what rules match.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Word {
     pub text: String,
-    /// It holds a `$…` expansion or a substitution, so its value is known only when it runs.
-    pub dynamic: bool,
+    pub pieces: Vec<Piece>,
+}
+
+impl Word {
+    /// A word of plain text (quoted: no glob).
+    pub fn literal(text: &str) -> Word {
+        Word {
+            text: text.to_string(),
+            pieces: vec![Piece::Text {
+                text: text.to_string(),
+                quoted: true,
+            }],
+        }
+    }
+
+    /// Whether its value is known only when it runs (an expansion or a substitution).
+    pub fn dynamic(&self) -> bool {
+        self.pieces.iter().any(|p| !matches!(p, Piece::Text { .. }))
+    }
+
+    /// Whether an unquoted `*`, `?` or `[` makes it a glob.
+    pub fn glob(&self) -> bool {
+        self.pieces.iter().any(|p| match p {
+            Piece::Text {
+                text,
+                quoted: false,
+            } => text.contains(['*', '?', '[']),
+            _ => false,
+        })
+    }
+
+    /// Whether it is plain unquoted text equal to `s` (a reserved word, an operator of `[`).
+    pub fn is_bare(&self, s: &str) -> bool {
+        matches!(self.pieces.as_slice(), [Piece::Text { text, quoted: false }] if text == s)
+    }
+
+    fn push_text(&mut self, c: char, quoted: bool) {
+        self.text.push(c);
+        if let Some(Piece::Text { text, quoted: q }) = self.pieces.last_mut() {
+            if *q == quoted {
+                text.push(c);
+                return;
+            }
+        }
+        self.pieces.push(Piece::Text {
+            text: c.to_string(),
+            quoted,
+        });
+    }
 }
 
 impl AsRef<str> for Word {
@@ -22,31 +174,94 @@ impl AsRef<str> for Word {
     }
 }
 
-/// A redirection: its operator (`>`, `>>`, `<`, `&>`, …) and its target.
+/// The operator of a redirection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RedirectOp {
+    /// `>`
+    Write,
+    /// `>>`
+    Append,
+    /// `>|`
+    Clobber,
+    /// `<>`
+    ReadWrite,
+    /// `<`
+    Read,
+    /// `>&`
+    DuplicateOut,
+    /// `<&`
+    DuplicateIn,
+    /// `&>`
+    WriteBoth,
+    /// `&>>`
+    AppendBoth,
+    /// `<<<`
+    HereString,
+}
+
+words!(RedirectOp {
+    Write => ">",
+    Append => ">>",
+    Clobber => ">|",
+    ReadWrite => "<>",
+    Read => "<",
+    DuplicateOut => ">&",
+    DuplicateIn => "<&",
+    WriteBoth => "&>",
+    AppendBoth => "&>>",
+    HereString => "<<<",
+});
+
+/// A redirection: its descriptor (when written), its operator and its target.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Redirect {
-    pub op: String,
-    pub target: String,
+    pub fd: Option<u32>,
+    pub op: RedirectOp,
+    pub target: Word,
 }
 
 impl Redirect {
-    /// Whether it writes a file (not a descriptor, not `/dev/null`).
+    /// Whether it writes a file: any writing operator, and `>&` to a word that is not a
+    /// descriptor. `/dev/null` and the standard streams are not files.
     pub fn writes_file(&self) -> bool {
-        let out = self.op.contains('>');
-        let dup = self.op.ends_with('&') || self.target.starts_with('&');
-        let harmless = matches!(
-            self.target.as_str(),
-            "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
-        );
-        out && !dup && !harmless && !self.target.is_empty()
+        let t = self.target.text.as_str();
+        let descriptor = !self.target.dynamic()
+            && (t == "-" || t.trim_end_matches('-').chars().all(|c| c.is_ascii_digit()))
+            && !t.is_empty();
+        let writes = match self.op {
+            RedirectOp::Write
+            | RedirectOp::Append
+            | RedirectOp::Clobber
+            | RedirectOp::ReadWrite
+            | RedirectOp::WriteBoth
+            | RedirectOp::AppendBoth => true,
+            RedirectOp::DuplicateOut => !descriptor,
+            _ => false,
+        };
+        let harmless = !self.target.dynamic()
+            && matches!(t, "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty");
+        writes && !harmless
+    }
+
+    /// Whether it feeds the command's input from the line itself (`<<<`) or a file (`<`).
+    pub fn feeds_input(&self) -> bool {
+        matches!(
+            self.op,
+            RedirectOp::Read | RedirectOp::HereString | RedirectOp::ReadWrite
+        ) && self.fd.is_none_or(|fd| fd == 0)
     }
 }
 
-/// A simple command: its words and redirections.
+/// A simple command: its words (leading `NAME=value` assignments first, [`Command::assigns`] of
+/// them), its redirections, and where it stands.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Command {
     pub words: Vec<Word>,
     pub redirects: Vec<Redirect>,
+    /// How many of the first words are assignments.
+    pub assigns: usize,
+    /// It reads a pipe: it is not the first command of a pipeline.
+    pub piped: bool,
 }
 
 impl Command {
@@ -61,348 +276,937 @@ impl Command {
         }
         out
     }
+
+    /// The words after the assignments: the program and its arguments.
+    pub fn argv(&self) -> &[Word] {
+        self.words.get(self.assigns..).unwrap_or(&[])
+    }
+
+    /// The leading assignments as `(name, value)`.
+    pub fn assignments(&self) -> impl Iterator<Item = (&str, &Word)> {
+        self.words
+            .iter()
+            .take(self.assigns)
+            .filter_map(|w| assignment_name(&w.text).map(|n| (n, w)))
+    }
 }
 
-/// Deeper nesting than this is read as plain text (a line cannot make the reader recurse without end).
-const MAX_DEPTH: usize = 16;
-
-/// Every simple command of `line`, those inside `( … )`, `$( … )` and backticks included (after
-/// the command they stand in).
-pub fn split(line: &str) -> Vec<Command> {
-    let mut out = Vec::new();
-    split_into(line, 0, &mut out);
-    out
+/// A variable given values by the line: `NAME=value` standing alone, `export NAME=value`, or a
+/// `for` loop's words. It holds for the commands from `from` on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binding {
+    pub name: String,
+    /// Its possible values; `None` when one of them cannot be read.
+    pub values: Option<Vec<Word>>,
+    /// The index in [`Reading::commands`] of the first command it holds for.
+    pub from: usize,
 }
 
-fn split_into(line: &str, depth: usize, out: &mut Vec<Command>) {
-    let mut r = Reader {
-        chars: line.chars().collect(),
+/// A line as the reader reads it: every simple command it runs, in order (those of
+/// substitutions, subshells and compound commands included, function bodies too), the variables
+/// it assigns, and the first construct outside the subset, if any.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reading {
+    pub commands: Vec<Command>,
+    pub bindings: Vec<Binding>,
+    pub opaque: Option<Construct>,
+    /// A function that calls itself (a fork bomb's shape): its name.
+    pub self_calling: Option<String>,
+}
+
+/// `NAME` of `NAME=…` or `NAME+=…`, when `word` is an assignment.
+pub fn assignment_name(word: &str) -> Option<&str> {
+    let (name, _) = word.split_once('=')?;
+    let name = name.strip_suffix('+').unwrap_or(name);
+    is_name(name).then_some(name)
+}
+
+/// A shell variable's name: a letter or `_`, then letters, digits and `_`.
+pub fn is_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Reads a line (see the module's docs).
+pub fn read(line: &str) -> Reading {
+    read_nested(line, 0)
+}
+
+/// Reads a line found `depth` levels inside another (a shell's `-c` line).
+pub fn read_nested(line: &str, depth: usize) -> Reading {
+    let mut reading = Reading::default();
+    if line.len() > MAX_LINE {
+        reading.opaque = Some(Construct::TooLong);
+        return reading;
+    }
+    if depth > MAX_DEPTH {
+        reading.opaque = Some(Construct::TooDeep);
+        return reading;
+    }
+    if let Some(c) = line
+        .chars()
+        .find(|c| c.is_control() && !matches!(c, '\t' | '\n'))
+    {
+        reading.opaque = Some(if c == '\r' {
+            Construct::CarriageReturn
+        } else {
+            Construct::ControlCharacter
+        });
+        return reading;
+    }
+    let chars: Vec<char> = line.chars().collect();
+    let mut p = Parser {
+        s: &chars,
         i: 0,
         depth,
-        nested: Vec::new(),
+        out: reading,
     };
-    let mut cmd = Command::default();
-    let mut word: Option<Word> = None;
-    let push_word = |word: &mut Option<Word>, cmd: &mut Command| {
-        if let Some(w) = word.take() {
-            cmd.words.push(w);
-        }
-    };
-    let end_cmd =
-        |cmd: &mut Command, out: &mut Vec<Command>, nested: &mut Vec<String>, depth: usize| {
-            let done = std::mem::take(cmd);
-            let brace = |w: &Word| matches!(w.text.as_str(), "{" | "}") && !w.dynamic;
-            let mut done = done;
-            while done.words.first().is_some_and(brace) {
-                done.words.remove(0);
-            }
-            while done.words.last().is_some_and(brace) {
-                done.words.pop();
-            }
-            if !done.words.is_empty() || !done.redirects.is_empty() {
-                out.push(done);
-            }
-            for inner in nested.drain(..) {
-                if depth < MAX_DEPTH {
-                    split_into(&inner, depth + 1, out);
-                }
-            }
-        };
-    while let Some(c) = r.peek() {
-        match c {
-            ' ' | '\t' | '\r' => {
-                r.i += 1;
-                push_word(&mut word, &mut cmd);
-            }
-            '\n' | ';' | '(' | ')' => {
-                r.i += 1;
-                push_word(&mut word, &mut cmd);
-                end_cmd(&mut cmd, out, &mut r.nested, depth);
-            }
-            '&' | '|' => {
-                // `&>` and `&>>` redirect; `&&`, `||`, `|&`, `|` and `&` end the command.
-                if c == '&' && r.peek_at(1) == Some('>') {
-                    push_word(&mut word, &mut cmd);
-                    let red = r.redirect();
-                    cmd.redirects.push(red);
-                    continue;
-                }
-                r.i += 1;
-                if matches!(r.peek(), Some('&') | Some('|')) {
-                    r.i += 1;
-                }
-                push_word(&mut word, &mut cmd);
-                end_cmd(&mut cmd, out, &mut r.nested, depth);
-            }
-            '>' | '<' => {
-                // A word of digits right before is the descriptor (`2>`).
-                let fd = match &word {
-                    Some(w)
-                        if !w.dynamic
-                            && !w.text.is_empty()
-                            && w.text.chars().all(|d| d.is_ascii_digit()) =>
-                    {
-                        word.take().map(|w| w.text)
-                    }
-                    _ => None,
-                };
-                push_word(&mut word, &mut cmd);
-                let mut red = r.redirect();
-                if let Some(fd) = fd {
-                    red.op = format!("{fd}{}", red.op);
-                }
-                cmd.redirects.push(red);
-            }
-            '#' if word.is_none() => {
-                while let Some(ch) = r.peek() {
-                    if ch == '\n' {
-                        break;
-                    }
-                    r.i += 1;
-                }
-            }
-            _ => {
-                let w = word.get_or_insert_with(|| Word {
-                    text: String::new(),
-                    dynamic: false,
-                });
-                r.word_part(w);
-            }
-        }
+    if p.list(&[], false).is_ok() && p.i < p.s.len() {
+        p.fail(Construct::Syntax);
     }
-    push_word(&mut word, &mut cmd);
-    end_cmd(&mut cmd, out, &mut r.nested, depth);
+    p.out
 }
 
-struct Reader {
-    chars: Vec<char>,
+/// Reading stopped at an opaque construct (recorded in the reading).
+struct Stop;
+
+type Step = Result<(), Stop>;
+
+struct Parser<'a> {
+    s: &'a [char],
     i: usize,
     depth: usize,
-    /// Lines inside `$( … )` and backticks met in the current command, split after it.
-    nested: Vec<String>,
+    out: Reading,
 }
 
-impl Reader {
+const RESERVED: [&str; 16] = [
+    "if", "then", "elif", "else", "fi", "while", "until", "do", "done", "for", "in", "case",
+    "esac", "select", "function", "coproc",
+];
+
+fn is_meta(c: char) -> bool {
+    matches!(
+        c,
+        ' ' | '\t' | '\n' | ';' | '&' | '|' | '(' | ')' | '<' | '>'
+    )
+}
+
+impl Parser<'_> {
     fn peek(&self) -> Option<char> {
-        self.chars.get(self.i).copied()
+        self.s.get(self.i).copied()
     }
 
-    fn peek_at(&self, n: usize) -> Option<char> {
-        self.chars.get(self.i + n).copied()
+    fn at(&self, n: usize) -> Option<char> {
+        self.s.get(self.i + n).copied()
     }
 
-    /// Reads one piece of a word (a quoted run, an escape, a substitution or one character).
-    fn word_part(&mut self, w: &mut Word) {
-        let Some(c) = self.peek() else { return };
-        self.i += 1;
-        match c {
-            '\'' => {
-                while let Some(ch) = self.peek() {
-                    self.i += 1;
-                    if ch == '\'' {
-                        return;
-                    }
-                    w.text.push(ch);
-                }
+    fn starts(&self, text: &str) -> bool {
+        text.chars().enumerate().all(|(k, c)| self.at(k) == Some(c))
+    }
+
+    fn fail(&mut self, construct: Construct) -> Stop {
+        if self.out.opaque.is_none() {
+            self.out.opaque = Some(construct);
+        }
+        Stop
+    }
+
+    /// Spaces, tabs and backslash-newlines.
+    fn blanks(&mut self) {
+        loop {
+            match self.peek() {
+                Some(' ' | '\t') => self.i += 1,
+                Some('\\') if self.at(1) == Some('\n') => self.i += 2,
+                _ => return,
             }
-            '"' => {
-                while let Some(ch) = self.peek() {
-                    match ch {
-                        '"' => {
-                            self.i += 1;
-                            return;
-                        }
-                        '\\' => {
-                            self.i += 1;
-                            match self.peek() {
-                                Some(n @ ('"' | '\\' | '$' | '`')) => {
-                                    self.i += 1;
-                                    w.text.push(n);
-                                }
-                                Some('\n') => self.i += 1,
-                                _ => w.text.push('\\'),
-                            }
-                        }
-                        '$' => self.dollar(w),
-                        '`' => {
-                            self.i += 1;
-                            self.backtick(w);
-                        }
-                        _ => {
-                            self.i += 1;
-                            w.text.push(ch);
-                        }
-                    }
-                }
-            }
-            '\\' => match self.peek() {
+        }
+    }
+
+    /// Blanks, newlines and comments.
+    fn blank_lines(&mut self) {
+        loop {
+            self.blanks();
+            match self.peek() {
                 Some('\n') => self.i += 1,
-                Some(n) => {
-                    self.i += 1;
-                    w.text.push(n);
-                }
-                None => {}
-            },
-            '$' => {
-                self.i -= 1;
-                self.dollar(w);
+                Some('#') => self.comment(),
+                _ => return,
             }
-            '`' => self.backtick(w),
-            _ => w.text.push(c),
         }
     }
 
-    /// At a `$`: a substitution `$( … )`, a variable `$X` / `${X}`, or a plain `$`.
-    fn dollar(&mut self, w: &mut Word) {
-        self.i += 1;
-        match self.peek() {
-            Some('(') => {
-                self.i += 1;
-                let inner = self.until_close();
-                w.text.push_str("$(");
-                w.text.push_str(&inner);
-                w.text.push(')');
-                w.dynamic = true;
-                self.nested.push(inner);
+    fn comment(&mut self) {
+        while let Some(c) = self.peek() {
+            if c == '\n' {
+                return;
             }
-            Some('{') => {
-                w.text.push('$');
-                while let Some(ch) = self.peek() {
-                    self.i += 1;
-                    w.text.push(ch);
-                    if ch == '}' {
-                        break;
-                    }
-                }
-                w.dynamic = true;
-            }
-            Some(ch)
-                if ch.is_ascii_alphanumeric()
-                    || matches!(ch, '_' | '@' | '*' | '#' | '?' | '$' | '!' | '-') =>
-            {
-                w.text.push('$');
-                w.dynamic = true;
-                if ch.is_ascii_alphabetic() || ch == '_' {
-                    while let Some(n) = self.peek() {
-                        if !(n.is_ascii_alphanumeric() || n == '_') {
-                            break;
-                        }
-                        self.i += 1;
-                        w.text.push(n);
-                    }
-                } else {
-                    self.i += 1;
-                    w.text.push(ch);
-                }
-            }
-            _ => w.text.push('$'),
-        }
-    }
-
-    /// After `` ` ``: the line up to the closing backtick.
-    fn backtick(&mut self, w: &mut Word) {
-        let mut inner = String::new();
-        while let Some(ch) = self.peek() {
             self.i += 1;
-            if ch == '`' {
+        }
+    }
+
+    /// The plain word ahead (letters, digits and a few marks, up to a metacharacter), without
+    /// reading it: for reserved words.
+    fn bare_ahead(&self) -> Option<String> {
+        let mut k = self.i;
+        let mut w = String::new();
+        while let Some(&c) = self.s.get(k) {
+            if is_meta(c) {
                 break;
             }
-            if ch == '\\' {
-                if let Some(n) = self.peek() {
-                    self.i += 1;
-                    inner.push(n);
-                    continue;
-                }
+            if matches!(c, '\'' | '"' | '\\' | '$' | '`') {
+                return None;
             }
-            inner.push(ch);
+            w.push(c);
+            k += 1;
         }
-        w.text.push('`');
-        w.text.push_str(&inner);
-        w.text.push('`');
-        w.dynamic = true;
-        self.nested.push(inner);
+        (!w.is_empty()).then_some(w)
     }
 
-    /// After `$(`: the text up to its closing `)`, nested parentheses and quotes respected.
-    fn until_close(&mut self) -> String {
-        let mut depth = 1usize;
-        let mut inner = String::new();
-        let mut quote: Option<char> = None;
-        while let Some(ch) = self.peek() {
-            self.i += 1;
-            match (quote, ch) {
-                (Some(q), c) if c == q => quote = None,
-                (Some(_), '\\') => {
-                    inner.push(ch);
-                    if let Some(n) = self.peek() {
-                        self.i += 1;
-                        inner.push(n);
+    fn take_bare(&mut self, word: &str) {
+        self.i += word.chars().count();
+    }
+
+    fn deeper<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T, Stop>) -> Result<T, Stop> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self.fail(Construct::TooDeep));
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
+    /// A list: pipelines separated by `;`, `&`, `&&`, `||` and newlines, up to one of `stops`
+    /// (reserved words, in command position), a `)` when `paren`, or the end.
+    fn list(&mut self, stops: &[&str], paren: bool) -> Step {
+        loop {
+            self.blank_lines();
+            match self.peek() {
+                None => return Ok(()),
+                Some(')') if paren => return Ok(()),
+                _ => {}
+            }
+            if let Some(w) = self.bare_ahead() {
+                if stops.contains(&w.as_str()) {
+                    return Ok(());
+                }
+            }
+            self.pipeline(stops)?;
+            self.blanks();
+            match self.peek() {
+                None => return Ok(()),
+                Some(';') if self.at(1) == Some(';') => return Err(self.fail(Construct::Syntax)),
+                Some(';' | '\n') => self.i += 1,
+                Some('&') if self.at(1) == Some('&') => {
+                    self.i += 2;
+                    self.need_command()?;
+                }
+                Some('&') => self.i += 1,
+                Some('|') if self.at(1) == Some('|') => {
+                    self.i += 2;
+                    self.need_command()?;
+                }
+                Some('#') => self.comment(),
+                Some(')') if paren => return Ok(()),
+                _ => {
+                    if let Some(w) = self.bare_ahead() {
+                        if stops.contains(&w.as_str()) {
+                            return Ok(());
+                        }
                     }
+                    return Err(self.fail(Construct::Syntax));
+                }
+            }
+        }
+    }
+
+    /// After `&&` or `||`: a command must follow (newlines allowed).
+    fn need_command(&mut self) -> Step {
+        self.blank_lines();
+        match self.peek() {
+            None | Some(';' | '&' | '|' | ')') => Err(self.fail(Construct::Syntax)),
+            _ => Ok(()),
+        }
+    }
+
+    /// `[time [-p]] [!] command [| command]…`
+    fn pipeline(&mut self, stops: &[&str]) -> Step {
+        let mut piped = false;
+        loop {
+            self.blanks();
+            match self.bare_ahead().as_deref() {
+                Some("!") => {
+                    self.i += 1;
                     continue;
                 }
-                (Some(_), _) => {}
-                (None, '\'' | '"') => quote = Some(ch),
-                (None, '(') => depth += 1,
-                (None, ')') => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return inner;
-                    }
-                }
-                (None, '\\') => {
-                    inner.push(ch);
-                    if let Some(n) = self.peek() {
-                        self.i += 1;
-                        inner.push(n);
+                Some("time") => {
+                    self.i += 4;
+                    self.blanks();
+                    if self.bare_ahead().as_deref() == Some("-p") {
+                        self.i += 2;
                     }
                     continue;
                 }
                 _ => {}
             }
-            inner.push(ch);
+            self.command(piped, stops)?;
+            self.blanks();
+            if self.peek() == Some('|') && self.at(1) != Some('|') {
+                self.i += 1;
+                if self.peek() == Some('&') {
+                    self.i += 1;
+                }
+                self.blank_lines();
+                if matches!(self.peek(), None | Some(';' | '&' | '|' | ')')) {
+                    return Err(self.fail(Construct::Syntax));
+                }
+                piped = true;
+                continue;
+            }
+            return Ok(());
         }
-        inner
     }
 
-    /// At `>`, `<` or `&>`: the operator and the word after it.
-    fn redirect(&mut self) -> Redirect {
-        let mut op = String::new();
-        while let Some(ch) = self.peek() {
-            if matches!(ch, '>' | '<' | '&' | '|') && op.len() < 3 {
-                // `>&` joins; `>|` forces; `&>` is one operator; stop before `&&`.
-                if ch == '&' && !op.is_empty() && self.peek_at(1) == Some('&') {
-                    break;
+    /// One command: compound or simple.
+    fn command(&mut self, piped: bool, stops: &[&str]) -> Step {
+        if self.peek() == Some('(') {
+            if self.at(1) == Some('(') {
+                return Err(self.fail(Construct::Arithmetic));
+            }
+            self.i += 1;
+            self.deeper(|p| p.list(&[], true))?;
+            if self.peek() != Some(')') {
+                return Err(self.fail(Construct::Syntax));
+            }
+            self.i += 1;
+            return self.trailing_redirects(piped);
+        }
+        if let Some(w) = self.bare_ahead() {
+            match w.as_str() {
+                "{" => {
+                    self.take_bare("{");
+                    self.deeper(|p| p.list(&["}"], false))?;
+                    return self.close("}", piped);
                 }
-                if ch == '|' && op != ">" {
-                    break;
+                "if" => {
+                    self.take_bare("if");
+                    return self.deeper(|p| p.if_rest(piped));
                 }
-                self.i += 1;
-                op.push(ch);
-            } else {
-                break;
+                "while" | "until" => {
+                    self.take_bare(&w);
+                    return self.deeper(|p| {
+                        p.list(&["do"], false)?;
+                        p.expect_word("do")?;
+                        p.list(&["done"], false)?;
+                        p.close("done", piped)
+                    });
+                }
+                "for" => {
+                    self.take_bare("for");
+                    return self.deeper(|p| p.for_rest(piped));
+                }
+                "case" | "select" | "coproc" | "function" | "[[" => {
+                    return Err(self.fail(if w == "function" {
+                        Construct::FunctionDefinition
+                    } else {
+                        Construct::Keyword
+                    }));
+                }
+                s if stops.contains(&s) || RESERVED.contains(&s) || s == "}" => {
+                    return Err(self.fail(Construct::Syntax));
+                }
+                _ => {}
             }
         }
-        while matches!(self.peek(), Some(' ' | '\t')) {
+        self.simple(piped)
+    }
+
+    fn expect_word(&mut self, word: &str) -> Step {
+        self.blank_lines();
+        if self.bare_ahead().as_deref() == Some(word) {
+            self.take_bare(word);
+            Ok(())
+        } else {
+            Err(self.fail(Construct::Syntax))
+        }
+    }
+
+    /// The closing reserved word of a compound command, then its redirections.
+    fn close(&mut self, word: &str, piped: bool) -> Step {
+        self.expect_word(word)?;
+        self.trailing_redirects(piped)
+    }
+
+    /// After `if`: `list then list [elif list then list]… [else list] fi`.
+    fn if_rest(&mut self, piped: bool) -> Step {
+        loop {
+            self.list(&["then"], false)?;
+            self.expect_word("then")?;
+            self.list(&["elif", "else", "fi"], false)?;
+            self.blank_lines();
+            match self.bare_ahead().as_deref() {
+                Some("elif") => self.take_bare("elif"),
+                Some("else") => {
+                    self.take_bare("else");
+                    self.list(&["fi"], false)?;
+                    return self.close("fi", piped);
+                }
+                _ => return self.close("fi", piped),
+            }
+        }
+    }
+
+    /// After `for`: `NAME [in words] ; do list done`.
+    fn for_rest(&mut self, piped: bool) -> Step {
+        self.blanks();
+        if self.peek() == Some('(') {
+            return Err(self.fail(Construct::Arithmetic));
+        }
+        let name = match self.bare_ahead() {
+            Some(n) if is_name(&n) => n,
+            _ => return Err(self.fail(Construct::Syntax)),
+        };
+        self.take_bare(&name);
+        self.blank_lines();
+        let mut values = Some(Vec::new());
+        if self.bare_ahead().as_deref() == Some("in") {
+            self.take_bare("in");
+            let mut words = Vec::new();
+            loop {
+                self.blanks();
+                match self.peek() {
+                    Some(';' | '\n') => {
+                        self.i += 1;
+                        break;
+                    }
+                    None => return Err(self.fail(Construct::Syntax)),
+                    Some(c) if is_meta(c) => return Err(self.fail(Construct::Syntax)),
+                    _ => words.push(self.word()?),
+                }
+            }
+            values = Some(words);
+        } else {
+            // Without `in`: the positional parameters.
+            values = values.filter(|_| false);
+            if self.peek() == Some(';') {
+                self.i += 1;
+            }
+        }
+        self.out.bindings.push(Binding {
+            name,
+            values,
+            from: self.out.commands.len(),
+        });
+        self.expect_word("do")?;
+        self.list(&["done"], false)?;
+        self.close("done", piped)
+    }
+
+    /// Redirections after a compound command, kept as a command without words.
+    fn trailing_redirects(&mut self, piped: bool) -> Step {
+        let mut cmd = Command {
+            piped,
+            ..Command::default()
+        };
+        loop {
+            self.blanks();
+            if !self.redirect_ahead() {
+                break;
+            }
+            self.redirect(&mut cmd)?;
+        }
+        if !cmd.redirects.is_empty() {
+            self.out.commands.push(cmd);
+        }
+        Ok(())
+    }
+
+    /// Whether a redirection starts here (`>`, `<`, `&>`, or digits then one of them).
+    fn redirect_ahead(&self) -> bool {
+        match self.peek() {
+            Some('<' | '>') => true,
+            Some('&') => self.at(1) == Some('>'),
+            Some('{') => {
+                // `{name}>`: a descriptor held in a variable.
+                let mut k = self.i + 1;
+                while self
+                    .s
+                    .get(k)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
+                {
+                    k += 1;
+                }
+                self.s.get(k) == Some(&'}') && matches!(self.s.get(k + 1), Some('<' | '>'))
+            }
+            Some(c) if c.is_ascii_digit() => {
+                let mut k = self.i;
+                while self.s.get(k).is_some_and(char::is_ascii_digit) {
+                    k += 1;
+                }
+                matches!(self.s.get(k), Some('<' | '>'))
+            }
+            _ => false,
+        }
+    }
+
+    fn redirect(&mut self, cmd: &mut Command) -> Step {
+        if self.peek() == Some('{') {
+            return Err(self.fail(Construct::DescriptorVariable));
+        }
+        let mut fd: Option<u32> = None;
+        while let Some(d) = self.peek().and_then(|c| c.to_digit(10)) {
+            fd = Some(fd.unwrap_or(0).saturating_mul(10).saturating_add(d));
             self.i += 1;
         }
-        let mut w = Word {
-            text: String::new(),
-            dynamic: false,
+        let op = if self.starts("&>>") {
+            self.i += 3;
+            RedirectOp::AppendBoth
+        } else if self.starts("&>") {
+            self.i += 2;
+            RedirectOp::WriteBoth
+        } else if self.starts("<<<") {
+            self.i += 3;
+            RedirectOp::HereString
+        } else if self.starts("<<") {
+            return Err(self.fail(Construct::HereDocument));
+        } else if self.starts("<(") || self.starts(">(") {
+            return Err(self.fail(Construct::ProcessSubstitution));
+        } else if self.starts(">>") {
+            self.i += 2;
+            RedirectOp::Append
+        } else if self.starts(">|") {
+            self.i += 2;
+            RedirectOp::Clobber
+        } else if self.starts(">&") {
+            self.i += 2;
+            RedirectOp::DuplicateOut
+        } else if self.starts("<&") {
+            self.i += 2;
+            RedirectOp::DuplicateIn
+        } else if self.starts("<>") {
+            self.i += 2;
+            RedirectOp::ReadWrite
+        } else if self.starts(">") {
+            self.i += 1;
+            RedirectOp::Write
+        } else {
+            self.i += 1;
+            RedirectOp::Read
         };
-        while let Some(ch) = self.peek() {
-            if matches!(
-                ch,
-                ' ' | '\t' | '\n' | ';' | '&' | '|' | '(' | ')' | '<' | '>'
-            ) {
+        if fd.is_some() && matches!(op, RedirectOp::WriteBoth | RedirectOp::AppendBoth) {
+            return Err(self.fail(Construct::Syntax));
+        }
+        self.blanks();
+        match self.peek() {
+            None => return Err(self.fail(Construct::Syntax)),
+            Some(c) if is_meta(c) => {
+                if self.starts("<(") || self.starts(">(") {
+                    return Err(self.fail(Construct::ProcessSubstitution));
+                }
+                return Err(self.fail(Construct::Syntax));
+            }
+            _ => {}
+        }
+        let target = self.word()?;
+        cmd.redirects.push(Redirect { fd, op, target });
+        Ok(())
+    }
+
+    /// A simple command: assignments, words and redirections, up to an operator.
+    fn simple(&mut self, piped: bool) -> Step {
+        let mut cmd = Command {
+            piped,
+            ..Command::default()
+        };
+        let mut assigning = true;
+        loop {
+            self.blanks();
+            let Some(c) = self.peek() else { break };
+            if self.redirect_ahead() {
+                self.redirect(&mut cmd)?;
+                continue;
+            }
+            if c == '(' {
+                // `name()`: a function definition (a fork bomb's shape is kept).
+                if cmd.words.len() == 1 && cmd.redirects.is_empty() {
+                    return self.function(cmd);
+                }
+                return Err(self.fail(Construct::Syntax));
+            }
+            if is_meta(c) {
                 break;
             }
-            self.word_part(&mut w);
+            if c == '#' {
+                self.comment();
+                break;
+            }
+            let start = self.i;
+            let word = self.word()?;
+            if assigning {
+                if let Some(name) = assignment_name(&word.text) {
+                    // `NAME=(…)` is an array; a name must be written plainly.
+                    let raw: String = self.s.get(start..self.i).unwrap_or(&[]).iter().collect();
+                    if !raw.starts_with(name) {
+                        // A quoted name (`"X"=1`) is a word, not an assignment.
+                    } else if self.peek() == Some('(') {
+                        return Err(self.fail(Construct::Array));
+                    } else {
+                        cmd.words.push(word);
+                        cmd.assigns += 1;
+                        continue;
+                    }
+                } else if word.text.contains("[") && word.text.contains("]=") {
+                    let head = word.text.split('[').next().unwrap_or("");
+                    if is_name(head) {
+                        return Err(self.fail(Construct::Array));
+                    }
+                }
+                assigning = false;
+            }
+            cmd.words.push(word);
         }
-        if self.depth > MAX_DEPTH {
-            self.nested.clear();
+        if cmd.words.is_empty() && cmd.redirects.is_empty() {
+            return Err(self.fail(Construct::Syntax));
         }
-        Redirect { op, target: w.text }
+        if cmd.assigns == cmd.words.len() {
+            // Assignments standing alone set the line's variables.
+            let from = self.out.commands.len();
+            for w in &cmd.words {
+                if let Some(name) = assignment_name(&w.text) {
+                    let value = value_of_assignment(w);
+                    self.out.bindings.push(Binding {
+                        name: name.to_string(),
+                        values: value.map(|v| vec![v]),
+                        from,
+                    });
+                }
+            }
+            if cmd.redirects.is_empty() {
+                return Ok(());
+            }
+        }
+        self.out.commands.push(cmd);
+        Ok(())
     }
+
+    /// After `name`, at `(`: `name ( ) compound-command`. Read (so its commands are judged) and
+    /// then called opaque.
+    fn function(&mut self, cmd: Command) -> Step {
+        let name = cmd
+            .words
+            .first()
+            .map(|w| w.text.clone())
+            .unwrap_or_default();
+        self.i += 1;
+        self.blanks();
+        if self.peek() != Some(')') {
+            return Err(self.fail(Construct::Syntax));
+        }
+        self.i += 1;
+        self.blank_lines();
+        let first = self.out.commands.len();
+        let body = self.deeper(|p| p.command(false, &[]));
+        let calls_itself = self.out.commands.get(first..).is_some_and(|cmds| {
+            cmds.iter()
+                .any(|c| c.argv().first().is_some_and(|w| w.text == name))
+        });
+        if calls_itself && self.out.self_calling.is_none() {
+            self.out.self_calling = Some(name);
+        }
+        body?;
+        Err(self.fail(Construct::FunctionDefinition))
+    }
+
+    /// One word, up to an unquoted metacharacter.
+    fn word(&mut self) -> Result<Word, Stop> {
+        let mut w = Word::default();
+        while let Some(c) = self.peek() {
+            if is_meta(c) {
+                break;
+            }
+            self.i += 1;
+            match c {
+                '\\' => match self.peek() {
+                    Some('\n') => self.i += 1,
+                    Some(n) => {
+                        self.i += 1;
+                        w.push_text(n, true);
+                    }
+                    None => w.push_text('\\', true),
+                },
+                '\'' => loop {
+                    match self.peek() {
+                        None => return Err(self.fail(Construct::UnclosedQuote)),
+                        Some('\'') => {
+                            self.i += 1;
+                            if w.pieces.is_empty() {
+                                w.pieces.push(Piece::Text {
+                                    text: String::new(),
+                                    quoted: true,
+                                });
+                            }
+                            break;
+                        }
+                        Some(ch) => {
+                            self.i += 1;
+                            w.push_text(ch, true);
+                        }
+                    }
+                },
+                '"' => self.double_quoted(&mut w)?,
+                '$' => self.dollar(&mut w, false)?,
+                '`' => self.backtick(&mut w, false)?,
+                _ => w.push_text(c, false),
+            }
+        }
+        self.check_braces(&w)?;
+        Ok(w)
+    }
+
+    /// Brace expansion: an unquoted `{` … `}` with an unquoted `,` or `..` between.
+    fn check_braces(&mut self, w: &Word) -> Step {
+        let mut open = false;
+        let mut inside = false;
+        for p in &w.pieces {
+            if let Piece::Text {
+                text,
+                quoted: false,
+            } = p
+            {
+                let mut prev = '\0';
+                for c in text.chars() {
+                    match c {
+                        '{' => {
+                            open = true;
+                            inside = false;
+                        }
+                        ',' if open => inside = true,
+                        '.' if open && prev == '.' => inside = true,
+                        '}' if open && inside => return Err(self.fail(Construct::BraceExpansion)),
+                        _ => {}
+                    }
+                    prev = c;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// After `"`: up to the closing `"`.
+    fn double_quoted(&mut self, w: &mut Word) -> Step {
+        if w.pieces.is_empty() {
+            w.pieces.push(Piece::Text {
+                text: String::new(),
+                quoted: true,
+            });
+        }
+        loop {
+            let Some(c) = self.peek() else {
+                return Err(self.fail(Construct::UnclosedQuote));
+            };
+            self.i += 1;
+            match c {
+                '"' => return Ok(()),
+                '\\' => match self.peek() {
+                    Some(n @ ('"' | '\\' | '$' | '`')) => {
+                        self.i += 1;
+                        w.push_text(n, true);
+                    }
+                    Some('\n') => self.i += 1,
+                    _ => w.push_text('\\', true),
+                },
+                '$' => self.dollar(w, true)?,
+                '`' => self.backtick(w, true)?,
+                _ => w.push_text(c, true),
+            }
+        }
+    }
+
+    /// After `$`: a parameter, a substitution, or a plain `$`.
+    fn dollar(&mut self, w: &mut Word, quoted: bool) -> Step {
+        match self.peek() {
+            Some('\'') if !quoted => Err(self.fail(Construct::AnsiCQuote)),
+            Some('"') if !quoted => Err(self.fail(Construct::LocaleQuote)),
+            Some('[') => Err(self.fail(Construct::Arithmetic)),
+            Some('(') => {
+                if self.at(1) == Some('(') {
+                    return Err(self.fail(Construct::Arithmetic));
+                }
+                self.i += 1;
+                let start = self.i;
+                self.deeper(|p| p.list(&[], true))?;
+                if self.peek() != Some(')') {
+                    return Err(self.fail(Construct::UnclosedQuote));
+                }
+                let inner: String = self.s.get(start..self.i).unwrap_or(&[]).iter().collect();
+                self.i += 1;
+                w.text.push_str("$(");
+                w.text.push_str(&inner);
+                w.text.push(')');
+                w.pieces.push(Piece::Substitution { quoted });
+                Ok(())
+            }
+            Some('{') => {
+                self.i += 1;
+                let mut name = String::new();
+                while let Some(c) = self.peek() {
+                    if c == '}' {
+                        break;
+                    }
+                    name.push(c);
+                    self.i += 1;
+                }
+                let simple = is_name(&name)
+                    || (!name.is_empty() && name.chars().all(|c| c.is_ascii_digit()))
+                    || (name.chars().count() == 1 && name.chars().all(|c| "@*#?$!-".contains(c)));
+                if self.peek() != Some('}') {
+                    return Err(self.fail(Construct::UnclosedQuote));
+                }
+                if !simple {
+                    return Err(self.fail(Construct::ParameterOperator));
+                }
+                self.i += 1;
+                w.text.push_str("${");
+                w.text.push_str(&name);
+                w.text.push('}');
+                w.pieces.push(Piece::Parameter { name, quoted });
+                Ok(())
+            }
+            Some(c) if c.is_ascii_alphabetic() || c == '_' => {
+                let mut name = String::new();
+                while let Some(n) = self.peek() {
+                    if !(n.is_ascii_alphanumeric() || n == '_') {
+                        break;
+                    }
+                    name.push(n);
+                    self.i += 1;
+                }
+                w.text.push('$');
+                w.text.push_str(&name);
+                w.pieces.push(Piece::Parameter { name, quoted });
+                Ok(())
+            }
+            Some(c) if c.is_ascii_digit() || "@*#?$!-".contains(c) => {
+                self.i += 1;
+                w.text.push('$');
+                w.text.push(c);
+                w.pieces.push(Piece::Parameter {
+                    name: c.to_string(),
+                    quoted,
+                });
+                Ok(())
+            }
+            _ => {
+                w.push_text('$', quoted);
+                Ok(())
+            }
+        }
+    }
+
+    /// After `` ` ``: the text up to the closing backtick (`\$`, `` \` `` and `\\` unescaped),
+    /// read as a line of its own. Backticks inside backticks are opaque.
+    fn backtick(&mut self, w: &mut Word, quoted: bool) -> Step {
+        let mut inner = String::new();
+        loop {
+            let Some(c) = self.peek() else {
+                return Err(self.fail(Construct::UnclosedQuote));
+            };
+            self.i += 1;
+            match c {
+                '`' => break,
+                '\\' => match self.peek() {
+                    Some('`') => return Err(self.fail(Construct::TooDeep)),
+                    Some(n @ ('$' | '\\')) => {
+                        self.i += 1;
+                        inner.push(n);
+                    }
+                    Some('"') if quoted => {
+                        self.i += 1;
+                        inner.push('"');
+                    }
+                    _ => inner.push('\\'),
+                },
+                _ => inner.push(c),
+            }
+        }
+        if self.depth >= MAX_DEPTH {
+            return Err(self.fail(Construct::TooDeep));
+        }
+        let nested = read_nested(&inner, self.depth + 1);
+        let base = self.out.commands.len();
+        self.out.commands.extend(nested.commands);
+        self.out
+            .bindings
+            .extend(nested.bindings.into_iter().map(|b| Binding {
+                from: b.from + base,
+                ..b
+            }));
+        if self.out.self_calling.is_none() {
+            self.out.self_calling = nested.self_calling;
+        }
+        if let Some(c) = nested.opaque {
+            return Err(self.fail(c));
+        }
+        w.text.push('`');
+        w.text.push_str(&inner);
+        w.text.push('`');
+        w.pieces.push(Piece::Substitution { quoted });
+        Ok(())
+    }
+}
+
+/// The value of an assignment word (after `=`), when it has no substitution: its pieces after the
+/// name.
+fn value_of_assignment(w: &Word) -> Option<Word> {
+    let mut value = Word::default();
+    let mut seen = false;
+    for p in &w.pieces {
+        if seen {
+            match p {
+                Piece::Text { text, quoted } => {
+                    for c in text.chars() {
+                        value.push_text(c, *quoted);
+                    }
+                }
+                Piece::Parameter { name, quoted } => {
+                    value.text.push_str(&format!("${{{name}}}"));
+                    value.pieces.push(Piece::Parameter {
+                        name: name.clone(),
+                        quoted: *quoted,
+                    });
+                }
+                Piece::Substitution { .. } => return None,
+            }
+            continue;
+        }
+        match p {
+            Piece::Text { text, quoted } => {
+                if let Some((_, rest)) = text.split_once('=') {
+                    seen = true;
+                    for c in rest.chars() {
+                        value.push_text(c, *quoted);
+                    }
+                }
+            }
+            _ => return None,
+        }
+    }
+    if value.pieces.is_empty() {
+        value.pieces.push(Piece::Text {
+            text: String::new(),
+            quoted: true,
+        });
+    }
+    // An assignment's value is not split or globbed.
+    for p in &mut value.pieces {
+        match p {
+            Piece::Text { quoted, .. } | Piece::Parameter { quoted, .. } => *quoted = true,
+            Piece::Substitution { quoted } => *quoted = true,
+        }
+    }
+    Some(value)
 }
 
 /// A command's program word read plainly: `/usr/bin/rm` → `rm`.
@@ -410,207 +1214,5 @@ pub fn program_name(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
 }
 
-/// Whether `words` is already plain: no assignment first, no wrapper, shell or eval to unwrap.
-pub fn is_plain<S: AsRef<str>>(words: &[S], spec: &Plain) -> bool {
-    match words.first().map(AsRef::as_ref) {
-        None => true,
-        Some(first) => {
-            let program = program_name(first);
-            !is_assignment(first)
-                && spec.wrappers.get(program).is_none()
-                && !spec.shells.iter().any(|s| s == program)
-                && !spec.eval.iter().any(|s| s == program)
-        }
-    }
-}
-
-fn is_assignment(word: &str) -> bool {
-    match word.split_once('=') {
-        Some((name, _)) => {
-            let mut chars = name.chars();
-            chars
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-        }
-        None => false,
-    }
-}
-
-/// How many words at the start of `words` are a wrapper's: the wrapper itself, its options (with
-/// their values), its assignments and positional words. Zero when `words` does not start with one.
-pub fn wrapper_len(words: &[String], plain: &Plain) -> usize {
-    let Some(first) = words.first() else { return 0 };
-    let Some(spec) = plain.wrappers.get(program_name(first)) else {
-        return 0;
-    };
-    let mut i = 1;
-    let mut positional = spec.positional;
-    while let Some(w) = words.get(i) {
-        if w == "--" {
-            i += 1;
-            break;
-        }
-        if w.starts_with('-') && w.len() > 1 {
-            i += 1;
-            if spec.value.iter().any(|v| v == w) {
-                i += 1;
-            }
-        } else if spec.assignments && is_assignment(w) {
-            i += 1;
-        } else if positional > 0 {
-            positional -= 1;
-            i += 1;
-        } else {
-            break;
-        }
-    }
-    i.min(words.len())
-}
-
-/// The commands `words` runs, spelled plainly: leading `VAR=…` dropped, wrappers unwrapped, a
-/// shell's `-c` line and `eval`'s words split again, the program read by its name. Each result is
-/// a list of words whose first is the program.
-pub fn plain(words: &[String], plain_spec: &Plain) -> Vec<Vec<String>> {
-    let mut out = Vec::new();
-    plain_into(words, plain_spec, 0, &mut out);
-    out
-}
-
-fn plain_into(words: &[String], spec: &Plain, depth: usize, out: &mut Vec<Vec<String>>) {
-    let mut rest = words;
-    for _ in 0..64 {
-        while rest.first().is_some_and(|w| is_assignment(w)) {
-            rest = rest.get(1..).unwrap_or(&[]);
-        }
-        let n = wrapper_len(rest, spec);
-        if n == 0 {
-            break;
-        }
-        rest = rest.get(n..).unwrap_or(&[]);
-    }
-    let Some(first) = rest.first() else { return };
-    let program = program_name(first);
-    let again = |line: &str, out: &mut Vec<Vec<String>>| {
-        if depth >= MAX_DEPTH {
-            return;
-        }
-        for cmd in split(line) {
-            let inner: Vec<String> = cmd.words.iter().map(|w| w.text.clone()).collect();
-            plain_into(&inner, spec, depth + 1, out);
-        }
-    };
-    if spec.shells.iter().any(|s| s == program) {
-        let args = rest.get(1..).unwrap_or(&[]);
-        let script = args
-            .iter()
-            .position(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'))
-            .and_then(|i| args.get(i + 1));
-        if let Some(line) = script {
-            again(line, out);
-            return;
-        }
-    }
-    if spec.eval.iter().any(|s| s == program) {
-        again(&rest.get(1..).unwrap_or(&[]).join(" "), out);
-        return;
-    }
-    let mut cmd: Vec<String> = rest.to_vec();
-    if let Some(p) = cmd.first_mut() {
-        *p = program.to_string();
-    }
-    out.push(cmd);
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::spec::spec;
-
-    fn texts(line: &str) -> Vec<String> {
-        split(line).iter().map(Command::text).collect()
-    }
-
-    fn plains(line: &str) -> Vec<String> {
-        let p = &spec().hardline.plain;
-        split(line)
-            .iter()
-            .flat_map(|c| {
-                plain(
-                    &c.words.iter().map(|w| w.text.clone()).collect::<Vec<_>>(),
-                    p,
-                )
-            })
-            .map(|w| w.join(" "))
-            .collect()
-    }
-
-    #[test]
-    fn splits_compound_lines() {
-        assert_eq!(
-            texts("a && b || c; d | e & f\ng"),
-            ["a", "b", "c", "d", "e", "f", "g"]
-        );
-        assert_eq!(texts("(cd x && make)"), ["cd x", "make"]);
-        assert_eq!(
-            texts("echo $(rm -rf /) x"),
-            ["echo $(rm -rf /) x", "rm -rf /"]
-        );
-        assert_eq!(texts("echo `whoami`"), ["echo `whoami`", "whoami"]);
-        assert_eq!(texts("echo \"rm -rf /\""), ["echo rm -rf /"]);
-        assert_eq!(texts("git commit -m 'a b'"), ["git commit -m a b"]);
-        assert_eq!(texts("r\\m -rf x"), ["rm -rf x"]);
-        assert_eq!(texts("echo 'unclosed"), ["echo unclosed"]);
-        assert_eq!(texts("ls # a comment"), ["ls"]);
-        assert_eq!(texts("{ a; b; }"), ["a", "b"]);
-    }
-
-    #[test]
-    fn reads_redirections() {
-        let c = split("echo x > /dev/sda 2>&1");
-        assert_eq!(c[0].text(), "echo x");
-        assert_eq!(
-            c[0].redirects[0],
-            Redirect {
-                op: ">".into(),
-                target: "/dev/sda".into()
-            }
-        );
-        assert!(c[0].redirects[0].writes_file());
-        assert!(!c[0].redirects[1].writes_file());
-        let c = split("make &> log.txt && ls");
-        assert_eq!(c[0].redirects[0].target, "log.txt");
-        assert_eq!(c[1].text(), "ls");
-    }
-
-    #[test]
-    fn unwraps_wrappers() {
-        assert_eq!(plains("sudo -u root -E rm -rf /"), ["rm -rf /"]);
-        assert_eq!(plains("env A=1 B=2 /usr/bin/rm -rf /"), ["rm -rf /"]);
-        assert_eq!(plains("A=1 rm x"), ["rm x"]);
-        assert_eq!(
-            plains("timeout -s KILL 10 nice -n 5 nohup rm -rf ~"),
-            ["rm -rf ~"]
-        );
-        assert_eq!(plains("bash -lc 'rm -rf / && ls'"), ["rm -rf /", "ls"]);
-        assert_eq!(plains("eval \"rm -rf /\""), ["rm -rf /"]);
-        assert_eq!(plains("xargs -n 1 rm -rf"), ["rm -rf"]);
-        assert_eq!(plains("bash script.sh"), ["bash script.sh"]);
-        assert_eq!(plains("sudo"), Vec::<String>::new());
-    }
-
-    #[test]
-    fn never_panics_on_odd_lines() {
-        for line in [
-            "", "$", "$(", "`", "\\", "\"", "'", "${", ">", "2>", "&>", "((((", "))))", "$((1+2))",
-            "a >| b", "<<<x",
-        ] {
-            let _ = split(line);
-            let _ = plains(line);
-        }
-        let deep = "$(".repeat(500);
-        let _ = split(&deep);
-        let deep = "bash -c ".repeat(100) + "x";
-        let _ = plains(&deep);
-    }
-}
+mod tests;

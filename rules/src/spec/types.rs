@@ -513,6 +513,10 @@ spec_struct! {
         pub unattended: Str,
         /// The person answered an approval with no (this project's).
         pub person: Str,
+        /// A line the reader cannot read exactly.
+        pub opaque: Str,
+        /// A refused program whose target is known only when it runs.
+        pub unknown_target: Str,
     }
 }
 
@@ -646,12 +650,15 @@ spec_struct! {
         pub commands: List<HardCommand>,
         pub redirects: List<HardRedirect>,
         pub paths: List<HardPath>,
+        pub writes: List<HiddenWrite>,
         pub plain: Plain,
     }
 }
 
 spec_struct! {
-    /// Operands a hardline entry refuses: spelled exactly (`/*` is itself), or matching a pattern.
+    /// Paths a hardline entry protects: `exact` paths, and `patterns` whose `*` and `?` stand
+    /// within one path segment (as a shell's globs do). A target that is a glob is in the set
+    /// when it can match one of them.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct TargetSet {
@@ -663,20 +670,34 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// A command the hardline refuses: every condition given must hold.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct HardCommand {
         pub id: Str,
         #[serde(default)]
         pub programs: List<Str>,
+        /// One of these options is given.
         #[serde(default)]
         pub flags: List<Str>,
+        /// None of these options is given.
+        #[serde(default)]
+        pub unless: List<Str>,
+        /// The first operand is one of these.
+        #[serde(default)]
+        pub subcommands: List<Str>,
+        /// An operand is in this set.
         #[serde(default)]
         pub targets: Option<Str>,
+        /// Only operands that start with this are targets, read after it (`of=`).
+        #[serde(default)]
+        pub target_prefix: Option<Str>,
+        /// An operand matches one of these.
         #[serde(default)]
         pub operands: List<Str>,
+        /// A function that calls itself (a fork bomb).
         #[serde(default)]
-        pub line: List<Str>,
+        pub self_calling: bool,
         pub reason: Str,
     }
 }
@@ -692,38 +713,85 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// A protected path for calls of these classes. `ask` entries guard rather than refuse.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct HardPath {
         pub id: Str,
         pub patterns: List<Str>,
         pub classes: List<Str>,
+        #[serde(default)]
+        pub ask: bool,
         pub reason: Str,
     }
 }
 
 spec_struct! {
+    /// A program that writes files named by its words: `options` whose value is a written path,
+    /// and its operands when `operands` is `all` or `last` (with one of `when` given, if any).
+    #[derive(Debug, Default, Clone, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct HiddenWrite {
+        pub programs: List<Str>,
+        #[serde(default)]
+        pub subcommands: List<Str>,
+        #[serde(default)]
+        pub options: List<Str>,
+        #[serde(default)]
+        pub operands: Option<Str>,
+        #[serde(default)]
+        pub when: List<Str>,
+        #[serde(default)]
+        pub prefix: Option<Str>,
+    }
+}
+
+spec_struct! {
+    /// How a command is read plainly (see the file's `about`).
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct Plain {
         pub about: Str,
         pub wrappers: Map<Wrapper>,
         pub shells: List<Str>,
-        pub eval: List<Str>,
-        pub home: List<Str>,
+        pub other_shells: List<Str>,
+        pub shell_values: List<Str>,
+        pub opaque: Map<Str>,
+        pub unsafe_variables: List<Str>,
+        pub changes_directory: List<Str>,
+        pub links: List<Str>,
     }
 }
 
 spec_struct! {
+    /// A program that runs the command after it.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct Wrapper {
+        /// Options that take a value (the next word, or after `=`, or joined to a short one).
         #[serde(default)]
         pub value: List<Str>,
+        /// `NAME=value` words before the command are skipped.
         #[serde(default)]
         pub assignments: bool,
+        /// Words before the command that are not options (a duration, a new root, a file).
         #[serde(default)]
         pub positional: usize,
+        /// Options whose value is a shell line it runs.
+        #[serde(default)]
+        pub line: List<Str>,
+        /// Options after which the rest of the words are joined and run as a shell line.
+        #[serde(default)]
+        pub joined: List<Str>,
+        /// It runs the rest of its words joined as a shell line (`watch`).
+        #[serde(default)]
+        pub joins: bool,
+        /// It runs no command of its words but through `line` options.
+        #[serde(default)]
+        pub no_command: bool,
+        /// Its operands are appended to the command from its input (`xargs`): unknown.
+        #[serde(default)]
+        pub input: bool,
     }
 }
 

@@ -1,0 +1,1259 @@
+//! Every command a line runs, read plainly (hardline.json `plain`), and what the hardline and the
+//! hidden writes make of it.
+//!
+//! A line is read by [`shell::read`]; then each command is unwrapped: wrappers with their own
+//! option grammars (`sudo -Eu root`, `timeout 5`, `env -S '…'`, `flock -c '…' f`, `xargs`,
+//! `find -exec`, `busybox`, …), a shell's `-c` line read again with its `$0`, `$1`, … (in any
+//! option order), `eval`, `source`, `trap`, a shell reading its input and the other constructs of
+//! `plain.opaque` called opaque. Each operand is read as the path it names: quotes removed, `~`,
+//! `~user`, `$HOME`, `$PWD`, the line's own variables and `for` words, the folder a `cd` moved
+//! to, a symbolic link the line made, `..` resolved. A glob is every path it can match.
+//!
+//! A hardline entry matches a command when all its conditions hold; when one can be decided only
+//! when the line runs (an operand or an option from an expansion), the command is an
+//! [`Analysis::unknown`]: auto refuses it and the other modes ask.
+
+use super::hardline::Hit;
+use super::shell::{self, Construct, Piece, Reading, Word, MAX_DEPTH};
+use super::wildcard;
+use crate::spec::spec;
+use crate::spec::types::{HardCommand, HardlineFile, TargetSet, Wrapper};
+
+/// What a line runs, read plainly.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Analysis {
+    /// The first construct that could not be read exactly.
+    pub opaque: Option<Construct>,
+    /// Hardline entries that refuse a command.
+    pub hits: Vec<Hit>,
+    /// Hardline entries that would refuse a command if its target or option were what it may be
+    /// when it runs, and writes whose file is not known.
+    pub unknown: Vec<Hit>,
+    /// Every command of the line as rules see it (quotes removed).
+    pub commands: Vec<String>,
+    /// Files the line writes (redirections and writing programs), absolute, with the part of the
+    /// line that writes each.
+    pub writes: Vec<(String, String)>,
+}
+
+/// Where the line runs: the project root and the person's home, when known.
+#[derive(Debug, Clone, Copy)]
+pub struct Place<'a> {
+    pub root: &'a str,
+    pub home: Option<&'a str>,
+}
+
+/// Reads a line and everything it runs.
+pub fn analyse(line: &str, place: Place<'_>) -> Analysis {
+    let reading = shell::read(line);
+    let mut walker = Walker {
+        h: spec().hardline,
+        place,
+        out: Analysis::default(),
+        cwds: Some(vec![place.root.to_string()]),
+        links: Vec::new(),
+    };
+    walker.out.commands = reading
+        .commands
+        .iter()
+        .filter(|c| !c.words.is_empty())
+        .map(shell::Command::text)
+        .collect();
+    let scope = Scope {
+        reading: &reading,
+        positional: Some(vec![Some("bash".to_string())]),
+        find: Vec::new(),
+    };
+    walker.reading(&reading, &scope, 0);
+    walker.out
+}
+
+/// The values known in one line: its variables, its positional parameters (`None`: unknown).
+struct Scope<'a> {
+    reading: &'a Reading,
+    positional: Option<Vec<Option<String>>>,
+    /// `{}` of a `find -exec`: the paths it stands for.
+    find: Vec<String>,
+}
+
+/// A name `find -exec`'s `{}` is read as (no variable has it).
+const FOUND: &str = "{}";
+
+/// At most this many values of one word are followed; more is unknown.
+const MAX_VALUES: usize = 32;
+
+struct Walker<'a> {
+    h: &'static HardlineFile,
+    place: Place<'a>,
+    out: Analysis,
+    /// The folders relative paths may mean (`None`: unknown).
+    cwds: Option<Vec<String>>,
+    /// Symbolic links the line makes: (link, target), both absolute.
+    links: Vec<(String, String)>,
+}
+
+/// A three-valued answer: a condition holds, may hold when the line runs, or does not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Holds {
+    Yes,
+    Maybe,
+    No,
+}
+
+impl Walker<'_> {
+    fn opaque(&mut self, c: Construct) {
+        if self.out.opaque.is_none() {
+            self.out.opaque = Some(c);
+        }
+    }
+
+    fn hit(&mut self, e: &HardCommand, part: String, holds: Holds) {
+        let hit = Hit {
+            entry: e.id.to_string(),
+            reason: e.reason.to_string(),
+            part,
+        };
+        match holds {
+            Holds::Yes => self.out.hits.push(hit),
+            Holds::Maybe => self.out.unknown.push(hit),
+            Holds::No => {}
+        }
+    }
+
+    fn unsafe_variable(&self, name: &str) -> bool {
+        self.h
+            .plain
+            .unsafe_variables
+            .iter()
+            .any(|p| wildcard::matches(p, name))
+    }
+
+    fn reading(&mut self, reading: &Reading, scope: &Scope<'_>, depth: usize) {
+        if let Some(c) = reading.opaque {
+            self.opaque(c);
+        }
+        if let Some(name) = &reading.self_calling {
+            for e in self.h.commands.iter().filter(|e| e.self_calling) {
+                self.hit(e, format!("{name}() {{ … {name} … }}"), Holds::Yes);
+            }
+        }
+        if reading
+            .bindings
+            .iter()
+            .any(|b| self.unsafe_variable(&b.name))
+        {
+            self.opaque(Construct::UnsafeVariable);
+        }
+        for cmd in &reading.commands {
+            if cmd.assignments().any(|(n, _)| self.unsafe_variable(n)) {
+                self.opaque(Construct::UnsafeVariable);
+            }
+            let fed = cmd.piped || cmd.redirects.iter().any(|r| r.feeds_input());
+            for r in cmd.redirects.iter().filter(|r| r.writes_file()) {
+                let part = format!("{} {}", r.op.as_str(), r.target.text);
+                self.write_target(&r.target, scope, &part);
+                self.disk_redirect(&r.target, scope, &part);
+            }
+            self.unwrap(cmd.argv(), scope, fed, depth);
+        }
+    }
+
+    /// A redirection into a disk.
+    fn disk_redirect(&mut self, target: &Word, scope: &Scope<'_>, part: &str) {
+        for e in self.h.redirects.iter() {
+            let Some(set) = self.h.sets.get(&e.targets) else {
+                continue;
+            };
+            let holds = match self.targets(target, scope) {
+                Some(paths) if paths.iter().any(|p| self.in_set(set, p)) => Holds::Yes,
+                Some(_) => Holds::No,
+                None => Holds::No,
+            };
+            if holds == Holds::Yes {
+                self.out.hits.push(Hit {
+                    entry: e.id.to_string(),
+                    reason: e.reason.to_string(),
+                    part: part.to_string(),
+                });
+            }
+        }
+    }
+
+    fn write_target(&mut self, target: &Word, scope: &Scope<'_>, part: &str) {
+        match self.targets(target, scope) {
+            Some(paths) => {
+                for p in paths {
+                    self.out.writes.push((p, part.to_string()));
+                }
+            }
+            None => self.out.unknown.push(Hit {
+                entry: "write".into(),
+                reason: String::new(),
+                part: part.to_string(),
+            }),
+        }
+    }
+
+    /// The commands `words` runs, wrappers unwrapped.
+    fn unwrap(&mut self, words: &[Word], scope: &Scope<'_>, fed: bool, depth: usize) {
+        let Some(first) = words.first() else { return };
+        if first.dynamic() {
+            self.opaque(Construct::CommandNameExpansion);
+            return;
+        }
+        let program = shell::program_name(&first.text);
+        let args = words.get(1..).unwrap_or(&[]);
+        let plain = &self.h.plain;
+        match program {
+            "set" => {
+                if set_changes_parameters(args) {
+                    self.opaque(Construct::ShellState);
+                }
+                return;
+            }
+            "export" => {
+                if args.iter().any(|a| a.text.starts_with('-') || a.dynamic()) {
+                    self.opaque(Construct::ShellState);
+                } else if args
+                    .iter()
+                    .filter_map(|a| shell::assignment_name(&a.text))
+                    .any(|n| self.unsafe_variable(n))
+                {
+                    self.opaque(Construct::UnsafeVariable);
+                }
+                return;
+            }
+            _ => {}
+        }
+        if let Some(construct) = plain.opaque.get(program) {
+            self.opaque(Construct::parse(construct).unwrap_or(Construct::ShellState));
+            return;
+        }
+        if plain.shells.iter().any(|s| s == program) {
+            self.shell(args, scope, depth);
+            return;
+        }
+        if plain.other_shells.iter().any(|s| s == program) {
+            self.opaque(Construct::OtherShell);
+            return;
+        }
+        if program == "find" {
+            self.find(args, scope, fed, depth);
+        }
+        if let Some(w) = plain.wrappers.get(program) {
+            self.wrapper(w, args, scope, fed, depth);
+            return;
+        }
+        self.judge(program, words, scope);
+    }
+
+    /// A POSIX shell: its `-c` line read again, with `$0 $1 …` after it; without `-c` it reads a
+    /// file or its input.
+    fn shell(&mut self, args: &[Word], scope: &Scope<'_>, depth: usize) {
+        let values = &self.h.plain.shell_values;
+        let mut i = 0;
+        let mut has_c = false;
+        while let Some(w) = args.get(i) {
+            let t = w.text.as_str();
+            if w.dynamic() {
+                self.opaque(Construct::WrapperLine);
+                return;
+            }
+            if t == "--" || t == "-" {
+                i += 1;
+                break;
+            }
+            if values.iter().any(|v| v == t) {
+                i += 2;
+                continue;
+            }
+            if t.starts_with("--") {
+                i += 1;
+                continue;
+            }
+            if (t.starts_with('-') || t.starts_with('+')) && t.len() > 1 {
+                let cluster = t.get(1..).unwrap_or("");
+                if cluster.contains('c') && t.starts_with('-') {
+                    has_c = true;
+                }
+                // `-o name` inside a cluster (`-eo pipefail`) takes the next word.
+                if cluster.ends_with('o') || cluster.ends_with('O') {
+                    i += 1;
+                }
+                i += 1;
+                continue;
+            }
+            break;
+        }
+        if !has_c {
+            self.opaque(Construct::ShellInput);
+            return;
+        }
+        let Some(line) = args.get(i) else {
+            self.opaque(Construct::Syntax);
+            return;
+        };
+        if line.dynamic() {
+            self.opaque(Construct::WrapperLine);
+            return;
+        }
+        let rest = args.get(i + 1..).unwrap_or(&[]);
+        let positional: Vec<Option<String>> = rest
+            .iter()
+            .map(|w| match self.values(w, scope) {
+                Some(v) if v.len() == 1 => v.into_iter().next(),
+                _ => None,
+            })
+            .collect();
+        let positional = if positional.is_empty() {
+            vec![Some("sh".to_string())]
+        } else {
+            positional
+        };
+        self.line(&line.text, Some(positional), depth);
+    }
+
+    /// A line run by a shell inside the line.
+    fn line(&mut self, text: &str, positional: Option<Vec<Option<String>>>, depth: usize) {
+        if depth + 1 > MAX_DEPTH {
+            self.opaque(Construct::TooDeep);
+            return;
+        }
+        let reading = shell::read_nested(text, depth + 1);
+        let inner = Scope {
+            reading: &reading,
+            positional,
+            find: Vec::new(),
+        };
+        self.reading(&reading, &inner, depth + 1);
+    }
+
+    /// Words joined by spaces and run as a line (`watch`, `sudo -s`).
+    fn joined(&mut self, words: &[Word], depth: usize) {
+        if words.is_empty() {
+            return;
+        }
+        if words.iter().any(Word::dynamic) {
+            self.opaque(Construct::WrapperLine);
+            return;
+        }
+        let text = words
+            .iter()
+            .map(|w| w.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        self.line(&text, Some(vec![Some("sh".into())]), depth);
+    }
+
+    fn wrapper(
+        &mut self,
+        spec: &Wrapper,
+        args: &[Word],
+        scope: &Scope<'_>,
+        fed: bool,
+        depth: usize,
+    ) {
+        let mut i = 0;
+        let mut positional = spec.positional;
+        let mut lines: Vec<Word> = Vec::new();
+        let has = |list: &[crate::spec::types::Str], o: &str| list.iter().any(|x| x == o);
+        while let Some(w) = args.get(i) {
+            let t = w.text.as_str();
+            if w.dynamic() && t.starts_with('-') {
+                self.opaque(Construct::WrapperLine);
+                return;
+            }
+            if t == "--" {
+                i += 1;
+                break;
+            }
+            if let Some(long) = t.strip_prefix("--").filter(|l| !l.is_empty()) {
+                let (name, value) = match long.split_once('=') {
+                    Some((n, v)) => (format!("--{n}"), Some(v)),
+                    None => (t.to_string(), None),
+                };
+                if has(&spec.line, &name) {
+                    match value {
+                        Some(v) => lines.push(Word::literal(v)),
+                        None => {
+                            if let Some(v) = args.get(i + 1) {
+                                lines.push(v.clone());
+                            }
+                            i += 1;
+                        }
+                    }
+                } else if has(&spec.joined, &name) {
+                    self.joined(args.get(i + 1..).unwrap_or(&[]), depth);
+                    return;
+                } else if value.is_none() && has(&spec.value, &name) {
+                    i += 1;
+                }
+                i += 1;
+                continue;
+            }
+            if t.starts_with('-') && t.len() > 1 {
+                let cluster: Vec<char> = t.chars().skip(1).collect();
+                for (k, c) in cluster.iter().enumerate() {
+                    let opt = format!("-{c}");
+                    let rest: String = cluster.get(k + 1..).unwrap_or(&[]).iter().collect();
+                    if has(&spec.line, &opt) {
+                        if rest.is_empty() {
+                            if let Some(v) = args.get(i + 1) {
+                                lines.push(v.clone());
+                            }
+                            i += 1;
+                        } else {
+                            lines.push(Word::literal(&rest));
+                        }
+                        break;
+                    }
+                    if has(&spec.joined, &opt) {
+                        self.joined(args.get(i + 1..).unwrap_or(&[]), depth);
+                        return;
+                    }
+                    if has(&spec.value, &opt) {
+                        if rest.is_empty() {
+                            i += 1;
+                        }
+                        break;
+                    }
+                }
+                i += 1;
+                continue;
+            }
+            if spec.assignments {
+                if let Some(name) = shell::assignment_name(t) {
+                    if self.unsafe_variable(name) {
+                        self.opaque(Construct::UnsafeVariable);
+                    }
+                    i += 1;
+                    continue;
+                }
+            }
+            if positional > 0 {
+                positional -= 1;
+                i += 1;
+                continue;
+            }
+            break;
+        }
+        let rest = args.get(i..).unwrap_or(&[]);
+        for line in &lines {
+            if line.dynamic() {
+                self.opaque(Construct::WrapperLine);
+            } else {
+                self.line(&line.text, Some(vec![Some("sh".into())]), depth);
+            }
+        }
+        if spec.no_command {
+            if lines.is_empty() && !rest.is_empty() {
+                self.opaque(Construct::WrapperLine);
+            }
+            return;
+        }
+        if spec.joins {
+            self.joined(rest, depth);
+            return;
+        }
+        if spec.input {
+            // Operands come from its input: the command gets one more, unknown; `{}` and the
+            // words after `:::` are among them.
+            let mut cmd: Vec<Word> = rest
+                .iter()
+                .take_while(|w| !matches!(w.text.as_str(), ":::" | "::::" | ":::+"))
+                .map(|w| {
+                    if w.text.contains("{}") {
+                        unknown_word()
+                    } else {
+                        w.clone()
+                    }
+                })
+                .collect();
+            cmd.push(unknown_word());
+            self.unwrap(&cmd, scope, fed, depth);
+            return;
+        }
+        self.unwrap(rest, scope, fed, depth);
+    }
+
+    /// `find`: the commands of `-exec`, `-execdir`, `-ok` and `-okdir`, their `{}` standing for
+    /// the start points and everything under them.
+    fn find(&mut self, args: &[Word], scope: &Scope<'_>, fed: bool, depth: usize) {
+        let mut starts: Vec<&Word> = Vec::new();
+        let mut i = 0;
+        while let Some(w) = args.get(i) {
+            if matches!(w.text.as_str(), "-H" | "-L" | "-P") || w.text.starts_with("-O") {
+                i += 1;
+                continue;
+            }
+            if w.text == "-D" {
+                i += 2;
+                continue;
+            }
+            break;
+        }
+        while let Some(w) = args.get(i) {
+            if w.text.starts_with('-') || w.text == "(" || w.text == "!" {
+                break;
+            }
+            starts.push(w);
+            i += 1;
+        }
+        let mut found: Option<Vec<String>> = Some(Vec::new());
+        if starts.is_empty() {
+            found = self.resolve_all(".");
+        }
+        for s in starts {
+            match (self.targets(s, scope), found.as_mut()) {
+                (Some(paths), Some(f)) => f.extend(paths),
+                _ => found = None,
+            }
+        }
+        let found = found.map(|f| {
+            f.iter()
+                .flat_map(|p| {
+                    let base = p.trim_end_matches('/').to_string();
+                    [p.clone(), format!("{base}/*"), format!("{base}/*/*")]
+                })
+                .collect::<Vec<_>>()
+        });
+        while let Some(w) = args.get(i) {
+            i += 1;
+            if !matches!(w.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+                continue;
+            }
+            let mut cmd = Vec::new();
+            while let Some(a) = args.get(i) {
+                i += 1;
+                if a.text == ";" || (a.text == "+" && cmd.last().is_some_and(is_found)) {
+                    break;
+                }
+                cmd.push(if a.text.contains(FOUND) {
+                    found_word()
+                } else {
+                    a.clone()
+                });
+            }
+            let inner = Scope {
+                reading: scope.reading,
+                positional: scope.positional.clone(),
+                find: found.clone().unwrap_or_default(),
+            };
+            if found.is_none() {
+                let cmd: Vec<Word> = cmd
+                    .into_iter()
+                    .map(|w| if is_found(&w) { unknown_word() } else { w })
+                    .collect();
+                self.unwrap(&cmd, &inner, fed, depth);
+            } else {
+                self.unwrap(&cmd, &inner, fed, depth);
+            }
+        }
+    }
+
+    /// A plain command (program first): the hardline entries, the folder it moves to, the links
+    /// and files it makes.
+    fn judge(&mut self, program: &str, words: &[Word], scope: &Scope<'_>) {
+        let args = words.get(1..).unwrap_or(&[]);
+        let part = words
+            .iter()
+            .map(|w| w.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let h = self.h;
+        let help = args
+            .first()
+            .is_some_and(|a| matches!(a.text.as_str(), "--help" | "--version"));
+        if !help {
+            for e in h.commands.iter() {
+                if e.programs.iter().any(|p| wildcard::matches(p, program)) {
+                    let holds = self.entry(e, args, scope);
+                    self.hit(e, part.clone(), holds);
+                }
+            }
+        }
+        self.hidden_writes(program, args, scope, &part);
+        if h.plain.changes_directory.iter().any(|c| c == program) {
+            self.cd(args, scope);
+        }
+        if h.plain.links.iter().any(|c| c == program) {
+            self.link(args, scope);
+        }
+    }
+
+    /// Whether an entry's conditions hold for a command's arguments.
+    fn entry(&mut self, e: &HardCommand, args: &[Word], scope: &Scope<'_>) -> Holds {
+        let opts = Options::read(args, |w| self.values(w, scope));
+        if e.unless.iter().any(|f| opts.has(f)) {
+            return Holds::No;
+        }
+        let mut maybe = false;
+        let mut need = |h: Holds| -> bool {
+            match h {
+                Holds::Yes => true,
+                Holds::Maybe => {
+                    maybe = true;
+                    true
+                }
+                Holds::No => false,
+            }
+        };
+        if !e.flags.is_empty() {
+            let h = if e.flags.iter().any(|f| opts.has(f)) {
+                Holds::Yes
+            } else if opts.dynamic {
+                Holds::Maybe
+            } else {
+                Holds::No
+            };
+            if !need(h) {
+                return Holds::No;
+            }
+        }
+        if !e.subcommands.is_empty() {
+            let h = match opts.operands.first() {
+                Some(w) if w.dynamic() => Holds::Maybe,
+                Some(w) if e.subcommands.iter().any(|s| *s == w.text) => Holds::Yes,
+                _ if e.subcommands.iter().any(|s| opts.has(s)) => Holds::Yes,
+                _ => Holds::No,
+            };
+            if !need(h) {
+                return Holds::No;
+            }
+        }
+        if !e.operands.is_empty() {
+            let h =
+                if opts.operands.iter().any(|w| {
+                    !w.dynamic() && e.operands.iter().any(|p| wildcard::matches(p, &w.text))
+                }) {
+                    Holds::Yes
+                } else if opts.operands.iter().any(|w| w.dynamic()) {
+                    Holds::Maybe
+                } else {
+                    Holds::No
+                };
+            if !need(h) {
+                return Holds::No;
+            }
+        }
+        if let Some(set_name) = &e.targets {
+            let Some(set) = self.h.sets.get(set_name) else {
+                return Holds::No;
+            };
+            let mut h = Holds::No;
+            for w in &opts.operands {
+                let word = match &e.target_prefix {
+                    Some(prefix) if !w.dynamic() => match w.text.strip_prefix(prefix.as_ref()) {
+                        Some(rest) => strip_word_prefix(w, prefix.chars().count(), rest),
+                        None => continue,
+                    },
+                    _ => (*w).clone(),
+                };
+                match self.targets(&word, scope) {
+                    Some(paths) if paths.iter().any(|p| self.in_set(set, p)) => {
+                        h = Holds::Yes;
+                        break;
+                    }
+                    Some(_) => {}
+                    None => h = Holds::Maybe,
+                }
+            }
+            if !need(h) {
+                return Holds::No;
+            }
+        }
+        if maybe {
+            Holds::Maybe
+        } else {
+            Holds::Yes
+        }
+    }
+
+    /// The files a writing program names (hardline.json `writes`).
+    fn hidden_writes(&mut self, program: &str, args: &[Word], scope: &Scope<'_>, part: &str) {
+        for wr in self.h.writes.iter() {
+            if !wr.programs.iter().any(|p| p == program) {
+                continue;
+            }
+            let opts = Options::read(args, |w| self.values(w, scope));
+            if !wr.subcommands.is_empty()
+                && !opts
+                    .operands
+                    .first()
+                    .is_some_and(|w| wr.subcommands.iter().any(|s| *s == w.text))
+            {
+                continue;
+            }
+            if !wr.when.is_empty() && !wr.when.iter().any(|f| opts.has(f)) {
+                continue;
+            }
+            // Option values: `-o f`, `-of`, `--output f`, `--output=f`, an abbreviation too.
+            let mut i = 0;
+            while let Some(w) = args.get(i) {
+                i += 1;
+                let t = w.text.as_str();
+                for o in wr.options.iter() {
+                    let o = o.as_ref();
+                    let long = o.starts_with("--");
+                    if t == o || (long && t.len() > 3 && o.starts_with(t) && !t.contains('=')) {
+                        if let Some(v) = args.get(i) {
+                            self.write_target(v, scope, part);
+                        }
+                        i += 1;
+                        break;
+                    }
+                    if let Some(v) = t.strip_prefix(o) {
+                        let v = if long { v.strip_prefix('=') } else { Some(v) };
+                        if let Some(v) = v.filter(|v| !v.is_empty()) {
+                            let word = strip_word_prefix(w, t.len() - v.len(), v);
+                            self.write_target(&word, scope, part);
+                            break;
+                        }
+                    }
+                    if long {
+                        if let Some((name, v)) = t.split_once('=') {
+                            if name.len() > 3 && o.starts_with(name) {
+                                let word = strip_word_prefix(w, name.len() + 1, v);
+                                self.write_target(&word, scope, part);
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            let operands: Vec<&Word> = opts
+                .operands
+                .iter()
+                .skip(usize::from(!wr.subcommands.is_empty()))
+                .copied()
+                .collect();
+            let chosen: Vec<&Word> = match wr.operands.as_deref() {
+                Some("all") => operands,
+                Some("last") if operands.len() > 1 => {
+                    operands.last().copied().into_iter().collect()
+                }
+                _ => Vec::new(),
+            };
+            for w in chosen {
+                match &wr.prefix {
+                    Some(p) => {
+                        if let Some(rest) = w.text.strip_prefix(p.as_ref()) {
+                            let word = strip_word_prefix(w, p.len(), rest);
+                            self.write_target(&word, scope, part);
+                        } else if w.dynamic() {
+                            self.write_target(w, scope, part);
+                        }
+                    }
+                    None => self.write_target(w, scope, part),
+                }
+            }
+        }
+    }
+
+    /// `cd`: later relative paths may mean the folder it moves to.
+    fn cd(&mut self, args: &[Word], scope: &Scope<'_>) {
+        let operand = args
+            .iter()
+            .find(|w| !w.text.starts_with('-') || w.text == "-");
+        let to = match operand {
+            None => self.resolve_all("~"),
+            Some(w) if w.text == "-" => None,
+            Some(w) => self.targets(w, scope),
+        };
+        match (to, self.cwds.as_mut()) {
+            (Some(paths), Some(cwds)) => {
+                for p in paths {
+                    if !cwds.contains(&p) {
+                        cwds.push(p);
+                    }
+                }
+            }
+            _ => self.cwds = None,
+        }
+    }
+
+    /// `ln -s TARGET LINK`: a later path through the link reaches the target.
+    fn link(&mut self, args: &[Word], scope: &Scope<'_>) {
+        let opts = Options::read(args, |w| self.values(w, scope));
+        if !(opts.has("-s") || opts.has("--symbolic")) {
+            return;
+        }
+        let [target, link] = opts.operands.as_slice() else {
+            return;
+        };
+        if let (Some(ts), Some(ls)) = (self.targets(target, scope), self.targets(link, scope)) {
+            for l in &ls {
+                for t in &ts {
+                    self.links.push((l.clone(), t.clone()));
+                }
+            }
+        }
+    }
+
+    /// The values a word may have when it runs (globs kept as globs); `None` when one is unknown.
+    fn values(&self, w: &Word, scope: &Scope<'_>) -> Option<Vec<String>> {
+        let mut acc = vec![String::new()];
+        for piece in &w.pieces {
+            let options: Vec<String> = match piece {
+                Piece::Text { text, .. } => vec![text.clone()],
+                Piece::Parameter { name, quoted } => {
+                    let vals = self.parameter(name, scope)?;
+                    if *quoted {
+                        vals
+                    } else {
+                        vals.iter()
+                            .flat_map(|v| v.split_whitespace().map(str::to_string))
+                            .collect()
+                    }
+                }
+                Piece::Substitution { .. } => return None,
+            };
+            if options.is_empty() {
+                continue;
+            }
+            let mut next = Vec::new();
+            for a in &acc {
+                for o in &options {
+                    next.push(format!("{a}{o}"));
+                }
+            }
+            if next.len() > MAX_VALUES {
+                return None;
+            }
+            acc = next;
+        }
+        Some(acc)
+    }
+
+    /// A parameter's possible values.
+    fn parameter(&self, name: &str, scope: &Scope<'_>) -> Option<Vec<String>> {
+        if name == FOUND {
+            return (!scope.find.is_empty()).then(|| scope.find.clone());
+        }
+        if let Ok(n) = name.parse::<usize>() {
+            let pos = scope.positional.as_ref()?;
+            return match pos.get(n) {
+                Some(v) => v.clone().map(|v| vec![v]),
+                None => Some(vec![String::new()]),
+            };
+        }
+        match name {
+            "@" | "*" => {
+                let pos = scope.positional.as_ref()?;
+                let vals: Option<Vec<String>> = pos.iter().skip(1).cloned().collect();
+                let vals = vals?;
+                return Some(if vals.is_empty() {
+                    vec![String::new()]
+                } else {
+                    vals
+                });
+            }
+            "#" | "?" | "$" | "!" => return Some(vec!["0".into()]),
+            "-" => return Some(vec!["hB".into()]),
+            "HOME" => return self.resolve_all("~"),
+            "PWD" => return self.cwds.clone(),
+            _ => {}
+        }
+        // The line's own variables: every value any binding gives, unless some command names
+        // the variable (read, printf -v, unset, getopts, …).
+        let mentioned = scope.reading.commands.iter().any(|c| {
+            c.argv().iter().skip(1).any(|w| {
+                w.text == name
+                    || shell::assignment_name(&w.text) == Some(name)
+                    || w.text.starts_with(&format!("{name}["))
+            })
+        });
+        if mentioned {
+            return None;
+        }
+        let mut out = Vec::new();
+        let mut bound = false;
+        for b in scope.reading.bindings.iter().filter(|b| b.name == name) {
+            bound = true;
+            for v in b.values.as_ref()? {
+                if v.pieces
+                    .iter()
+                    .any(|p| matches!(p, Piece::Parameter { name: n, .. } if n == name))
+                {
+                    return None;
+                }
+                out.extend(self.values(v, scope)?);
+            }
+        }
+        bound.then_some(out)
+    }
+
+    /// The absolute paths a word may name (`None`: unknown).
+    fn targets(&self, w: &Word, scope: &Scope<'_>) -> Option<Vec<String>> {
+        let mut out = Vec::new();
+        for v in self.values(w, scope)? {
+            let quoted_tilde = matches!(w.pieces.first(), Some(Piece::Text { quoted: true, text }) if text.starts_with('~'));
+            let v = if quoted_tilde {
+                // A quoted `~` is a file of that name.
+                format!("./{v}")
+            } else {
+                v
+            };
+            out.extend(self.resolve_all(&v)?);
+        }
+        Some(out)
+    }
+
+    /// A path read against every folder the line may be in, its links followed.
+    fn resolve_all(&self, p: &str) -> Option<Vec<String>> {
+        let mut out = Vec::new();
+        if p.starts_with('/') || p.starts_with('~') {
+            out.push(resolve(self.place, "/", p));
+        } else {
+            for cwd in self.cwds.as_ref()? {
+                out.push(resolve(self.place, cwd, p));
+            }
+        }
+        let mut through = Vec::new();
+        for path in &out {
+            for (link, target) in &self.links {
+                if let Some(rest) = path.strip_prefix(link.as_str()) {
+                    if rest.is_empty() || rest.starts_with('/') {
+                        through.push(resolve(self.place, "/", &format!("{target}/{rest}")));
+                    }
+                }
+            }
+        }
+        out.extend(through);
+        Some(out)
+    }
+
+    /// Whether a path (a glob) can name a path of the set, or all of a protected folder's
+    /// contents (`~/*`, `/usr/.*`).
+    fn in_set(&self, set: &TargetSet, path: &str) -> bool {
+        let home = self.place.home.map(|h| h.trim_end_matches('/'));
+        let exact = set
+            .exact
+            .iter()
+            .map(|e| e.as_ref().to_string())
+            .chain(home.filter(|h| !h.is_empty()).map(str::to_string));
+        let dir = broad_contents(path);
+        for e in exact {
+            if path_meets(path, &e) || dir.is_some_and(|d| path_meets(d, &e)) {
+                return true;
+            }
+        }
+        set.patterns
+            .iter()
+            .any(|p| path_meets(path, p) || dir.is_some_and(|d| path_meets(d, p)))
+    }
+}
+
+/// The options and operands of a command's arguments.
+struct Options<'w> {
+    flags: Vec<String>,
+    words: Vec<String>,
+    operands: Vec<&'w Word>,
+    /// An argument is an expansion: it may be an option.
+    dynamic: bool,
+}
+
+impl<'w> Options<'w> {
+    /// Reads the arguments; `known` gives a dynamic word's values when the line fixes them.
+    fn read(args: &'w [Word], known: impl Fn(&Word) -> Option<Vec<String>>) -> Options<'w> {
+        let mut o = Options {
+            flags: Vec::new(),
+            words: Vec::new(),
+            operands: Vec::new(),
+            dynamic: false,
+        };
+        let mut ended = false;
+        for w in args {
+            let t = w.text.as_str();
+            if w.dynamic() {
+                // `find`'s `{}` is a path under a start point, never an option; nor is a
+                // variable whose every value the line gives and none starts with `-`.
+                let plain_values = known(w)
+                    .is_some_and(|v| v.iter().all(|x| !x.is_empty() && !x.starts_with('-')));
+                if !ended && !is_found(w) && !plain_values {
+                    o.dynamic = true;
+                }
+                o.operands.push(w);
+            } else if ended {
+                o.operands.push(w);
+            } else if t == "--" {
+                ended = true;
+            } else if let Some(long) = t.strip_prefix("--") {
+                o.flags
+                    .push(format!("--{}", long.split('=').next().unwrap_or(long)));
+            } else if t.len() > 1
+                && t.starts_with('-')
+                && !t.chars().nth(1).is_some_and(|c| c.is_ascii_digit())
+            {
+                o.words.push(t.to_string());
+                o.flags.extend(t.chars().skip(1).map(|c| format!("-{c}")));
+            } else {
+                o.operands.push(w);
+            }
+        }
+        o
+    }
+
+    /// Whether an option is given: a short one in any cluster, a one-dash word (`-delete`)
+    /// whole, a long one by any prefix GNU accepts (`--recur`).
+    fn has(&self, f: &str) -> bool {
+        if f.starts_with("--") {
+            return self.flags.iter().any(|g| {
+                g == f || (g.len() > 3 && g.starts_with("--") && f.starts_with(g.as_str()))
+            });
+        }
+        if f.chars().count() == 2 {
+            return self.flags.iter().any(|g| g == f);
+        }
+        self.words.iter().any(|w| w == f)
+    }
+}
+
+/// `set` with operands or `--` changes `$1 $2 …`.
+fn set_changes_parameters(args: &[Word]) -> bool {
+    let mut skip = false;
+    for a in args {
+        if skip {
+            skip = false;
+            continue;
+        }
+        let t = a.text.as_str();
+        if a.dynamic() || t == "--" || t == "-" {
+            return true;
+        }
+        if t.starts_with('-') || t.starts_with('+') {
+            skip = t.ends_with('o');
+            continue;
+        }
+        return true;
+    }
+    false
+}
+
+/// A word whose value is known only when it runs.
+fn unknown_word() -> Word {
+    Word {
+        text: "$(…)".into(),
+        pieces: vec![Piece::Substitution { quoted: true }],
+    }
+}
+
+fn found_word() -> Word {
+    Word {
+        text: FOUND.into(),
+        pieces: vec![Piece::Parameter {
+            name: FOUND.into(),
+            quoted: true,
+        }],
+    }
+}
+
+fn is_found(w: &Word) -> bool {
+    w.text == FOUND
+}
+
+/// The word after its first `skip` characters (a prefix such as `of=` or `--output=`), its
+/// pieces kept when the prefix is plain text.
+fn strip_word_prefix(w: &Word, skip: usize, rest: &str) -> Word {
+    let mut out = Word {
+        text: rest.to_string(),
+        pieces: Vec::new(),
+    };
+    let mut left = skip;
+    for p in &w.pieces {
+        match p {
+            Piece::Text { text, quoted } if left > 0 => {
+                let n = text.chars().count();
+                if n <= left {
+                    left -= n;
+                } else {
+                    let kept: String = text.chars().skip(left).collect();
+                    left = 0;
+                    out.pieces.push(Piece::Text {
+                        text: kept,
+                        quoted: *quoted,
+                    });
+                }
+            }
+            _ if left > 0 => return unknown_word(),
+            other => out.pieces.push(other.clone()),
+        }
+    }
+    if out.pieces.is_empty() {
+        out.pieces.push(Piece::Text {
+            text: String::new(),
+            quoted: true,
+        });
+    }
+    out
+}
+
+/// A home folder whose path is not known is read as this, so that `~/..` leaves it.
+const SOME_HOME: &str = "/home/~home";
+
+/// A path made absolute: `~` and `~user` expanded, relative paths against `cwd`, `.` and `..`
+/// folded. With the home unknown, a path in it is written `~/…`.
+pub fn resolve(place: Place<'_>, cwd: &str, path: &str) -> String {
+    let home = place
+        .home
+        .map(|h| h.trim_end_matches('/'))
+        .unwrap_or(SOME_HOME);
+    let home = if home.is_empty() { "/" } else { home };
+    let expanded = if let Some(rest) = path.strip_prefix('~') {
+        let (user, tail) = match rest.find('/') {
+            Some(k) => (rest.get(..k).unwrap_or(""), rest.get(k..).unwrap_or("")),
+            None => (rest, ""),
+        };
+        match user {
+            "" => format!("{home}{tail}"),
+            "root" => format!("/root{tail}"),
+            u => format!("/home/{u}{tail}"),
+        }
+    } else if path.starts_with('/') {
+        path.to_string()
+    } else {
+        format!("{cwd}/{path}")
+    };
+    let abs = super::normalize(&expanded);
+    if place.home.is_none() {
+        if abs == SOME_HOME {
+            return "~".into();
+        }
+        if let Some(rest) = abs.strip_prefix(SOME_HOME).filter(|r| r.starts_with('/')) {
+            return format!("~{rest}");
+        }
+    }
+    abs
+}
+
+/// When the last segment of a glob matches all of a folder's entries (`*`, `.*`, `?*`), the
+/// folder.
+fn broad_contents(path: &str) -> Option<&str> {
+    let (dir, last) = path.rsplit_once('/')?;
+    let name = last.strip_prefix('.').unwrap_or(last);
+    let broad =
+        !name.is_empty() && name.contains('*') && name.chars().all(|c| c == '*' || c == '?');
+    broad.then_some(if dir.is_empty() { "/" } else { dir })
+}
+
+/// Whether two paths, each a glob whose `*`, `?` and `[…]` stand within a segment, can name the
+/// same path.
+pub fn path_meets(a: &str, b: &str) -> bool {
+    let sa: Vec<&str> = a.split('/').filter(|s| !s.is_empty()).collect();
+    let sb: Vec<&str> = b.split('/').filter(|s| !s.is_empty()).collect();
+    a.starts_with('/') == b.starts_with('/')
+        && sa.len() == sb.len()
+        && sa.iter().zip(&sb).all(|(x, y)| glob_meets(x, y))
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Token {
+    Char(char),
+    Any,
+    Star,
+    /// `[…]`: the characters it names, and whether it is negated.
+    Class(Vec<char>, bool),
+}
+
+fn tokens(s: &str) -> Vec<Token> {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(&c) = chars.get(i) {
+        i += 1;
+        match c {
+            '*' => {
+                if out.last() != Some(&Token::Star) {
+                    out.push(Token::Star);
+                }
+            }
+            '?' => out.push(Token::Any),
+            '[' => {
+                let mut k = i;
+                let negated = matches!(chars.get(k), Some('!' | '^'));
+                if negated {
+                    k += 1;
+                }
+                let start = k;
+                if chars.get(k) == Some(&']') {
+                    k += 1;
+                }
+                while chars.get(k).is_some_and(|c| *c != ']') {
+                    k += 1;
+                }
+                if chars.get(k) == Some(&']') {
+                    let mut set = Vec::new();
+                    let body: Vec<char> = chars.get(start..k).unwrap_or(&[]).to_vec();
+                    let mut j = 0;
+                    while let Some(&x) = body.get(j) {
+                        if body.get(j + 1) == Some(&'-') {
+                            if let Some(&y) = body.get(j + 2) {
+                                let (lo, hi) = (x.min(y) as u32, x.max(y) as u32);
+                                set.extend((lo..=hi.min(lo + 256)).filter_map(char::from_u32));
+                                j += 3;
+                                continue;
+                            }
+                        }
+                        set.push(x);
+                        j += 1;
+                    }
+                    out.push(Token::Class(set, negated));
+                    i = k + 1;
+                } else {
+                    out.push(Token::Char('['));
+                }
+            }
+            _ => out.push(Token::Char(c)),
+        }
+    }
+    out
+}
+
+fn single_meets(a: &Token, b: &Token) -> bool {
+    match (a, b) {
+        (Token::Char(x), Token::Char(y)) => x == y,
+        (Token::Class(set, neg), Token::Char(c)) | (Token::Char(c), Token::Class(set, neg)) => {
+            set.contains(c) != *neg
+        }
+        _ => true,
+    }
+}
+
+/// Whether two globs of one segment can match a common name.
+fn glob_meets(a: &str, b: &str) -> bool {
+    let (ta, tb) = (tokens(a), tokens(b));
+    // seen[i][j]: a[i..] and b[j..] were tried.
+    let w = tb.len() + 1;
+    let mut seen = vec![false; (ta.len() + 1) * w];
+    let mut stack = vec![(0usize, 0usize)];
+    while let Some((i, j)) = stack.pop() {
+        let Some(cell) = seen.get_mut(i * w + j) else {
+            continue;
+        };
+        if *cell {
+            continue;
+        }
+        *cell = true;
+        match (ta.get(i), tb.get(j)) {
+            (None, None) => return true,
+            (Some(Token::Star), _) => {
+                stack.push((i + 1, j));
+                if tb.get(j).is_some() {
+                    stack.push((i, j + 1));
+                }
+            }
+            (_, Some(Token::Star)) => {
+                stack.push((i, j + 1));
+                if ta.get(i).is_some() {
+                    stack.push((i + 1, j));
+                }
+            }
+            (Some(x), Some(y)) if single_meets(x, y) => stack.push((i + 1, j + 1)),
+            _ => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,164 @@
+use super::*;
+
+const PLACE: Place<'static> = Place {
+    root: "/project",
+    home: None,
+};
+
+fn refused(line: &str) -> bool {
+    let a = analyse(line, PLACE);
+    !a.hits.is_empty()
+}
+
+#[test]
+fn globs_meet_when_they_can_name_one_path() {
+    assert!(path_meets("/?in", "/bin"));
+    assert!(path_meets("/[b]in", "/bin"));
+    assert!(path_meets("/*", "/usr"));
+    assert!(path_meets("/*/*", "/usr/*"));
+    assert!(path_meets("/dev/s?a", "/dev/sd*"));
+    assert!(!path_meets("/dev/[!s]da", "/dev/sd*"));
+    assert!(!path_meets("/project/build", "/*"));
+    assert!(!path_meets("/usr", "/"));
+    assert!(glob_meets("*", "*"));
+    assert!(!glob_meets("a*", "b*"));
+}
+
+#[test]
+fn paths_resolve_like_the_shell() {
+    assert_eq!(
+        resolve(PLACE, "/project", "~/../../etc/passwd"),
+        "/etc/passwd"
+    );
+    assert_eq!(resolve(PLACE, "/project", "~/.ssh/id"), "~/.ssh/id");
+    assert_eq!(resolve(PLACE, "/project", "~root"), "/root");
+    assert_eq!(resolve(PLACE, "/project", "~bob/x"), "/home/bob/x");
+    assert_eq!(resolve(PLACE, "/project", "/tmp/../usr"), "/usr");
+    assert_eq!(resolve(PLACE, "/project", "a/../b"), "/project/b");
+    let home = Place {
+        root: "/project",
+        home: Some("/home/me"),
+    };
+    assert_eq!(resolve(home, "/project", "~/x"), "/home/me/x");
+}
+
+#[test]
+fn targets_read_through_variables_cd_links_and_shells() {
+    for line in [
+        "X=/usr; rm -rf $X",
+        "X=/usr; rm -rf \"$X\"",
+        "cd / && rm -rf *",
+        "ln -s / r && rm -rf r/",
+        "sh -c 'rm -rf \"$0\"' /",
+        "bash -c -e 'rm -rf /'",
+        "for d in /usr /etc; do rm -rf $d; done",
+        "rm --recur --force /*",
+        "rm -rf ~/.*",
+        "rm -rf /tmp/../usr",
+        "rm -rf /*/*",
+        "dd if=/dev/zero of=//dev/sda",
+        "dd of=/dev/./sda",
+        "find / -delete",
+        "find / -exec rm -rf {} +",
+        "sudo -Eu root rm -rf /",
+        "env -S 'rm -rf /'",
+        "flock /tmp/l -c 'rm -rf /'",
+        "script -qc 'rm -rf /' /dev/null",
+        "busybox rm -rf /",
+        "/usr/bin/time -f %e rm -rf /",
+        "watch rm -rf /",
+        "su -c 'rm -rf /'",
+        "timeout 5 nice -n 3 nohup setsid rm -rf ~",
+        "chroot / rm -rf /",
+    ] {
+        assert!(refused(line), "{line}");
+    }
+}
+
+#[test]
+fn look_alikes_are_read_plainly_and_not_refused() {
+    for line in [
+        "rm -rf ./build",
+        "rm -rf build/",
+        "git rm -r x",
+        "echo \"rm -rf /\"",
+        "mkfs.ext4 ./disk.img",
+        "mkswap ./swapfile",
+        "wipefs /dev/sdb",
+        "mkfs.ext4 --help",
+        "shutdown -c",
+        "systemctl cat reboot",
+        "echo ':(){ :|:& };:'",
+        "grep -r ':(){' .",
+        "find . -name '*.o' -delete",
+        "find . -exec rm -rf {} +",
+        "cd build && rm -rf *",
+        "X=./out; rm -rf $X",
+        "rm -rf /tmp/x.log",
+    ] {
+        let a = analyse(line, PLACE);
+        assert!(a.hits.is_empty() && a.unknown.is_empty(), "{line}: {a:?}");
+    }
+}
+
+#[test]
+fn an_unknown_target_is_unknown_not_allowed() {
+    for line in [
+        "rm -rf $X",
+        "dd of=$(cat f)",
+        "echo / | xargs rm -rf",
+        "rm -rf \"$Y\"/*",
+    ] {
+        let a = analyse(line, PLACE);
+        assert!(!a.unknown.is_empty() || !a.hits.is_empty(), "{line}: {a:?}");
+    }
+}
+
+#[test]
+fn what_runs_text_of_its_own_is_opaque() {
+    for line in [
+        "eval -- 'rm -rf /'",
+        "trap 'rm -rf /' EXIT",
+        "echo 'rm -rf /' | bash",
+        "bash <<< 'rm -rf /'",
+        "bash script.sh",
+        ". ./env.sh",
+        "$(echo rm) -rf /",
+        "rm${IFS}-rf${IFS}/",
+        "set -e; rm -rf ${HOME:?}",
+        "fish --command='rm -rf /'",
+        "set -- /; rm -rf \"$@\"",
+        "PATH=/tmp/evil:$PATH ls",
+        "declare -i x=1",
+    ] {
+        assert!(analyse(line, PLACE).opaque.is_some(), "{line}");
+    }
+    for line in [
+        "set -euo pipefail; ls",
+        "export A=1 && npm test",
+        "X=1 make",
+    ] {
+        assert!(analyse(line, PLACE).opaque.is_none(), "{line}");
+    }
+}
+
+#[test]
+fn hidden_writes_are_writes() {
+    let writes = |line: &str| -> Vec<String> {
+        analyse(line, PLACE)
+            .writes
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect()
+    };
+    assert_eq!(
+        writes("git diff --output=/home/me/.bashrc"),
+        ["/home/me/.bashrc"]
+    );
+    assert_eq!(writes("echo x >& out"), ["/project/out"]);
+    assert_eq!(writes("sort -o /etc/x y"), ["/etc/x"]);
+    assert!(writes("sed -i s/a/b/ /etc/hosts").contains(&"/etc/hosts".to_string()));
+    assert_eq!(writes("cp a /etc/x"), ["/etc/x"]);
+    assert_eq!(writes("echo x | tee /etc/x"), ["/etc/x"]);
+    assert!(writes("git diff HEAD").is_empty());
+}
