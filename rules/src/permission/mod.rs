@@ -603,6 +603,17 @@ impl Judge<'_> {
         })
     }
 
+    /// A path judged as written and in lower case, the stricter kept: a protected name
+    /// (`*.env`) holds whatever its letter case, and folding case never loosens a decision.
+    fn path_rule_or_mode(&self, permission: &str, path: &str, class: RiskClass) -> Decision {
+        let own = self.rule_or_mode(permission, path, class);
+        let lower = path.to_lowercase();
+        if lower == path {
+            return own;
+        }
+        strictest([own, self.rule_or_mode(permission, &lower, class)])
+    }
+
     fn rule_or_mode(&self, permission: &str, subject: &str, class: RiskClass) -> Decision {
         self.by_rule(permission, subject)
             .unwrap_or_else(|| by_mode(self.mode, class))
@@ -659,9 +670,9 @@ impl Judge<'_> {
                 permission,
                 class,
             } => match inside(&self.ctx.root, abs) {
-                Some(rel) => self.rule_or_mode(permission, &rel, *class),
+                Some(rel) => self.path_rule_or_mode(permission, &rel, *class),
                 None => {
-                    let own = self.rule_or_mode(permission, abs, *class);
+                    let own = self.path_rule_or_mode(permission, abs, *class);
                     let outside = self.by_rule(OUTSIDE_ROOT, abs).unwrap_or_else(|| Decision {
                         action: Action::Ask,
                         reason: fill(&reasons().outside_root, &[("path", abs)]),

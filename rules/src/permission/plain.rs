@@ -356,6 +356,8 @@ impl Walker<'_> {
         let mut i = 0;
         let mut positional = spec.positional;
         let mut lines: Vec<Word> = Vec::new();
+        // Where the command starts, when words after it are still read as options.
+        let mut command: Option<usize> = None;
         let has = |list: &[crate::spec::types::Str], o: &str| list.iter().any(|x| x == o);
         while let Some(w) = args.get(i) {
             let t = w.text.as_str();
@@ -366,6 +368,11 @@ impl Walker<'_> {
             if t == "--" {
                 i += 1;
                 break;
+            }
+            if t == "-" {
+                // `su -`: a login shell.
+                i += 1;
+                continue;
             }
             if let Some(long) = t.strip_prefix("--").filter(|l| !l.is_empty()) {
                 let (name, value) = match long.split_once('=') {
@@ -435,9 +442,23 @@ impl Walker<'_> {
                 i += 1;
                 continue;
             }
+            if !spec.line.is_empty() && command.is_none() {
+                // Options may follow operands (GNU order): look on for a line option.
+                command = Some(i);
+                i += 1;
+                continue;
+            }
+            if command.is_some() {
+                i += 1;
+                continue;
+            }
             break;
         }
-        let rest = args.get(i..).unwrap_or(&[]);
+        let rest = match command {
+            Some(c) if lines.is_empty() => args.get(c..).unwrap_or(&[]),
+            Some(_) => &[],
+            None => args.get(i..).unwrap_or(&[]),
+        };
         for line in &lines {
             if line.dynamic() {
                 self.opaque(Construct::WrapperLine);
@@ -1131,8 +1152,8 @@ pub fn resolve(place: Place<'_>, cwd: &str, path: &str) -> String {
 fn broad_contents(path: &str) -> Option<&str> {
     let (dir, last) = path.rsplit_once('/')?;
     let name = last.strip_prefix('.').unwrap_or(last);
-    let broad =
-        !name.is_empty() && name.contains('*') && name.chars().all(|c| c == '*' || c == '?');
+    let t = tokens(name);
+    let broad = t.contains(&Token::Star) && t.iter().all(|t| !matches!(t, Token::Char(_)));
     broad.then_some(if dir.is_empty() { "/" } else { dir })
 }
 

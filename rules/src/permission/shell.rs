@@ -197,6 +197,10 @@ pub enum RedirectOp {
     AppendBoth,
     /// `<<<`
     HereString,
+    /// `<<` (its body follows the line)
+    HereDocument,
+    /// `<<-` (leading tabs of its body dropped)
+    HereDocumentTabs,
 }
 
 words!(RedirectOp {
@@ -210,6 +214,8 @@ words!(RedirectOp {
     WriteBoth => "&>",
     AppendBoth => "&>>",
     HereString => "<<<",
+    HereDocument => "<<",
+    HereDocumentTabs => "<<-",
 });
 
 /// A redirection: its descriptor (when written), its operator and its target.
@@ -247,7 +253,11 @@ impl Redirect {
     pub fn feeds_input(&self) -> bool {
         matches!(
             self.op,
-            RedirectOp::Read | RedirectOp::HereString | RedirectOp::ReadWrite
+            RedirectOp::Read
+                | RedirectOp::HereString
+                | RedirectOp::ReadWrite
+                | RedirectOp::HereDocument
+                | RedirectOp::HereDocumentTabs
         ) && self.fd.is_none_or(|fd| fd == 0)
     }
 }
@@ -363,6 +373,7 @@ pub fn read_nested(line: &str, depth: usize) -> Reading {
         i: 0,
         depth,
         out: reading,
+        pending: Vec::new(),
     };
     if p.list(&[], false).is_ok() && p.i < p.s.len() {
         p.fail(Construct::Syntax);
@@ -380,6 +391,16 @@ struct Parser<'a> {
     i: usize,
     depth: usize,
     out: Reading,
+    /// Here-documents whose bodies start after the next newline.
+    pending: Vec<HereDocument>,
+}
+
+/// A here-document met on the current line.
+struct HereDocument {
+    delimiter: String,
+    tabs: bool,
+    /// Its delimiter was quoted: the body is text, not expanded.
+    quoted: bool,
 }
 
 const RESERVED: [&str; 16] = [
@@ -426,15 +447,49 @@ impl Parser<'_> {
     }
 
     /// Blanks, newlines and comments.
-    fn blank_lines(&mut self) {
+    fn blank_lines(&mut self) -> Step {
         loop {
             self.blanks();
             match self.peek() {
-                Some('\n') => self.i += 1,
+                Some('\n') => self.newline()?,
                 Some('#') => self.comment(),
-                _ => return,
+                _ => return Ok(()),
             }
         }
+    }
+
+    /// At a newline that ends a line: past it, and past the bodies of the line's
+    /// here-documents. A body with an expansion, a backtick or a backslash under an unquoted
+    /// delimiter is opaque.
+    fn newline(&mut self) -> Step {
+        self.i += 1;
+        for doc in std::mem::take(&mut self.pending) {
+            loop {
+                if self.i >= self.s.len() {
+                    return Ok(());
+                }
+                let start = self.i;
+                while self.peek().is_some_and(|c| c != '\n') {
+                    self.i += 1;
+                }
+                let line: String = self.s.get(start..self.i).unwrap_or(&[]).iter().collect();
+                if self.peek() == Some('\n') {
+                    self.i += 1;
+                }
+                let compared = if doc.tabs {
+                    line.trim_start_matches('\t')
+                } else {
+                    line.as_str()
+                };
+                if compared == doc.delimiter {
+                    break;
+                }
+                if !doc.quoted && line.contains(['$', '`', '\\']) {
+                    return Err(self.fail(Construct::HereDocument));
+                }
+            }
+        }
+        Ok(())
     }
 
     fn comment(&mut self) {
@@ -482,7 +537,7 @@ impl Parser<'_> {
     /// (reserved words, in command position), a `)` when `paren`, or the end.
     fn list(&mut self, stops: &[&str], paren: bool) -> Step {
         loop {
-            self.blank_lines();
+            self.blank_lines()?;
             match self.peek() {
                 None => return Ok(()),
                 Some(')') if paren => return Ok(()),
@@ -498,7 +553,8 @@ impl Parser<'_> {
             match self.peek() {
                 None => return Ok(()),
                 Some(';') if self.at(1) == Some(';') => return Err(self.fail(Construct::Syntax)),
-                Some(';' | '\n') => self.i += 1,
+                Some(';') => self.i += 1,
+                Some('\n') => self.newline()?,
                 Some('&') if self.at(1) == Some('&') => {
                     self.i += 2;
                     self.need_command()?;
@@ -524,7 +580,7 @@ impl Parser<'_> {
 
     /// After `&&` or `||`: a command must follow (newlines allowed).
     fn need_command(&mut self) -> Step {
-        self.blank_lines();
+        self.blank_lines()?;
         match self.peek() {
             None | Some(';' | '&' | '|' | ')') => Err(self.fail(Construct::Syntax)),
             _ => Ok(()),
@@ -558,7 +614,7 @@ impl Parser<'_> {
                 if self.peek() == Some('&') {
                     self.i += 1;
                 }
-                self.blank_lines();
+                self.blank_lines()?;
                 if matches!(self.peek(), None | Some(';' | '&' | '|' | ')')) {
                     return Err(self.fail(Construct::Syntax));
                 }
@@ -624,7 +680,7 @@ impl Parser<'_> {
     }
 
     fn expect_word(&mut self, word: &str) -> Step {
-        self.blank_lines();
+        self.blank_lines()?;
         if self.bare_ahead().as_deref() == Some(word) {
             self.take_bare(word);
             Ok(())
@@ -645,7 +701,7 @@ impl Parser<'_> {
             self.list(&["then"], false)?;
             self.expect_word("then")?;
             self.list(&["elif", "else", "fi"], false)?;
-            self.blank_lines();
+            self.blank_lines()?;
             match self.bare_ahead().as_deref() {
                 Some("elif") => self.take_bare("elif"),
                 Some("else") => {
@@ -669,7 +725,7 @@ impl Parser<'_> {
             _ => return Err(self.fail(Construct::Syntax)),
         };
         self.take_bare(&name);
-        self.blank_lines();
+        self.blank_lines()?;
         let mut values = Some(Vec::new());
         if self.bare_ahead().as_deref() == Some("in") {
             self.take_bare("in");
@@ -677,8 +733,12 @@ impl Parser<'_> {
             loop {
                 self.blanks();
                 match self.peek() {
-                    Some(';' | '\n') => {
+                    Some(';') => {
                         self.i += 1;
+                        break;
+                    }
+                    Some('\n') => {
+                        self.newline()?;
                         break;
                     }
                     None => return Err(self.fail(Construct::Syntax)),
@@ -769,8 +829,12 @@ impl Parser<'_> {
         } else if self.starts("<<<") {
             self.i += 3;
             RedirectOp::HereString
+        } else if self.starts("<<-") {
+            self.i += 3;
+            RedirectOp::HereDocumentTabs
         } else if self.starts("<<") {
-            return Err(self.fail(Construct::HereDocument));
+            self.i += 2;
+            RedirectOp::HereDocument
         } else if self.starts("<(") || self.starts(">(") {
             return Err(self.fail(Construct::ProcessSubstitution));
         } else if self.starts(">>") {
@@ -809,7 +873,19 @@ impl Parser<'_> {
             }
             _ => {}
         }
+        let start = self.i;
         let target = self.word()?;
+        if matches!(op, RedirectOp::HereDocument | RedirectOp::HereDocumentTabs) {
+            if target.dynamic() {
+                return Err(self.fail(Construct::HereDocument));
+            }
+            let raw = self.s.get(start..self.i).unwrap_or(&[]);
+            self.pending.push(HereDocument {
+                delimiter: target.text.clone(),
+                tabs: op == RedirectOp::HereDocumentTabs,
+                quoted: raw.iter().any(|c| matches!(c, '\'' | '"' | '\\')),
+            });
+        }
         cmd.redirects.push(Redirect { fd, op, target });
         Ok(())
     }
@@ -905,7 +981,7 @@ impl Parser<'_> {
             return Err(self.fail(Construct::Syntax));
         }
         self.i += 1;
-        self.blank_lines();
+        self.blank_lines()?;
         let first = self.out.commands.len();
         let body = self.deeper(|p| p.command(false, &[]));
         let calls_itself = self.out.commands.get(first..).is_some_and(|cmds| {

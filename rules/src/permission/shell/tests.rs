@@ -72,7 +72,7 @@ fn constructs_outside_the_subset_are_opaque() {
         ("echo $\"x\"", LocaleQuote),
         ("echo ${x#'}'}; rm -rf src", ParameterOperator),
         ("echo ${x:-$(rm -rf src)}", ParameterOperator),
-        ("ls <<'EOF'\necho it's\nEOF\nrm -rf src", HereDocument),
+        ("cat <<EOF\n$(rm -rf src)\nEOF", HereDocument),
         ("case x in x) rm;; esac", Keyword),
         ("[[ -f x ]]", Keyword),
         ("f(){ rm -rf \"$1\"; }; f /", FunctionDefinition),
@@ -130,4 +130,30 @@ fn never_panics_on_odd_lines() {
     let _ = read(&"$(".repeat(500));
     let _ = read(&"(".repeat(500));
     let _ = read(&"{ ".repeat(500));
+}
+
+#[test]
+fn here_documents_are_read_exactly() {
+    assert_eq!(
+        texts("ls /dev/null <<'EOF'\necho it's\nEOF\nrm -rf src"),
+        ["ls /dev/null", "rm -rf src"]
+    );
+    let r = read("cat > notes.md <<'EOF'\n:(){ :|:& };:\n$(x) `y` \\z\nEOF");
+    assert_eq!(r.opaque, None);
+    assert_eq!(r.self_calling, None);
+    assert_eq!(r.commands.len(), 1);
+    assert_eq!(
+        texts("cat <<-X\n\tplain body\n\tX\necho done"),
+        ["cat", "echo done"]
+    );
+    assert_eq!(
+        texts("cat <<A; cat <<B\na\nA\nb\nB\nls"),
+        ["cat", "cat", "ls"]
+    );
+    assert_eq!(texts("cat <<EOF\nno expansion here\nEOF"), ["cat"]);
+    assert_eq!(
+        opaque("cat <<EOF\n`id`\nEOF"),
+        Some(Construct::HereDocument)
+    );
+    assert_eq!(opaque("cat <<$X\nEOF"), Some(Construct::HereDocument));
 }
