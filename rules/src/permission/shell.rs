@@ -592,7 +592,13 @@ impl Parser<'_> {
         let mut piped = false;
         loop {
             self.blanks();
-            match self.bare_ahead().as_deref() {
+            // `!` and the `time` keyword stand only at the start of a pipeline (after a `|`,
+            // `time` is a program and `!` a syntax error).
+            if piped && matches!(self.bare_ahead().as_deref(), Some("!" | "time")) {
+                // Parsers disagree on `| time` (bash runs the program, others the keyword).
+                return Err(self.fail(Construct::Keyword));
+            }
+            match self.bare_ahead().as_deref().filter(|_| !piped) {
                 Some("!") => {
                     self.i += 1;
                     continue;
