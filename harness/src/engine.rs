@@ -462,8 +462,12 @@ impl Engine {
             }
         }
         let target = args.target(tool);
-        let Some(request) = Request::tool(tool, target.clone()).filter(|_| TOOLS.contains(&tool))
-        else {
+        // The rules judge the path the tool will use: its real path.
+        let judged = match self.workspace.judged(target.clone()) {
+            Ok(t) => t,
+            Err(e) => return Judged::Answer(e.to_string()),
+        };
+        let Some(request) = Request::tool(tool, judged).filter(|_| TOOLS.contains(&tool)) else {
             return Judged::Answer(format!("there is no tool \"{tool}\""));
         };
         let what = what_of(&target);

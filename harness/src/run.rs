@@ -54,12 +54,24 @@ impl Asker for Terminal {
 
 pub async fn run(o: RunOptions) -> Result<i32> {
     let root = std::env::current_dir().context("the current directory")?;
+    // The rules and the tools read the same real root and home.
+    let root = std::fs::canonicalize(&root).unwrap_or(root);
+    let home = std::env::var("HOME")
+        .ok()
+        .filter(|h| h.starts_with('/'))
+        .map(|h| {
+            std::fs::canonicalize(&h)
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or(h)
+        });
     let s = Settings::resolve(&o, &root, &|k| std::env::var(k).ok())?;
     let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let unattended = o.unattended || !terminal;
     let mut permissions = Context::new(s.mode);
     permissions.root = root.to_string_lossy().into_owned();
+    permissions.home = home.clone();
     permissions.unattended = unattended;
+    let permissions = Arc::new(Mutex::new(permissions));
     let asking = Arc::new(AtomicBool::new(false));
     let asker: Arc<dyn Asker> = if unattended {
         Arc::new(Unattended)
@@ -79,8 +91,10 @@ pub async fn run(o: RunOptions) -> Result<i32> {
     provider.return_progress = s.return_progress;
     let setup = Setup {
         provider,
-        workspace: Workspace::new(root.clone()),
-        permissions: Arc::new(Mutex::new(permissions)),
+        workspace: Workspace::new(root.clone())
+            .with_home(home)
+            .with_permissions(Arc::clone(&permissions)),
+        permissions,
         asker,
         window: s.context,
         system: fill(SYSTEM.trim(), &[("root", &root.to_string_lossy())]),

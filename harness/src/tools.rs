@@ -4,10 +4,12 @@
 //! is said to the model), never a crash.
 
 use crate::provider::client::one_line;
-use lembas_rules::permission::{inside, resolve, RiskClass, Target};
+use lembas_rules::permission::plain::{self, Place};
+use lembas_rules::permission::{evaluate, inside, Context, DecidedBy, Request, RiskClass, Target};
 use lembas_rules::spec::spec;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use thiserror::Error;
 
@@ -64,24 +66,90 @@ pub fn bounded(text: &str, max: usize) -> String {
     format!("{kept}\n… {} more characters not shown", count - max)
 }
 
-/// The project the tools work in.
+/// The project the tools work in: its root (a real path), the person's home, and the
+/// permissions that say what `read` would show (so `grep`, `glob` and `list` pass over the rest).
 #[derive(Debug, Clone)]
 pub struct Workspace {
     pub root: PathBuf,
+    home: Option<String>,
+    permissions: Option<Arc<Mutex<Context>>>,
 }
 
 impl Workspace {
+    /// A workspace at `root` (made a real path when it exists), with no home and no permissions.
     pub fn new(root: impl Into<PathBuf>) -> Workspace {
-        Workspace { root: root.into() }
+        let root = root.into();
+        Workspace {
+            root: std::fs::canonicalize(&root).unwrap_or(root),
+            home: None,
+            permissions: None,
+        }
+    }
+
+    /// The person's home, for `~/…` (the harness passes `$HOME`).
+    pub fn with_home(mut self, home: Option<String>) -> Workspace {
+        self.home = home;
+        self
+    }
+
+    /// The session's permissions: `grep`, `glob` and `list` skip what `read` would not show.
+    pub fn with_permissions(mut self, permissions: Arc<Mutex<Context>>) -> Workspace {
+        self.permissions = Some(permissions);
+        self
     }
 
     fn root_str(&self) -> String {
         self.root.to_string_lossy().into_owned()
     }
 
-    /// A path of a call, absolute and normalised (the rules decided whether it may be used).
-    pub fn path(&self, path: &str) -> PathBuf {
-        PathBuf::from(resolve(&self.root_str(), path))
+    /// A path of a call as it really is: `~` and `~user` expanded, made absolute against the
+    /// root, `..` folded, and its deepest existing folder resolved through symbolic links — so a
+    /// link inside the root to a folder outside it is outside. The rules judge this path and the
+    /// tool uses it.
+    pub fn path(&self, path: &str) -> Result<PathBuf, ToolError> {
+        let root = self.root_str();
+        let place = Place {
+            root: &root,
+            home: self.home.as_deref(),
+        };
+        let abs = plain::resolve(place, &root, path);
+        if !abs.starts_with('/') {
+            return Err(ToolError::File {
+                path: path.to_string(),
+                reason: "the home folder is not known".into(),
+            });
+        }
+        Ok(real(Path::new(&abs)))
+    }
+
+    /// What the rules judge for a call: its path as [`Workspace::path`] reads it.
+    pub fn judged(&self, target: Target) -> Result<Target, ToolError> {
+        match target {
+            Target::Path(p) => Ok(Target::Path(self.path(&p)?.to_string_lossy().into_owned())),
+            other => Ok(other),
+        }
+    }
+
+    /// Whether `read` would show a file: no hardline entry and no rule keeps it from being read
+    /// without asking (`.env`, keys).
+    fn shows(&self, file: &Path) -> bool {
+        let Some(permissions) = &self.permissions else {
+            return true;
+        };
+        let ctx = permissions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let Some(req) = Request::tool("read", Target::Path(file.to_string_lossy().into_owned()))
+        else {
+            return false;
+        };
+        let d = evaluate(&req, &ctx);
+        d.action == lembas_rules::permission::Action::Allow
+            || !matches!(
+                d.decided_by,
+                DecidedBy::Hardline { .. } | DecidedBy::Rule { .. }
+            )
     }
 
     /// How a path is shown to the model: relative to the root when inside it.
@@ -104,7 +172,7 @@ impl Workspace {
         offset: Option<usize>,
         limit: Option<usize>,
     ) -> Result<String, ToolError> {
-        let abs = self.path(path);
+        let abs = self.path(path)?;
         let text = std::fs::read_to_string(&abs).map_err(|e| self.err(&abs, e))?;
         let start = offset.unwrap_or(1).max(1);
         let limit = limit.unwrap_or(2000);
@@ -120,7 +188,7 @@ impl Workspace {
 
     /// `write`: the whole file, with its folders.
     pub fn write(&self, path: &str, content: &str) -> Result<String, ToolError> {
-        let abs = self.path(path);
+        let abs = self.path(path)?;
         if let Some(dir) = abs.parent() {
             std::fs::create_dir_all(dir).map_err(|e| self.err(dir, e))?;
         }
@@ -134,7 +202,7 @@ impl Workspace {
 
     /// `edit`: `old` replaced by `new`, where `old` is in the file exactly once.
     pub fn edit(&self, path: &str, old: &str, new: &str) -> Result<String, ToolError> {
-        let abs = self.path(path);
+        let abs = self.path(path)?;
         let text = std::fs::read_to_string(&abs).map_err(|e| self.err(&abs, e))?;
         match text.matches(old).count() {
             0 => Err(ToolError::NotFound {
@@ -153,10 +221,11 @@ impl Workspace {
 
     /// `list`: a folder's entries, sorted, folders ending in `/`.
     pub fn list(&self, path: Option<&str>) -> Result<String, ToolError> {
-        let abs = self.path(path.unwrap_or("."));
+        let abs = self.path(path.unwrap_or("."))?;
         let mut names: Vec<String> = std::fs::read_dir(&abs)
             .map_err(|e| self.err(&abs, e))?
             .filter_map(|e| e.ok())
+            .filter(|e| self.shows(&e.path()))
             .map(|e| {
                 let name = e.file_name().to_string_lossy().into_owned();
                 if e.file_type().is_ok_and(|t| t.is_dir()) {
@@ -180,6 +249,7 @@ impl Workspace {
             .filter_map(Result::ok)
             .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
             .map(|e| e.into_path())
+            .filter(|p| self.shows(p))
             .collect();
         out.sort();
         out
@@ -191,7 +261,7 @@ impl Workspace {
         let matcher = globset::Glob::new(pattern)
             .map_err(|e| pattern_error(pattern, e))?
             .compile_matcher();
-        let dir = self.path(path.unwrap_or("."));
+        let dir = self.path(path.unwrap_or("."))?;
         if !dir.exists() {
             return Err(ToolError::File {
                 path: self.shown(&dir),
@@ -224,7 +294,7 @@ impl Workspace {
             ),
             None => None,
         };
-        let start = self.path(path.unwrap_or("."));
+        let start = self.path(path.unwrap_or("."))?;
         if !start.exists() {
             return Err(ToolError::File {
                 path: self.shown(&start),
@@ -264,46 +334,176 @@ pub struct Ran {
     pub timed_out: bool,
 }
 
-/// `bash`: the line run by bash in the project root, stopped after `timeout`.
+/// `abs` with its deepest existing ancestor resolved through symbolic links, the rest appended.
+fn real(abs: &Path) -> PathBuf {
+    let mut rest: Vec<&std::ffi::OsStr> = Vec::new();
+    let mut at = abs;
+    loop {
+        if let Ok(found) = std::fs::canonicalize(at) {
+            let mut out = found;
+            out.extend(rest.iter().rev());
+            return out;
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name);
+                at = parent;
+            }
+            _ => return abs.to_path_buf(),
+        }
+    }
+}
+
+/// Output of one stream kept within bounds whatever is printed: its first and last
+/// [`OUTPUT_MAX`]/2 bytes, the bytes between counted.
+#[derive(Debug, Default)]
+struct Kept {
+    head: Vec<u8>,
+    tail: std::collections::VecDeque<u8>,
+    total: usize,
+}
+
+impl Kept {
+    const HALF: usize = OUTPUT_MAX / 2;
+
+    fn push(&mut self, mut bytes: &[u8]) {
+        self.total += bytes.len();
+        let room = Self::HALF.saturating_sub(self.head.len());
+        if room > 0 {
+            let (first, rest) = bytes.split_at(room.min(bytes.len()));
+            self.head.extend_from_slice(first);
+            bytes = rest;
+        }
+        self.tail.extend(bytes);
+        while self.tail.len() > Self::HALF {
+            self.tail.pop_front();
+        }
+    }
+
+    fn text(&self) -> String {
+        let head = String::from_utf8_lossy(&self.head);
+        let tail: Vec<u8> = self.tail.iter().copied().collect();
+        let tail = String::from_utf8_lossy(&tail);
+        let left_out = self.total - self.head.len() - self.tail.len();
+        if left_out == 0 {
+            format!("{head}{tail}")
+        } else {
+            format!("{head}\n… {left_out} more bytes not shown …\n{tail}")
+        }
+    }
+}
+
+/// Reads a stream into shared [`Kept`] output until it ends.
+async fn keep<R: tokio::io::AsyncRead + Unpin>(mut from: R, into: Arc<Mutex<Kept>>) {
+    use tokio::io::AsyncReadExt;
+    let mut buf = vec![0u8; 8192];
+    while let Ok(n) = from.read(&mut buf).await {
+        if n == 0 {
+            return;
+        }
+        if let Some(chunk) = buf.get(..n) {
+            into.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(chunk);
+        }
+    }
+}
+
+/// A command's process group, killed whole unless the command ended by itself: on its
+/// timeout, and when the call is dropped (the person or the tree stopped it).
+struct Group(Option<nix::unistd::Pid>);
+
+impl Group {
+    fn kill(&mut self) {
+        if let Some(pid) = self.0.take() {
+            let _ = nix::sys::signal::killpg(pid, nix::sys::signal::Signal::SIGKILL);
+        }
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// How long output left in the pipes is read after bash itself ended (a background child may
+/// hold them open).
+const AFTER_END: Duration = Duration::from_millis(200);
+
+/// `bash`: the line run by bash in the project root, in a process group of its own; after
+/// `timeout` the whole group is killed. Its output is kept bounded in memory ([`Kept`]); a
+/// background child (`cmd &`) does not hold the call past bash's own end.
 pub async fn bash(root: &Path, line: &str, timeout: Duration) -> Result<Ran, ToolError> {
-    let child = tokio::process::Command::new("bash")
+    let mut child = tokio::process::Command::new("bash")
         .arg("-c")
         .arg(line)
         .current_dir(root)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
+        .process_group(0)
         .kill_on_drop(true)
         .spawn()
         .map_err(|e| ToolError::Spawn(e.to_string()))?;
-    match tokio::time::timeout(timeout, child.wait_with_output()).await {
-        Ok(Ok(out)) => {
-            let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
-            let err = String::from_utf8_lossy(&out.stderr);
-            if !err.is_empty() {
-                if !text.is_empty() && !text.ends_with('\n') {
-                    text.push('\n');
-                }
-                text.push_str(&err);
-            }
-            Ok(Ran {
-                output: bounded(&text, OUTPUT_MAX),
-                code: out.status.code(),
-                timed_out: false,
-            })
-        }
-        Ok(Err(e)) => Err(ToolError::Spawn(e.to_string())),
-        Err(_) => Ok(Ran {
-            output: format!("stopped after {}s", timeout.as_secs()),
-            code: None,
-            timed_out: true,
-        }),
+    let mut group = Group(
+        child
+            .id()
+            .and_then(|id| i32::try_from(id).ok())
+            .map(nix::unistd::Pid::from_raw),
+    );
+    let out = Arc::new(Mutex::new(Kept::default()));
+    let err = Arc::new(Mutex::new(Kept::default()));
+    let mut readers = tokio::task::JoinSet::new();
+    if let Some(s) = child.stdout.take() {
+        readers.spawn(keep(s, Arc::clone(&out)));
     }
+    if let Some(s) = child.stderr.take() {
+        readers.spawn(keep(s, Arc::clone(&err)));
+    }
+    let (code, timed_out) = match tokio::time::timeout(timeout, child.wait()).await {
+        Ok(Ok(status)) => {
+            // Ended by itself: its background children may go on.
+            group.0 = None;
+            (status.code(), false)
+        }
+        Ok(Err(e)) => return Err(ToolError::Spawn(e.to_string())),
+        Err(_) => {
+            group.kill();
+            let _ = child.wait().await;
+            (None, true)
+        }
+    };
+    let _ = tokio::time::timeout(AFTER_END, async {
+        while readers.join_next().await.is_some() {}
+    })
+    .await;
+    readers.abort_all();
+    let mut text = out.lock().unwrap_or_else(PoisonError::into_inner).text();
+    let err = err.lock().unwrap_or_else(PoisonError::into_inner).text();
+    if !err.is_empty() {
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&err);
+    }
+    if timed_out {
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&format!("stopped after {}s", timeout.as_secs()));
+    }
+    Ok(Ran {
+        output: bounded(&text, OUTPUT_MAX + 100),
+        code,
+        timed_out,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lembas_rules::permission::{Action, Decision, Mode};
 
     fn workspace(name: &str) -> Workspace {
         let dir = std::env::temp_dir().join(format!("lembas-tools-{name}-{}", std::process::id()));
@@ -398,6 +598,185 @@ mod tests {
             .await
             .unwrap();
         assert!(ran.timed_out);
+    }
+
+    fn judge(w: &Workspace, tool: &str, path: &str, ctx: &Context) -> Decision {
+        let target = w.judged(Target::Path(path.into())).unwrap();
+        evaluate(&Request::tool(tool, target).unwrap(), ctx)
+    }
+
+    #[test]
+    fn a_symlink_out_of_the_root_is_outside_it() {
+        let base = workspace("link");
+        let root = base.root.join("project");
+        let outside = base.root.join("elsewhere");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("secret.txt"), "s").unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("out")).unwrap();
+        let w = Workspace::new(&root);
+        let mut ctx = Context::new(Mode::Edit);
+        ctx.root = w.root.to_string_lossy().into_owned();
+        assert_eq!(
+            w.path("out/secret.txt").unwrap(),
+            std::fs::canonicalize(outside.join("secret.txt")).unwrap()
+        );
+        for tool in ["read", "write", "edit"] {
+            let d = judge(&w, tool, "out/secret.txt", &ctx);
+            assert_eq!(d.action, Action::Ask, "{tool}");
+            assert!(
+                matches!(d.decided_by, DecidedBy::OutsideRoot { .. }),
+                "{tool}"
+            );
+            // A file not yet there, under the link, too.
+            let d = judge(&w, tool, "out/new/file.txt", &ctx);
+            assert_eq!(d.action, Action::Ask, "{tool} (new file)");
+        }
+        ctx.unattended = true;
+        for tool in ["read", "write", "edit"] {
+            assert_eq!(
+                judge(&w, tool, "out/secret.txt", &ctx).action,
+                Action::Deny,
+                "{tool}"
+            );
+        }
+        // Inside the root, a plain file is inside.
+        ctx.unattended = false;
+        assert_eq!(judge(&w, "write", "src/a.rs", &ctx).action, Action::Allow);
+    }
+
+    #[test]
+    fn tilde_is_the_home_not_a_folder_of_the_root() {
+        let w = workspace("tilde").with_home(Some("/home/me".into()));
+        assert_eq!(
+            w.path("~/notes.txt").unwrap(),
+            PathBuf::from("/home/me/notes.txt")
+        );
+        assert_eq!(
+            w.path("~/../../etc/passwd").unwrap(),
+            PathBuf::from("/etc/passwd")
+        );
+        let mut ctx = Context::new(Mode::Auto);
+        ctx.root = w.root.to_string_lossy().into_owned();
+        ctx.home = Some("/home/me".into());
+        assert_eq!(
+            judge(&w, "write", "~/../../etc/passwd", &ctx).action,
+            Action::Deny
+        );
+        let no_home = workspace("tilde-unknown");
+        assert!(no_home.path("~/x").is_err());
+    }
+
+    #[test]
+    fn grep_glob_and_list_skip_what_read_would_not_show() {
+        let w = workspace("skip");
+        let mut ctx = Context::new(Mode::Edit);
+        ctx.root = w.root.to_string_lossy().into_owned();
+        let w = w.with_permissions(Arc::new(Mutex::new(ctx)));
+        w.write("src/a.txt", "token here\n").unwrap();
+        w.write(".env", "TOKEN=secret-token\n").unwrap();
+        w.write("config/.ENV.local", "TOKEN=secret-token\n")
+            .unwrap();
+        std::fs::create_dir_all(w.root.join(".ssh")).unwrap();
+        std::fs::write(w.root.join(".ssh/id_rsa"), "token key").unwrap();
+        let found = w.grep("token", None, None).unwrap();
+        assert_eq!(found, "src/a.txt:1: token here");
+        let all = w.glob("**/*", None).unwrap();
+        assert!(
+            !all.contains(".env") && !all.contains(".ENV") && !all.contains("id_rsa"),
+            "{all}"
+        );
+        let listed = w.list(None).unwrap();
+        assert!(!listed.contains(".env"), "{listed}");
+        // Named directly, they are still passed over.
+        assert_eq!(
+            w.grep("token", Some(".env"), None).unwrap(),
+            "(nothing found)"
+        );
+        assert_eq!(
+            w.grep("token", Some(".ssh"), None).unwrap(),
+            "(nothing found)"
+        );
+        assert_eq!(w.list(Some(".ssh")).unwrap(), "");
+        // Without permissions (a bare workspace) nothing is skipped: the skipping is the rules'.
+        let bare = Workspace::new(w.root.clone());
+        assert!(bare
+            .grep("token", Some(".env"), None)
+            .unwrap()
+            .contains("secret"));
+        assert!(bare
+            .grep("token", Some(".ssh"), None)
+            .unwrap()
+            .contains("id_rsa"));
+    }
+
+    /// Whether a process whose command line holds `marker` is alive (read from /proc).
+    fn alive(marker: &str) -> bool {
+        std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
+            std::fs::read(e.path().join("cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(marker))
+        })
+    }
+
+    #[tokio::test]
+    async fn a_timeout_kills_the_commands_children_too() {
+        let w = workspace("group");
+        // A child that would outlive bash: a sleeper forked into the background, then a wait.
+        let marker = format!("98{}", std::process::id() % 1000);
+        let line = format!("sleep {marker} & sleep {marker}");
+        let ran = bash(&w.root, &line, Duration::from_millis(300))
+            .await
+            .unwrap();
+        assert!(ran.timed_out);
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(!alive(&format!("sleep {marker}")), "a sleeper lives on");
+    }
+
+    #[tokio::test]
+    async fn a_background_child_does_not_hold_the_call() {
+        let w = workspace("background");
+        let started = std::time::Instant::now();
+        let ran = bash(&w.root, "echo started; sleep 30 &", Duration::from_secs(20))
+            .await
+            .unwrap();
+        assert_eq!(ran.output, "started\n");
+        assert!(!ran.timed_out);
+        assert!(started.elapsed() < Duration::from_secs(10));
+        let _ = std::process::Command::new("pkill")
+            .args(["-f", "sleep 30"])
+            .status();
+    }
+
+    /// The process's peak resident memory, in KB (`VmHWM`).
+    fn peak_kb() -> u64 {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    }
+
+    #[tokio::test]
+    async fn output_is_kept_bounded_whatever_is_printed() {
+        let w = workspace("flood");
+        let before = peak_kb();
+        // 300 MB through the pipe; what is kept is its first and last bytes.
+        let ran = bash(
+            &w.root,
+            "head -c 300000000 /dev/zero | tr '\\0' x; echo; echo end",
+            Duration::from_secs(120),
+        )
+        .await
+        .unwrap();
+        assert!(
+            ran.output.len() < OUTPUT_MAX + 200,
+            "{} bytes",
+            ran.output.len()
+        );
+        assert!(ran.output.contains("more bytes not shown"));
+        assert!(ran.output.ends_with("end\n"));
+        assert!(ran.output.starts_with("xxxx"));
+        // Kept whole, 300 MB would be read into memory at least once.
+        let grown = peak_kb().saturating_sub(before);
+        assert!(grown < 64 * 1024, "peak memory grew by {grown} KB");
     }
 }
 

@@ -662,7 +662,14 @@ impl Walker<'_> {
                 return Holds::No;
             };
             let mut h = Holds::No;
-            for w in &opts.operands {
+            let operands: &[&Word] = match e.target_operand.as_deref() {
+                Some("last") if opts.operands.len() > 1 => {
+                    opts.operands.get(opts.operands.len() - 1..).unwrap_or(&[])
+                }
+                Some("last") => &[],
+                _ => &opts.operands,
+            };
+            for w in operands {
                 let word = match &e.target_prefix {
                     Some(prefix) if !w.dynamic() => match w.text.strip_prefix(prefix.as_ref()) {
                         Some(rest) => strip_word_prefix(w, prefix.chars().count(), rest),
@@ -1162,9 +1169,19 @@ fn broad_contents(path: &str) -> Option<&str> {
 pub fn path_meets(a: &str, b: &str) -> bool {
     let sa: Vec<&str> = a.split('/').filter(|s| !s.is_empty()).collect();
     let sb: Vec<&str> = b.split('/').filter(|s| !s.is_empty()).collect();
-    a.starts_with('/') == b.starts_with('/')
-        && sa.len() == sb.len()
-        && sa.iter().zip(&sb).all(|(x, y)| glob_meets(x, y))
+    a.starts_with('/') == b.starts_with('/') && segments_meet(&sa, &sb)
+}
+
+/// Segment by segment; a `**` segment of `b` (a set's pattern) stands for any segments.
+fn segments_meet(a: &[&str], b: &[&str]) -> bool {
+    match (a.split_first(), b.split_first()) {
+        (_, Some((&"**", rest))) => {
+            (0..=a.len()).any(|k| segments_meet(a.get(k..).unwrap_or(&[]), rest))
+        }
+        (Some((x, ra)), Some((y, rb))) => glob_meets(x, y) && segments_meet(ra, rb),
+        (None, None) => true,
+        _ => false,
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

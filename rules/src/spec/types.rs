@@ -657,7 +657,7 @@ spec_struct! {
 
 spec_struct! {
     /// Paths a hardline entry protects: `exact` paths, and `patterns` whose `*` and `?` stand
-    /// within one path segment (as a shell's globs do). A target that is a glob is in the set
+    /// within one path segment (as a shell's globs do) and whose `**` stands for any segments. A target that is a glob is in the set
     /// when it can match one of them.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
@@ -692,6 +692,9 @@ spec_struct! {
         /// Only operands that start with this are targets, read after it (`of=`).
         #[serde(default)]
         pub target_prefix: Option<Str>,
+        /// `last`: only the last operand is a target (a copy's destination).
+        #[serde(default)]
+        pub target_operand: Option<Str>,
         /// An operand matches one of these.
         #[serde(default)]
         pub operands: List<Str>,
