@@ -10,6 +10,7 @@
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use lembas_rules::conformance::run_file;
 use lembas_rules::delegation::{who_decides, Grant, Subagent};
+use lembas_rules::permission::plain::{analyse, Place};
 use lembas_rules::permission::{evaluate, Context, Mode, Request, RiskClass};
 use lembas_rules::progress::{line, Phase, Progress};
 use std::time::Duration;
@@ -110,6 +111,89 @@ fn rules(c: &mut Criterion) {
 
 /// A tree of 32 agents (the main agent, 7 sub-managers with 3 subagents each, 3 more) and a room
 /// of 10,000 messages: team_read of the newest 50 and one delivery look only at what they need.
+/// The command reader (issue: fail closed): every line of the permission case files read and
+/// judged in auto, the longest nested line of the corpus, and a 100 KB line.
+fn reader(c: &mut Criterion) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance");
+    let mut lines: Vec<String> = Vec::new();
+    for f in ["permission.json", "hostile.json", "delegation.json"] {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join(f)).unwrap()).unwrap();
+        for case in v["cases"].as_array().unwrap() {
+            if let Some(l) = case["request"]["line"].as_str() {
+                lines.push(l.to_string());
+            }
+        }
+    }
+    let auto = Context::new(Mode::Auto);
+    let requests: Vec<Request> = lines.iter().map(|l| Request::bash(l)).collect();
+    let place = Place {
+        root: "/project",
+        home: None,
+    };
+    println!("reader: {} corpus lines", lines.len());
+    c.bench_function(
+        "reader: every corpus line judged in auto (all lines)",
+        |b| {
+            b.iter(|| {
+                for r in &requests {
+                    black_box(evaluate(black_box(r), &auto));
+                }
+            })
+        },
+    );
+    // Shells inside substitutions inside shells, as deep as the reader goes.
+    let mut nested = String::from("rm -rf /");
+    for _ in 0..8 {
+        nested = format!("bash -c \"$(echo {})\" x", nested.replace('"', "\\\""));
+    }
+    println!("reader: the nested line is {} bytes", nested.len());
+    c.bench_function("reader: nested bash -c $(…) line, judged", |b| {
+        b.iter(|| evaluate(black_box(&Request::bash(&nested)), &auto))
+    });
+    let words = "ls -la src/ && git status; echo done | tee -a log.txt; ".repeat(15_000 / 55 + 1);
+    let big = words.get(..15_000).unwrap_or(&words).to_string();
+    c.bench_function("reader: a 15 KB line (under the size limit), read", |b| {
+        b.iter(|| analyse(black_box(&big), place))
+    });
+    // Lines made to be slow to read, just under the size limit.
+    let crafted = [
+        ("cd", "cd a; ".repeat(2700)),
+        ("ln -s", "ln -s a b; ".repeat(1400)),
+        ("find -exec", "find a b c d -exec rm {} + ; ".repeat(500)),
+        (
+            "for",
+            "for x in a b c d e f g h; do rm -rf $x; done; ".repeat(300),
+        ),
+        (
+            "variables",
+            (1..900)
+                .map(|i| format!("X{i}=$X{}; ", i - 1))
+                .collect::<String>()
+                + "rm -rf $X899",
+        ),
+        (
+            "find starts",
+            format!(
+                "find {} {}",
+                "d ".repeat(600),
+                "-exec rm {} + ".repeat(1000)
+            ),
+        ),
+    ];
+    c.bench_function("reader: six lines crafted to be slow (all six)", |b| {
+        b.iter(|| {
+            for (_, l) in &crafted {
+                black_box(analyse(black_box(l), place));
+            }
+        })
+    });
+    let huge = "echo x; ".repeat(100_000 / 8);
+    c.bench_function("reader: a 100 KB line, judged", |b| {
+        b.iter(|| evaluate(black_box(&Request::bash(&huge)), &auto))
+    });
+}
+
 fn team(c: &mut Criterion) {
     use lembas_rules::team::{Team, TeamOptions};
     use serde_json::json;
@@ -196,6 +280,6 @@ fn team(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().warm_up_time(Duration::from_millis(800)).measurement_time(Duration::from_secs(3));
-    targets = rules, team
+    targets = rules, reader, team
 }
 criterion_main!(benches);

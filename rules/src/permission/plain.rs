@@ -52,6 +52,7 @@ pub fn analyse(line: &str, place: Place<'_>) -> Analysis {
         out: Analysis::default(),
         cwds: Some(vec![place.root.to_string()]),
         links: Vec::new(),
+        links_lost: false,
     };
     walker.out.commands = reading
         .commands
@@ -59,11 +60,7 @@ pub fn analyse(line: &str, place: Place<'_>) -> Analysis {
         .filter(|c| !c.words.is_empty())
         .map(shell::Command::text)
         .collect();
-    let scope = Scope {
-        reading: &reading,
-        positional: Some(vec![Some("bash".to_string())]),
-        find: Vec::new(),
-    };
+    let scope = Scope::new(&reading, Some(vec![Some("bash".to_string())]));
     walker.reading(&reading, &scope, 0);
     walker.out
 }
@@ -74,13 +71,42 @@ struct Scope<'a> {
     positional: Option<Vec<Option<String>>>,
     /// `{}` of a `find -exec`: the paths it stands for.
     find: Vec<String>,
+    /// Names some command of the reading names as a word (`read X`, `unset X`, `printf -v X`):
+    /// their values are not known.
+    mentioned: std::collections::BTreeSet<String>,
+}
+
+impl<'a> Scope<'a> {
+    fn new(reading: &'a Reading, positional: Option<Vec<Option<String>>>) -> Scope<'a> {
+        let mut mentioned = std::collections::BTreeSet::new();
+        for c in &reading.commands {
+            for w in c.argv().iter().skip(1) {
+                let t = w.text.as_str();
+                let name = shell::assignment_name(t)
+                    .or_else(|| t.split('[').next().filter(|n| shell::is_name(n)));
+                if let Some(n) = name {
+                    mentioned.insert(n.to_string());
+                }
+            }
+        }
+        Scope {
+            reading,
+            positional,
+            find: Vec::new(),
+            mentioned,
+        }
+    }
 }
 
 /// A name `find -exec`'s `{}` is read as (no variable has it).
 const FOUND: &str = "{}";
 
-/// At most this many values of one word are followed; more is unknown.
+/// At most this many values of one word, folders the line may be in and links it makes are
+/// followed; more is unknown.
 const MAX_VALUES: usize = 32;
+
+/// A variable whose value names another variable is followed this deep; deeper is unknown.
+const MAX_INDIRECTION: usize = 8;
 
 struct Walker<'a> {
     h: &'static HardlineFile,
@@ -90,6 +116,8 @@ struct Walker<'a> {
     cwds: Option<Vec<String>>,
     /// Symbolic links the line makes: (link, target), both absolute.
     links: Vec<(String, String)>,
+    /// The line makes links that are not followed: no path is known.
+    links_lost: bool,
 }
 
 /// A three-valued answer: a condition holds, may hold when the line runs, or does not.
@@ -320,11 +348,7 @@ impl Walker<'_> {
             return;
         }
         let reading = shell::read_nested(text, depth + 1);
-        let inner = Scope {
-            reading: &reading,
-            positional,
-            find: Vec::new(),
-        };
+        let inner = Scope::new(&reading, positional);
         self.reading(&reading, &inner, depth + 1);
     }
 
@@ -530,7 +554,7 @@ impl Walker<'_> {
                 _ => found = None,
             }
         }
-        let found = found.map(|f| {
+        let found = found.filter(|f| f.len() <= MAX_VALUES).map(|f| {
             f.iter()
                 .flat_map(|p| {
                     let base = p.trim_end_matches('/').to_string();
@@ -559,6 +583,7 @@ impl Walker<'_> {
                 reading: scope.reading,
                 positional: scope.positional.clone(),
                 find: found.clone().unwrap_or_default(),
+                mentioned: scope.mentioned.clone(),
             };
             if found.is_none() {
                 let cmd: Vec<Word> = cmd
@@ -795,6 +820,9 @@ impl Walker<'_> {
                         cwds.push(p);
                     }
                 }
+                if cwds.len() > MAX_VALUES {
+                    self.cwds = None;
+                }
             }
             _ => self.cwds = None,
         }
@@ -809,23 +837,31 @@ impl Walker<'_> {
         let [target, link] = opts.operands.as_slice() else {
             return;
         };
-        if let (Some(ts), Some(ls)) = (self.targets(target, scope), self.targets(link, scope)) {
-            for l in &ls {
-                for t in &ts {
-                    self.links.push((l.clone(), t.clone()));
+        match (self.targets(target, scope), self.targets(link, scope)) {
+            (Some(ts), Some(ls)) if self.links.len() + ts.len() * ls.len() <= MAX_VALUES => {
+                for l in &ls {
+                    for t in &ts {
+                        self.links.push((l.clone(), t.clone()));
+                    }
                 }
             }
+            // Links that cannot be followed: where any path leads is not known.
+            _ => self.links_lost = true,
         }
     }
 
     /// The values a word may have when it runs (globs kept as globs); `None` when one is unknown.
     fn values(&self, w: &Word, scope: &Scope<'_>) -> Option<Vec<String>> {
+        self.values_at(w, scope, 0)
+    }
+
+    fn values_at(&self, w: &Word, scope: &Scope<'_>, depth: usize) -> Option<Vec<String>> {
         let mut acc = vec![String::new()];
         for piece in &w.pieces {
             let options: Vec<String> = match piece {
                 Piece::Text { text, .. } => vec![text.clone()],
                 Piece::Parameter { name, quoted } => {
-                    let vals = self.parameter(name, scope)?;
+                    let vals = self.parameter(name, scope, depth)?;
                     if *quoted {
                         vals
                     } else {
@@ -854,7 +890,7 @@ impl Walker<'_> {
     }
 
     /// A parameter's possible values.
-    fn parameter(&self, name: &str, scope: &Scope<'_>) -> Option<Vec<String>> {
+    fn parameter(&self, name: &str, scope: &Scope<'_>, depth: usize) -> Option<Vec<String>> {
         if name == FOUND {
             return (!scope.find.is_empty()).then(|| scope.find.clone());
         }
@@ -884,14 +920,7 @@ impl Walker<'_> {
         }
         // The line's own variables: every value any binding gives, unless some command names
         // the variable (read, printf -v, unset, getopts, …).
-        let mentioned = scope.reading.commands.iter().any(|c| {
-            c.argv().iter().skip(1).any(|w| {
-                w.text == name
-                    || shell::assignment_name(&w.text) == Some(name)
-                    || w.text.starts_with(&format!("{name}["))
-            })
-        });
-        if mentioned {
+        if scope.mentioned.contains(name) || depth >= MAX_INDIRECTION {
             return None;
         }
         let mut out = Vec::new();
@@ -905,7 +934,10 @@ impl Walker<'_> {
                 {
                     return None;
                 }
-                out.extend(self.values(v, scope)?);
+                out.extend(self.values_at(v, scope, depth + 1)?);
+                if out.len() > MAX_VALUES {
+                    return None;
+                }
             }
         }
         bound.then_some(out)
@@ -923,12 +955,18 @@ impl Walker<'_> {
                 v
             };
             out.extend(self.resolve_all(&v)?);
+            if out.len() > MAX_VALUES {
+                return None;
+            }
         }
         Some(out)
     }
 
     /// A path read against every folder the line may be in, its links followed.
     fn resolve_all(&self, p: &str) -> Option<Vec<String>> {
+        if self.links_lost {
+            return None;
+        }
         let mut out = Vec::new();
         if p.starts_with('/') || p.starts_with('~') {
             out.push(resolve(self.place, "/", p));
@@ -1247,6 +1285,21 @@ fn tokens(s: &str) -> Vec<Token> {
     out
 }
 
+/// Whether a glob of one segment matches a plain name (no allocation for the common `*`
+/// patterns: a literal with one `*`).
+fn wildcard_segment(glob: &str, name: &str) -> bool {
+    if !glob.contains(['?', '[']) && glob.matches('*').count() == 1 {
+        if let Some((head, tail)) = glob.split_once('*') {
+            return name.len() >= head.len() + tail.len()
+                && name.starts_with(head)
+                && name.ends_with(tail);
+        }
+    }
+    let t = tokens(glob);
+    let name: Vec<Token> = name.chars().map(Token::Char).collect();
+    tokens_meet(&t, &name)
+}
+
 fn single_meets(a: &Token, b: &Token) -> bool {
     match (a, b) {
         (Token::Char(x), Token::Char(y)) => x == y,
@@ -1259,7 +1312,17 @@ fn single_meets(a: &Token, b: &Token) -> bool {
 
 /// Whether two globs of one segment can match a common name.
 fn glob_meets(a: &str, b: &str) -> bool {
-    let (ta, tb) = (tokens(a), tokens(b));
+    let special = |s: &str| s.contains(['*', '?', '[']);
+    match (special(a), special(b)) {
+        (false, false) => return a == b,
+        (false, true) => return wildcard_segment(b, a),
+        (true, false) => return wildcard_segment(a, b),
+        (true, true) => {}
+    }
+    tokens_meet(&tokens(a), &tokens(b))
+}
+
+fn tokens_meet(ta: &[Token], tb: &[Token]) -> bool {
     // seen[i][j]: a[i..] and b[j..] were tried.
     let w = tb.len() + 1;
     let mut seen = vec![false; (ta.len() + 1) * w];
