@@ -74,7 +74,7 @@ pub fn run(
                 continue;
             }
         };
-        let value: Value = match serde_json::from_str(&text) {
+        let value: Value = match lembas_rules::json::parse_strict(&text) {
             Ok(v) => v,
             Err(e) => {
                 writeln!(err, "{name}: not JSON: {e}")?;

@@ -47,7 +47,7 @@ pub fn json_error(e: &serde_json::Error) -> String {
 
 /// Reads a case file, or one case (an object with `expect` or `steps`) in `area`.
 pub fn read_file(name: &str, text: &str, builtin: bool) -> Result<CaseFile, String> {
-    let value: Value = serde_json::from_str(text).map_err(|e| json_error(&e))?;
+    let value: Value = lembas_rules::json::parse_strict(text).map_err(|e| json_error(&e))?;
     read_value(name, value, builtin, None)
 }
 

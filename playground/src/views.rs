@@ -77,7 +77,7 @@ pub fn App() -> impl IntoView {
         .unwrap_or_default();
     if hash.len() > 1 {
         match read_link(&hash).and_then(|(area, text, warning)| {
-            let value = serde_json::from_str::<Value>(&text).map_err(|e| json_error(&e))?;
+            let value = lembas_rules::json::parse_strict(&text).map_err(|e| json_error(&e))?;
             let file = read_value("from a link", value, false, Some(&area))?;
             Ok((file, warning))
         }) {

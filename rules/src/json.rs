@@ -6,6 +6,91 @@
 
 use serde_json::{Map, Value};
 
+/// Reads a JSON text as serde_json does, except that an object holding one key twice is an
+/// error naming the key (and, through serde_json, where it is): a case file or an argument is
+/// never read with one of its values silently dropped.
+pub fn parse_strict(text: &str) -> Result<Value, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let Strict(value) = serde::Deserialize::deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
+/// A JSON value read with duplicate keys refused.
+struct Strict(Value);
+
+impl<'de> serde::Deserialize<'de> for Strict {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Strict, D::Error> {
+        d.deserialize_any(StrictVisitor).map(Strict)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(StrictVisitor)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(Strict(v)) = seq.next_element()? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if out.contains_key(&key) {
+                return Err(serde::de::Error::custom(format!("duplicate key \"{key}\"")));
+            }
+            let Strict(v) = map.next_value()?;
+            out.insert(key, v);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
 /// A value as the spec's JSON writes it.
 pub trait ToJson {
     fn to_json(&self) -> Value;
@@ -168,6 +253,19 @@ macro_rules! words {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_duplicate_key_is_an_error_naming_it() {
+        let e = parse_strict("{\"a\": 1,\n \"b\": {\"c\": 1, \"c\": 2}}").unwrap_err();
+        assert!(e.to_string().contains("duplicate key \"c\""), "{e}");
+        assert!(e.to_string().contains("line 2"), "{e}");
+        assert_eq!(
+            parse_strict("{\"a\": [1, 2.5, null, true, \"x\"]}").unwrap(),
+            serde_json::json!({"a": [1, 2.5, null, true, "x"]})
+        );
+        assert!(parse_strict("{} x").is_err());
+        assert!(parse_strict(&"[".repeat(1000)).is_err());
+    }
     use crate::delegation::Answer;
     use crate::permission::{evaluate, Context, Mode, Request};
     use serde_json::json;

@@ -47,7 +47,7 @@ pub type ApiResult = Result<Value, ApiError>;
 /// Parses a JSON text coming from JavaScript (its `JSON.stringify`); serde_json's depth limit
 /// turns a too-deep value into an error, never a crash.
 pub fn parse(what: &str, text: &str) -> Result<Value, ApiError> {
-    serde_json::from_str(text).map_err(|e| ApiError {
+    crate::json::parse_strict(text).map_err(|e| ApiError {
         code: "not_json",
         message: format!("{what}: not JSON ({e})"),
     })

@@ -73,9 +73,17 @@ impl ApiTeam {
             Ok(o.opt_count(k)?
                 .map_or(dflt, |n| u32::try_from(n).unwrap_or(u32::MAX)))
         };
+        let (min, max) = (count("min", d.min)?, count("max", d.max)?);
+        if let Some(message) = Team::impossible_setting(min, max) {
+            return Err(InputError::Invalid {
+                path: "options".into(),
+                message,
+            }
+            .into());
+        }
         let team = Team::new(&TeamOptions {
-            min: count("min", d.min)?,
-            max: count("max", d.max)?,
+            min,
+            max,
             subagents: o.bool_or("subagents", true)?,
             capacity,
             model: o.opt_str("model")?.unwrap_or("m").to_string(),

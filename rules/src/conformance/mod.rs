@@ -175,8 +175,12 @@ pub fn run_case(area: &str, case: &Value) -> CaseResult {
         return fail(ConformanceError::UnknownArea(area.to_string()).to_string());
     };
     let outcome = outcome_of(area, case);
+    let empty = case
+        .get("expect")
+        .is_some_and(|e| e.as_object().is_some_and(|o| o.is_empty()));
     match outcome {
         Err(e) => fail(e.to_string()),
+        Ok(_) if empty => fail("expect: nothing to compare".into()),
         Ok(Outcome {
             actual,
             compare,
@@ -288,6 +292,29 @@ mod tests {
             None,
             "a case that cannot run says nothing"
         );
+    }
+
+    #[test]
+    fn an_empty_expect_is_a_failure() {
+        let case = json!({"request": {"tool": "bash", "line": "ls"}, "context": {"mode": "auto"}, "expect": {}});
+        let r = run_case("permission", &case);
+        assert!(!r.pass);
+        assert_eq!(r.message.as_deref(), Some("expect: nothing to compare"));
+    }
+
+    #[test]
+    fn an_impossible_team_setting_is_refused() {
+        for (min, max, says) in [
+            (0, 0, "min: a team has at least 1"),
+            (9, 2, "min: 9 is more than max 2"),
+            (1, 0, "max: a team"),
+        ] {
+            let case = json!({"start": {"min": min, "max": max, "capacity": {}}, "steps": [{"op": "state", "expect": {"live": 1}}]});
+            let r = run_case("team", &case);
+            assert!(!r.pass, "{min}/{max}");
+            let m = r.message.unwrap_or_default();
+            assert!(m.contains(says), "{m}");
+        }
     }
 
     #[test]

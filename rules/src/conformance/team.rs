@@ -230,6 +230,12 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
     };
     let min = u32::try_from(start.count("min")?).unwrap_or(u32::MAX);
     let max = u32::try_from(start.count("max")?).unwrap_or(u32::MAX);
+    if let Some(message) = Team::impossible_setting(min, max) {
+        return Err(InputError::Invalid {
+            path: "start".into(),
+            message,
+        });
+    }
     let mut team = Team::new(&TeamOptions {
         min,
         max,

@@ -323,6 +323,20 @@ impl Team {
         team
     }
 
+    /// Why a Subagents setting `{min, max}` cannot be a team's (team.md §2: 1 ≤ min ≤ max): the
+    /// case reader and the package refuse such a setting where a person's is lowered.
+    pub fn impossible_setting(min: u32, max: u32) -> Option<String> {
+        if min == 0 {
+            Some("min: a team has at least 1 agent (the main agent)".into())
+        } else if max == 0 {
+            Some("max: a team has at least 1 agent (the main agent)".into())
+        } else if min > max {
+            Some(format!("min: {min} is more than max {max}"))
+        } else {
+            None
+        }
+    }
+
     /// The Subagents setting `{min, max}`, read as team.md §2 says: 1 ≤ min ≤ max ≤ cap (lowered,
     /// never refused).
     pub fn set_setting(&mut self, min: u32, max: u32) {
