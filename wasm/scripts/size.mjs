@@ -1,11 +1,23 @@
-// The size of the package's .wasm against its budget: at most 300 KB, and 120 KB gzipped.
-// `--report` prints the figures; without it, a .wasm over the budget fails.
+// The size of the package's .wasm. Its budget is 300 KB, 120 KB gzipped. The fail-closed command
+// reader (permission/shell.rs and plain.rs with their data; issue "fail closed") took the package
+// from 273 KB (116 KB gzipped) to about 335 KB (143 KB gzipped) — a cost the issue says to pay
+// rather than weaken the reader — so the package is over its budget, and the README says by how
+// much. So that nothing else grows unseen, this check fails above the budget plus that allowance
+// (340 KB, 145 KB gzipped).
+// `--report` prints the figures and never fails.
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
+const BUDGET = { raw: 300_000, gz: 120_000 };
+const READER = { raw: 40_000, gz: 25_000 };
 const file = new URL("../pkg/lembas_wasm_bg.wasm", import.meta.url);
 const bytes = readFileSync(file);
 const gz = gzipSync(bytes, { level: 9 }).length;
 const kb = (n) => (n / 1000).toFixed(1);
-const over = bytes.length > 300_000 || gz > 120_000;
-console.log(`lembas_wasm_bg.wasm: ${kb(bytes.length)} KB, ${kb(gz)} KB gzipped (budget 300 KB, 120 KB gzipped)${over ? " — over the budget" : ""}`);
-if (over && !process.argv.includes("--report")) process.exit(1);
+const overBudget = bytes.length > BUDGET.raw || gz > BUDGET.gz;
+const overGuard = bytes.length > BUDGET.raw + READER.raw || gz > BUDGET.gz + READER.gz;
+const by = overBudget ? ` — over the budget by ${kb(Math.max(0, bytes.length - BUDGET.raw))} KB, ${kb(Math.max(0, gz - BUDGET.gz))} KB gzipped (the command reader; see the README)` : "";
+console.log(`lembas_wasm_bg.wasm: ${kb(bytes.length)} KB, ${kb(gz)} KB gzipped (budget ${kb(BUDGET.raw)} KB, ${kb(BUDGET.gz)} KB gzipped)${by}`);
+if (overGuard && !process.argv.includes("--report")) {
+  console.error(`size: over the budget plus the reader's cost (${kb(BUDGET.raw + READER.raw)} KB, ${kb(BUDGET.gz + READER.gz)} KB gzipped): something else grew`);
+  process.exit(1);
+}
