@@ -19,6 +19,45 @@ use super::wildcard;
 use crate::spec::spec;
 use crate::spec::types::{HardCommand, HardlineFile, TargetSet, Wrapper};
 
+/// The hardline entries and hidden writes by program name, made once from the static data: a
+/// command is matched against its own entries, not every entry's list of programs.
+struct Index {
+    commands: std::collections::BTreeMap<&'static str, Vec<usize>>,
+    /// Entries with a wildcard program (`mkfs.*`), matched one by one.
+    wild_commands: Vec<usize>,
+    writes: std::collections::BTreeMap<&'static str, Vec<usize>>,
+}
+
+fn index() -> &'static Index {
+    static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
+    INDEX.get_or_init(|| {
+        let h = spec().hardline;
+        let mut ix = Index {
+            commands: Default::default(),
+            wild_commands: Vec::new(),
+            writes: Default::default(),
+        };
+        for (i, e) in h.commands.iter().enumerate() {
+            for p in e.programs.iter() {
+                let p: &'static str = p.as_ref();
+                if p.contains(['*', '?']) {
+                    if !ix.wild_commands.contains(&i) {
+                        ix.wild_commands.push(i);
+                    }
+                } else {
+                    ix.commands.entry(p).or_default().push(i);
+                }
+            }
+        }
+        for (i, w) in h.writes.iter().enumerate() {
+            for p in w.programs.iter() {
+                ix.writes.entry(p.as_ref()).or_default().push(i);
+            }
+        }
+        ix
+    })
+}
+
 /// What a line runs, read plainly.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Analysis {
@@ -72,29 +111,37 @@ struct Scope<'a> {
     /// `{}` of a `find -exec`: the paths it stands for.
     find: Vec<String>,
     /// Names some command of the reading names as a word (`read X`, `unset X`, `printf -v X`):
-    /// their values are not known.
-    mentioned: std::collections::BTreeSet<String>,
+    /// their values are not known. Made when a variable is first looked up.
+    mentioned: std::cell::OnceCell<std::collections::BTreeSet<String>>,
 }
 
 impl<'a> Scope<'a> {
     fn new(reading: &'a Reading, positional: Option<Vec<Option<String>>>) -> Scope<'a> {
-        let mut mentioned = std::collections::BTreeSet::new();
-        for c in &reading.commands {
-            for w in c.argv().iter().skip(1) {
-                let t = w.text.as_str();
-                let name = shell::assignment_name(t)
-                    .or_else(|| t.split('[').next().filter(|n| shell::is_name(n)));
-                if let Some(n) = name {
-                    mentioned.insert(n.to_string());
-                }
-            }
-        }
         Scope {
             reading,
             positional,
             find: Vec::new(),
-            mentioned,
+            mentioned: std::cell::OnceCell::new(),
         }
+    }
+
+    fn mentions(&self, name: &str) -> bool {
+        self.mentioned
+            .get_or_init(|| {
+                let mut mentioned = std::collections::BTreeSet::new();
+                for c in &self.reading.commands {
+                    for w in c.argv().iter().skip(1) {
+                        let t = w.text.as_str();
+                        let name = shell::assignment_name(t)
+                            .or_else(|| t.split('[').next().filter(|n| shell::is_name(n)));
+                        if let Some(n) = name {
+                            mentioned.insert(n.to_string());
+                        }
+                    }
+                }
+                mentioned
+            })
+            .contains(name)
     }
 }
 
@@ -611,11 +658,18 @@ impl Walker<'_> {
             .first()
             .is_some_and(|a| matches!(a.text.as_str(), "--help" | "--version"));
         if !help {
-            for e in h.commands.iter() {
-                if e.programs.iter().any(|p| wildcard::matches(p, program)) {
-                    let holds = self.entry(e, args, scope);
-                    self.hit(e, part.clone(), holds);
-                }
+            let ix = index();
+            let mut entries: Vec<usize> = ix.commands.get(program).cloned().unwrap_or_default();
+            entries.extend(ix.wild_commands.iter().copied().filter(|&i| {
+                h.commands
+                    .get(i)
+                    .is_some_and(|e| e.programs.iter().any(|p| wildcard::matches(p, program)))
+            }));
+            entries.sort_unstable();
+            entries.dedup();
+            for e in entries.into_iter().filter_map(|i| h.commands.get(i)) {
+                let holds = self.entry(e, args, scope);
+                self.hit(e, part.clone(), holds);
             }
         }
         self.hidden_writes(program, args, scope, &part);
@@ -724,10 +778,10 @@ impl Walker<'_> {
 
     /// The files a writing program names (hardline.json `writes`).
     fn hidden_writes(&mut self, program: &str, args: &[Word], scope: &Scope<'_>, part: &str) {
-        for wr in self.h.writes.iter() {
-            if !wr.programs.iter().any(|p| p == program) {
-                continue;
-            }
+        let Some(entries) = index().writes.get(program) else {
+            return;
+        };
+        for wr in entries.iter().filter_map(|&i| self.h.writes.get(i)) {
             let opts = Options::read(args, |w| self.values(w, scope));
             if !wr.subcommands.is_empty()
                 && !opts
@@ -920,7 +974,7 @@ impl Walker<'_> {
         }
         // The line's own variables: every value any binding gives, unless some command names
         // the variable (read, printf -v, unset, getopts, …).
-        if scope.mentioned.contains(name) || depth >= MAX_INDIRECTION {
+        if scope.mentions(name) || depth >= MAX_INDIRECTION {
             return None;
         }
         let mut out = Vec::new();
