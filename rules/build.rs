@@ -43,6 +43,30 @@ fn emit<T: serde::de::DeserializeOwned + Rust>(
     Ok(())
 }
 
+/// Every action of the default rules is a word the rules know: a file that says otherwise fails
+/// the build (the rules never run with fewer defaults than the file gives).
+fn check_defaults(path: &Path) -> Result<(), Box<dyn Error>> {
+    let (file, _) = read::<types::DefaultsFile>(path)?;
+    let known = |w: &str| matches!(w, "allow" | "ask" | "deny");
+    for (key, value) in file.permission.0.iter() {
+        let words: Vec<(String, &str)> = match value {
+            types::SettingValue::Action(a) => vec![(key.to_string(), a.as_ref())],
+            types::SettingValue::Patterns(list) => list
+                .iter()
+                .map(|(p, a)| (format!("{key}.{p}"), a.as_ref()))
+                .collect(),
+        };
+        for (at, word) in words {
+            if !known(word) {
+                return Err(
+                    format!("{}: {at}: \"{word}\" is not an action", path.display()).into(),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 fn main() -> Result<(), Box<dyn Error>> {
     let spec = Path::new("spec");
     println!("cargo:rerun-if-changed=src/spec/types.rs");
@@ -52,6 +76,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     emit::<types::Blocks>(&mut out, "BLOCKS", &spec.join("blocks.json"))?;
     emit::<types::ModesFile>(&mut out, "MODES", &spec.join("permission/modes.json"))?;
     emit::<types::DefaultsFile>(&mut out, "DEFAULTS", &spec.join("permission/defaults.json"))?;
+    check_defaults(&spec.join("permission/defaults.json"))?;
     emit::<types::ArityFile>(&mut out, "ARITY", &spec.join("permission/arity.json"))?;
     emit::<types::HardlineFile>(&mut out, "HARDLINE", &spec.join("permission/hardline.json"))?;
     println!("cargo:rerun-if-changed=spec/tools");

@@ -548,17 +548,25 @@ impl Engine {
             done.push((*at, tool.clone(), output));
         } else {
             let mut set = tokio::task::JoinSet::new();
+            // Which call each task runs, so a task that fails still answers its own call.
+            let mut calls = std::collections::HashMap::new();
             for (at, tool, args) in group {
                 let w = self.workspace.clone();
-                set.spawn_blocking(move || {
+                let name = tool.clone();
+                let handle = set.spawn_blocking(move || {
                     let out = w.run(&tool, &args);
                     (at, tool, out)
                 });
+                calls.insert(handle.id(), (at, name));
             }
-            while let Some(r) = set.join_next().await {
+            while let Some(r) = set.join_next_with_id().await {
                 match r {
-                    Ok(x) => done.push(x),
-                    Err(e) => done.push((usize::MAX, String::new(), e.to_string())),
+                    Ok((_, x)) => done.push(x),
+                    Err(e) => {
+                        if let Some((at, tool)) = calls.remove(&e.id()) {
+                            done.push((at, tool, format!("the tool failed: {e}")));
+                        }
+                    }
                 }
             }
             done.sort_by_key(|(at, _, _)| *at);

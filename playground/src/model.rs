@@ -2,7 +2,7 @@
 //! each case run by the rules' one runner, the summary, the filters. Every verdict is
 //! `lembas_rules::conformance`'s; nothing here decides one.
 
-use lembas_rules::conformance::{run_case, summary, CaseResult, AREAS};
+use lembas_rules::conformance::{run_case, summary, Area, CaseResult};
 use serde_json::Value;
 
 mod builtin {
@@ -65,11 +65,11 @@ pub fn read_value(
         .get("area")
         .and_then(Value::as_str)
         .or(area)
-        .or_else(|| AREAS.iter().copied().find(|a| *a == name));
+        .or_else(|| Area::parse(name).map(Area::as_str));
     let Some(area) = file_area else {
         return Err("area: missing (give the file an `area`, or pick one)".into());
     };
-    if !AREAS.contains(&area) {
+    if Area::parse(area).is_none() {
         return Err(format!("area: unknown area \"{area}\""));
     }
     let cases = match map.get("cases") {

@@ -6,7 +6,7 @@ use crate::model::{
     builtin_files, differing_keys, json_error, read_value, run_all, summary_of, CaseFile, Filter,
     Row,
 };
-use lembas_rules::conformance::{run_case, AREAS};
+use lembas_rules::conformance::{run_case, Area};
 use lembas_rules::progress::{line, Progress};
 use leptos::prelude::*;
 use serde_json::Value;
@@ -201,7 +201,7 @@ fn Cases(
                     filter.update(|f| f.area = if v.is_empty() { None } else { Some(v) });
                 }>
                     <option value="">"every area"</option>
-                    {AREAS.iter().map(|a| view! { <option value=*a>{*a}</option> }).collect_view()}
+                    {Area::ALL.iter().map(|a| view! { <option value=a.as_str()>{a.as_str()}</option> }).collect_view()}
                 </select>
             </label>
             <label><input type="checkbox" on:change=move |ev| filter.update(|f| f.failures_only = event_target_checked(&ev)) />" failures only"</label>
@@ -215,7 +215,7 @@ fn Cases(
             }>
             <label for="paste">"Paste a case file, or one case of the area "</label>
             <select on:change=move |ev| paste_area.set(event_target_value(&ev))>
-                {AREAS.iter().map(|a| view! { <option value=*a>{*a}</option> }).collect_view()}
+                {Area::ALL.iter().map(|a| view! { <option value=a.as_str()>{a.as_str()}</option> }).collect_view()}
             </select>
             <textarea id="paste" data-testid="paste" rows="3" placeholder="{ \"area\": \"progress\", \"cases\": [ … ] }"
                 on:change=move |ev| on_paste(event_target_value(&ev))></textarea>

@@ -398,7 +398,12 @@ pub fn offer(options: &Value) -> ApiResult {
 // ── conformance ──────────────────────────────────────────────────────────────
 
 pub fn areas() -> Value {
-    Value::Array(conformance::AREAS.iter().map(|a| Value::from(*a)).collect())
+    Value::Array(
+        conformance::Area::ALL
+            .iter()
+            .map(|a| Value::from(a.as_str()))
+            .collect(),
+    )
 }
 
 /// `runCase(area, case)` → `{ pass, expected, actual, message? }`, as the native runner gives it.

@@ -22,8 +22,44 @@ use crate::json::{Object, ToJson};
 use serde_json::Value;
 use thiserror::Error;
 
-/// The areas this runner knows, in the order they are listed.
-pub const AREAS: &[&str] = &["progress", "delegation", "subagents", "permission", "team"];
+/// An area of cases: what a case file tests, and how its cases are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Area {
+    /// progress.md.
+    Progress,
+    /// subagents.md §7: who decides a subagent's call.
+    Delegation,
+    /// subagents.md §2–§4: which model a subagent runs on.
+    Subagents,
+    /// This project's permission files.
+    Permission,
+    /// subagents.md §5–§13: the main agent's tree.
+    Team,
+}
+
+words!(Area {
+    Progress => "progress",
+    Delegation => "delegation",
+    Subagents => "subagents",
+    Permission => "permission",
+    Team => "team",
+});
+
+impl Area {
+    /// Every area, in the order they are listed.
+    pub const ALL: [Area; 5] = [
+        Area::Progress,
+        Area::Delegation,
+        Area::Subagents,
+        Area::Permission,
+        Area::Team,
+    ];
+
+    /// The areas' names, joined by `", "` (for messages).
+    pub fn names() -> String {
+        Area::ALL.map(Area::as_str).join(", ")
+    }
+}
 
 /// How a case's result is compared with its `expect`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,43 +158,54 @@ serialize_as_json!(CaseResult, FileResult);
 pub enum ConformanceError {
     #[error("{0}")]
     Input(#[from] InputError),
-    #[error("area: unknown area \"{0}\" (the areas are {areas})", areas = AREAS.join(", "))]
+    #[error("area: unknown area \"{0}\" (the areas are {areas})", areas = Area::names())]
     UnknownArea(String),
     #[error("area: missing, and no file name to take it from")]
     NoArea,
 }
 
-fn area_of(name: &str) -> Option<&'static str> {
-    AREAS.iter().find(|a| **a == name).copied()
-}
-
 /// What an area makes of a case.
-fn outcome_of(area: &'static str, case: &Value) -> Result<Outcome, InputError> {
+fn outcome_of(area: Area, case: &Value) -> Result<Outcome, InputError> {
     let o = Obj::new("case", case)?;
-    if area == "team" {
-        return team::run(&o);
-    }
-    if !o.has("expect") {
+    if area != Area::Team && !o.has("expect") {
         return Err(InputError::Missing {
             path: "expect".into(),
         });
     }
     match area {
-        "progress" => progress::run(&o),
-        "delegation" => delegation::run(&o),
-        "subagents" => subagents::run(&o),
-        _ => permission::run(&o),
+        Area::Progress => progress::run(&o),
+        Area::Delegation => delegation::run(&o),
+        Area::Subagents => subagents::run(&o),
+        Area::Permission => permission::run(&o),
+        Area::Team => team::run(&o),
     }
 }
 
 /// Why the rules answered a case so (see [`Outcome::why`]): none for a case that cannot run or
 /// an area that says no more than its answer.
 pub fn why(area: &str, case: &Value) -> Option<Value> {
-    outcome_of(area_of(area)?, case).ok()?.why
+    outcome_of(Area::parse(area)?, case).ok()?.why
+}
+
+/// Runs one case of an area named by its word (an unknown area is the case's failure).
+pub fn run_case(area: &str, case: &Value) -> CaseResult {
+    match Area::parse(area) {
+        Some(area) => run_area_case(area, case),
+        None => CaseResult {
+            pass: false,
+            about: case
+                .get("about")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            expected: case.get("expect").cloned().unwrap_or(Value::Null),
+            actual: Value::Null,
+            message: Some(ConformanceError::UnknownArea(area.to_string()).to_string()),
+        },
+    }
 }
 
 /// Runs one case of an area.
-pub fn run_case(area: &str, case: &Value) -> CaseResult {
+pub fn run_area_case(area: Area, case: &Value) -> CaseResult {
     let about = case
         .get("about")
         .and_then(Value::as_str)
@@ -170,9 +217,6 @@ pub fn run_case(area: &str, case: &Value) -> CaseResult {
         expected: expected.clone(),
         actual: Value::Null,
         message: Some(message),
-    };
-    let Some(area) = area_of(area) else {
-        return fail(ConformanceError::UnknownArea(area.to_string()).to_string());
     };
     let outcome = outcome_of(area, case);
     let empty = case
@@ -243,14 +287,14 @@ pub fn run_file(file: &Value, name: Option<&str>) -> Result<FileResult, Conforma
         Some(a) => a,
         None => name.ok_or(ConformanceError::NoArea)?,
     };
-    let area = area_of(area).ok_or_else(|| ConformanceError::UnknownArea(area.to_string()))?;
+    let area = Area::parse(area).ok_or_else(|| ConformanceError::UnknownArea(area.to_string()))?;
     let cases = o.array("cases").map_err(|_| InputError::Missing {
         path: "cases".into(),
     })?;
-    let results: Vec<CaseResult> = cases.iter().map(|c| run_case(area, c)).collect();
+    let results: Vec<CaseResult> = cases.iter().map(|c| run_area_case(area, c)).collect();
     let passed = results.iter().filter(|r| r.pass).count();
     Ok(FileResult {
-        area: area.to_string(),
+        area: area.as_str().to_string(),
         passed,
         failed: results.len() - passed,
         results,

@@ -495,7 +495,9 @@ fn reasons() -> &'static crate::spec::types::ModeReasons {
 pub struct Prepared {
     pub permission: String,
     pub class: RiskClass,
-    parts: Vec<Part>,
+    /// Every part of the call: there is at least one (an empty line is the command "").
+    first: Part,
+    rest: Vec<Part>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -552,9 +554,6 @@ pub fn prepare(req: &Request, ctx: &Context) -> Prepared {
             for (abs, _) in read.writes {
                 path(&mut parts, abs, edit, RiskClass::Write);
             }
-            if parts.is_empty() {
-                parts.push(Part::Command(String::new()));
-            }
         }
         Target::Path(p) => {
             let abs = plain::resolve(place, &ctx.root, p);
@@ -562,10 +561,13 @@ pub fn prepare(req: &Request, ctx: &Context) -> Prepared {
         }
         Target::Tool => parts.push(Part::Tool),
     }
+    let mut parts = parts.into_iter();
     Prepared {
         permission: req.permission.clone(),
         class: req.class,
-        parts,
+        // A line with nothing to run is the command "", judged as one.
+        first: parts.next().unwrap_or(Part::Command(String::new())),
+        rest: parts.collect(),
     }
 }
 
@@ -611,7 +613,7 @@ impl Judge<'_> {
         if lower == path {
             return own;
         }
-        strictest([own, self.rule_or_mode(permission, &lower, class)])
+        strictest(own, [self.rule_or_mode(permission, &lower, class)])
     }
 
     fn rule_or_mode(&self, permission: &str, subject: &str, class: RiskClass) -> Decision {
@@ -678,7 +680,7 @@ impl Judge<'_> {
                         reason: fill(&reasons().outside_root, &[("path", abs)]),
                         decided_by: DecidedBy::OutsideRoot { path: abs.clone() },
                     });
-                    strictest([own, outside])
+                    strictest(own, [outside])
                 }
             },
         }
@@ -686,7 +688,10 @@ impl Judge<'_> {
 
     /// The strictest part; then auto turns an ask into allow, and unattended refuses it.
     fn decide(&self, prepared: &Prepared, unattended: bool) -> Decision {
-        let d = strictest(prepared.parts.iter().map(|p| self.part(prepared, p)));
+        let d = strictest(
+            self.part(prepared, &prepared.first),
+            prepared.rest.iter().map(|p| self.part(prepared, p)),
+        );
         if d.action != Action::Ask {
             return d;
         }
@@ -800,15 +805,15 @@ pub fn inside(root: &str, abs: &str) -> Option<String> {
 /// The permission key that a path outside the project root is checked under.
 pub const OUTSIDE_ROOT: &str = "external_directory";
 
-/// The strictest decision (the first of equals).
-pub fn strictest(decisions: impl IntoIterator<Item = Decision>) -> Decision {
-    let mut best: Option<Decision> = None;
-    for d in decisions {
-        if best.as_ref().is_none_or(|b| d.action > b.action) {
-            best = Some(d);
+/// The strictest of `first` and `rest` (the first of equals).
+pub fn strictest(first: Decision, rest: impl IntoIterator<Item = Decision>) -> Decision {
+    let mut best = first;
+    for d in rest {
+        if d.action > best.action {
+            best = d;
         }
     }
-    best.unwrap_or_else(|| by_mode(Mode::Plan, RiskClass::Execute))
+    best
 }
 
 /// Judges a call (see the module's docs for the order).

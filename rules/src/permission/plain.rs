@@ -19,45 +19,6 @@ use super::wildcard;
 use crate::spec::spec;
 use crate::spec::types::{HardCommand, HardlineFile, TargetSet, Wrapper};
 
-/// The hardline entries and hidden writes by program name, made once from the static data: a
-/// command is matched against its own entries, not every entry's list of programs.
-struct Index {
-    commands: std::collections::BTreeMap<&'static str, Vec<usize>>,
-    /// Entries with a wildcard program (`mkfs.*`), matched one by one.
-    wild_commands: Vec<usize>,
-    writes: std::collections::BTreeMap<&'static str, Vec<usize>>,
-}
-
-fn index() -> &'static Index {
-    static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
-    INDEX.get_or_init(|| {
-        let h = spec().hardline;
-        let mut ix = Index {
-            commands: Default::default(),
-            wild_commands: Vec::new(),
-            writes: Default::default(),
-        };
-        for (i, e) in h.commands.iter().enumerate() {
-            for p in e.programs.iter() {
-                let p: &'static str = p.as_ref();
-                if p.contains(['*', '?']) {
-                    if !ix.wild_commands.contains(&i) {
-                        ix.wild_commands.push(i);
-                    }
-                } else {
-                    ix.commands.entry(p).or_default().push(i);
-                }
-            }
-        }
-        for (i, w) in h.writes.iter().enumerate() {
-            for p in w.programs.iter() {
-                ix.writes.entry(p.as_ref()).or_default().push(i);
-            }
-        }
-        ix
-    })
-}
-
 /// What a line runs, read plainly.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Analysis {
@@ -648,31 +609,34 @@ impl Walker<'_> {
     /// and files it makes.
     fn judge(&mut self, program: &str, words: &[Word], scope: &Scope<'_>) {
         let args = words.get(1..).unwrap_or(&[]);
-        let part = words
-            .iter()
-            .map(|w| w.text.as_str())
-            .collect::<Vec<_>>()
-            .join(" ");
+        // The command as the refusal names it, written only when something is found.
+        let part = || {
+            words
+                .iter()
+                .map(|w| w.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         let h = self.h;
         let help = args
             .first()
             .is_some_and(|a| matches!(a.text.as_str(), "--help" | "--version"));
         if !help {
-            let ix = index();
-            let mut entries: Vec<usize> = ix.commands.get(program).cloned().unwrap_or_default();
-            entries.extend(ix.wild_commands.iter().copied().filter(|&i| {
-                h.commands
-                    .get(i)
-                    .is_some_and(|e| e.programs.iter().any(|p| wildcard::matches(p, program)))
-            }));
-            entries.sort_unstable();
-            entries.dedup();
-            for e in entries.into_iter().filter_map(|i| h.commands.get(i)) {
-                let holds = self.entry(e, args, scope);
-                self.hit(e, part.clone(), holds);
+            for e in h.commands.iter() {
+                if e.programs.iter().any(|p| names(p, program)) {
+                    let holds = self.entry(e, args, scope);
+                    if holds != Holds::No {
+                        self.hit(e, part(), holds);
+                    }
+                }
             }
         }
-        self.hidden_writes(program, args, scope, &part);
+        if h.writes
+            .iter()
+            .any(|w| w.programs.iter().any(|p| names(p, program)))
+        {
+            self.hidden_writes(program, args, scope, &part());
+        }
         if h.plain.changes_directory.iter().any(|c| c == program) {
             self.cd(args, scope);
         }
@@ -778,10 +742,10 @@ impl Walker<'_> {
 
     /// The files a writing program names (hardline.json `writes`).
     fn hidden_writes(&mut self, program: &str, args: &[Word], scope: &Scope<'_>, part: &str) {
-        let Some(entries) = index().writes.get(program) else {
-            return;
-        };
-        for wr in entries.iter().filter_map(|&i| self.h.writes.get(i)) {
+        for wr in self.h.writes.iter() {
+            if !wr.programs.iter().any(|p| names(p, program)) {
+                continue;
+            }
             let opts = Options::read(args, |w| self.values(w, scope));
             if !wr.subcommands.is_empty()
                 && !opts
@@ -1254,6 +1218,19 @@ fn broad_contents(path: &str) -> Option<&str> {
     let t = tokens(name);
     let broad = t.contains(&Token::Star) && t.iter().all(|t| !matches!(t, Token::Char(_)));
     broad.then_some(if dir.is_empty() { "/" } else { dir })
+}
+
+/// Whether an entry's program (a name, or a wildcard such as `mkfs.*`) names `program`.
+fn names(pattern: &str, program: &str) -> bool {
+    match pattern.as_bytes().first() {
+        Some(b'*' | b'?') => wildcard::matches(pattern, program),
+        // Most entries name other programs: their first letters differ.
+        first if first != program.as_bytes().first() => false,
+        _ => {
+            pattern == program
+                || (pattern.contains(['*', '?']) && wildcard::matches(pattern, program))
+        }
+    }
 }
 
 /// Whether two paths, each a glob whose `*`, `?` and `[…]` stand within a segment, can name the
