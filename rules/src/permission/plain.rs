@@ -233,7 +233,8 @@ impl Walker<'_> {
     /// The commands `words` runs, wrappers unwrapped.
     fn unwrap(&mut self, words: &[Word], scope: &Scope<'_>, fed: bool, depth: usize) {
         let Some(first) = words.first() else { return };
-        if first.dynamic() {
+        // A command name from an expansion or a glob (`/bin/r?`) is known only when it runs.
+        if first.dynamic() || first.glob() {
             self.opaque(Construct::CommandNameExpansion);
             return;
         }
@@ -983,6 +984,24 @@ impl Walker<'_> {
     /// A path read against every folder the line may be in, its links followed.
     fn resolve_all(&self, p: &str) -> Option<Vec<String>> {
         if self.links_lost {
+            return None;
+        }
+        // `~+` is the folder the line is in, `~-` the one before (not known).
+        if let Some(rest) = p
+            .strip_prefix("~+")
+            .filter(|r| r.is_empty() || r.starts_with('/'))
+        {
+            return Some(
+                self.cwds
+                    .as_ref()?
+                    .iter()
+                    .map(|c| resolve(self.place, "/", &format!("{c}{rest}")))
+                    .collect(),
+            );
+        }
+        if p.strip_prefix("~-")
+            .is_some_and(|r| r.is_empty() || r.starts_with('/'))
+        {
             return None;
         }
         let mut out = Vec::new();

@@ -137,15 +137,27 @@ impl Word {
         self.pieces.iter().any(|p| !matches!(p, Piece::Text { .. }))
     }
 
-    /// Whether an unquoted `*`, `?` or `[` makes it a glob.
+    /// Whether an unquoted `*`, `?`, or `[` with a `]` after it makes it a glob (a lone `[` is
+    /// the test command).
     pub fn glob(&self) -> bool {
-        self.pieces.iter().any(|p| match p {
-            Piece::Text {
+        let mut open = false;
+        for p in &self.pieces {
+            if let Piece::Text {
                 text,
                 quoted: false,
-            } => text.contains(['*', '?', '[']),
-            _ => false,
-        })
+            } = p
+            {
+                for c in text.chars() {
+                    match c {
+                        '*' | '?' => return true,
+                        '[' => open = true,
+                        ']' if open => return true,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        false
     }
 
     /// Whether it is plain unquoted text equal to `s` (a reserved word, an operator of `[`).

@@ -74,6 +74,10 @@ fn targets_read_through_variables_cd_links_and_shells() {
         "timeout 5 nice -n 3 nohup setsid rm -rf ~",
         "chroot / rm -rf /",
         "cp x /etc/passwd",
+        "cd / && rm -rf ~+",
+        "cd /usr; rm -rf ~+/*",
+        "date -s 2020-01-01",
+        "date --set='2020-01-01'",
         "install -m 755 x /usr/local/bin/git",
         "truncate -s0 /etc/passwd",
         "sed -i s/a/b/ /etc/ssh/sshd_config",
@@ -140,6 +144,9 @@ fn what_runs_text_of_its_own_is_opaque() {
         "set -- /; rm -rf \"$@\"",
         "PATH=/tmp/evil:$PATH ls",
         "declare -i x=1",
+        "/bin/r? -rf /",
+        "/???/rm -rf /",
+        "/usr/bin/[r]m -rf /",
     ] {
         assert!(analyse(line, PLACE).opaque.is_some(), "{line}");
     }
@@ -147,6 +154,7 @@ fn what_runs_text_of_its_own_is_opaque() {
         "set -euo pipefail; ls",
         "export A=1 && npm test",
         "X=1 make",
+        "[ -f x ] && echo y",
     ] {
         assert!(analyse(line, PLACE).opaque.is_none(), "{line}");
     }
