@@ -185,6 +185,11 @@ impl Walker<'_> {
                 self.opaque(Construct::UnsafeVariable);
             }
             let fed = cmd.piped || cmd.redirects.iter().any(|r| r.feeds_input());
+            for r in cmd.redirects.iter().filter(|r| r.feeds_input()) {
+                if matches!(r.op, shell::RedirectOp::Read | shell::RedirectOp::ReadWrite) {
+                    self.secret_read(&r.target, scope);
+                }
+            }
             for r in cmd.redirects.iter().filter(|r| r.writes_file()) {
                 let part = format!("{} {}", r.op.as_str(), r.target.text);
                 self.write_target(&r.target, scope, &part);
@@ -632,6 +637,7 @@ impl Walker<'_> {
                 }
             }
         }
+        self.secret_reads(args, scope);
         if h.writes
             .iter()
             .any(|w| w.programs.iter().any(|p| names(p, program)))
@@ -643,6 +649,41 @@ impl Walker<'_> {
         }
         if h.plain.links.iter().any(|c| c == program) {
             self.link(args, scope);
+        }
+    }
+
+    /// Operands that name a path no tool may read (keys, a process's environment): a command
+    /// reading them is refused as the read tool would be.
+    fn secret_reads(&mut self, args: &[Word], scope: &Scope<'_>) {
+        for w in args {
+            self.secret_read(w, scope);
+        }
+    }
+
+    fn secret_read(&mut self, w: &Word, scope: &Scope<'_>) {
+        let fragments = secret_fragments();
+        let may = |t: &str| {
+            fragments.iter().any(|f| {
+                t.as_bytes()
+                    .windows(f.len())
+                    .any(|w| w.eq_ignore_ascii_case(f.as_bytes()))
+            })
+        };
+        // Most words name nothing secret: look closer only at those that may.
+        if !w.dynamic() && !may(&w.text) {
+            return;
+        }
+        let Some(paths) = self.targets(w, scope) else {
+            return;
+        };
+        for p in paths.iter().filter(|p| may(p)) {
+            if let Some(found) =
+                super::hardline::check_path(p, super::RiskClass::Read, self.place.home)
+                    .filter(|f| !f.ask)
+            {
+                self.out.hits.push(found.hit);
+                return;
+            }
         }
     }
 
@@ -1237,6 +1278,32 @@ fn broad_contents(path: &str) -> Option<&str> {
     let t = tokens(name);
     let broad = t.contains(&Token::Star) && t.iter().all(|t| !matches!(t, Token::Char(_)));
     broad.then_some(if dir.is_empty() { "/" } else { dir })
+}
+
+/// The literal pieces (three characters or more) of the paths no tool may read, in lower case,
+/// made once: a word holding none of them names no such path.
+fn secret_fragments() -> &'static [String] {
+    static FRAGMENTS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    FRAGMENTS.get_or_init(|| {
+        let mut out: Vec<String> = Vec::new();
+        for e in spec().hardline.paths.iter() {
+            if e.ask || !e.classes.iter().any(|c| c == "read") {
+                continue;
+            }
+            for p in e.patterns.iter() {
+                // The longest literal piece of the pattern stands for it.
+                let longest = p
+                    .split(['*', '?', '/'])
+                    .max_by_key(|f| f.len())
+                    .unwrap_or("")
+                    .to_lowercase();
+                if longest.len() >= 3 && !out.contains(&longest) {
+                    out.push(longest);
+                }
+            }
+        }
+        out
+    })
 }
 
 /// Whether an entry's program (a name, or a wildcard such as `mkfs.*`) names `program`.

@@ -183,3 +183,29 @@ fn hidden_writes_are_writes() {
     assert_eq!(writes("echo x | tee /etc/x"), ["/etc/x"]);
     assert!(writes("git diff HEAD").is_empty());
 }
+
+#[test]
+fn a_command_reading_a_secret_is_refused_as_the_read_tool_would_be() {
+    for line in [
+        "cat /proc/self/environ",
+        "cat /proc/1/environ | tr '\\0' '\\n'",
+        "xxd /proc/self/mem",
+        "cat ~/.ssh/id_rsa",
+        "tar czf keys.tgz ~/.ssh",
+        "cp ~/.SSH/id_ed25519 ./k",
+        "grep -r KEY < /proc/self/environ",
+        "base64 /home/me/.gnupg/private-keys-v1.d/x.key",
+        "cd /proc/self && cat environ",
+        "cat /proc/*/environ",
+    ] {
+        assert!(refused(line), "{line}");
+    }
+    for line in [
+        "cat /proc/cpuinfo",
+        "ls ~/.sshrc-notes",
+        "cat environ.txt",
+        "ssh-keygen -l -f key.pub",
+    ] {
+        assert!(!refused(line), "{line}");
+    }
+}
