@@ -230,6 +230,22 @@ words!(RedirectOp {
     HereDocumentTabs => "<<-",
 });
 
+/// Every operator, each before any that begins its spelling (`&>>` before `&>`, `<<<` before `<<`).
+const REDIRECT_OPS: [RedirectOp; 12] = [
+    RedirectOp::AppendBoth,
+    RedirectOp::WriteBoth,
+    RedirectOp::HereString,
+    RedirectOp::HereDocumentTabs,
+    RedirectOp::HereDocument,
+    RedirectOp::Append,
+    RedirectOp::Clobber,
+    RedirectOp::DuplicateOut,
+    RedirectOp::DuplicateIn,
+    RedirectOp::ReadWrite,
+    RedirectOp::Write,
+    RedirectOp::Read,
+];
+
 /// A redirection: its descriptor (when written), its operator and its target.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Redirect {
@@ -838,45 +854,18 @@ impl Parser<'_> {
             fd = Some(fd.unwrap_or(0).saturating_mul(10).saturating_add(d));
             self.i += 1;
         }
-        let op = if self.starts("&>>") {
-            self.i += 3;
-            RedirectOp::AppendBoth
-        } else if self.starts("&>") {
-            self.i += 2;
-            RedirectOp::WriteBoth
-        } else if self.starts("<<<") {
-            self.i += 3;
-            RedirectOp::HereString
-        } else if self.starts("<<-") {
-            self.i += 3;
-            RedirectOp::HereDocumentTabs
-        } else if self.starts("<<") {
-            self.i += 2;
-            RedirectOp::HereDocument
-        } else if self.starts("<(") || self.starts(">(") {
+        if self.starts("<(") || self.starts(">(") {
             return Err(self.fail(Construct::ProcessSubstitution));
-        } else if self.starts(">>") {
-            self.i += 2;
-            RedirectOp::Append
-        } else if self.starts(">|") {
-            self.i += 2;
-            RedirectOp::Clobber
-        } else if self.starts(">&") {
-            self.i += 2;
-            RedirectOp::DuplicateOut
-        } else if self.starts("<&") {
-            self.i += 2;
-            RedirectOp::DuplicateIn
-        } else if self.starts("<>") {
-            self.i += 2;
-            RedirectOp::ReadWrite
-        } else if self.starts(">") {
-            self.i += 1;
-            RedirectOp::Write
-        } else {
-            self.i += 1;
-            RedirectOp::Read
+        }
+        // The operators, longest spelling first; their spellings are their words.
+        let Some(op) = REDIRECT_OPS
+            .iter()
+            .copied()
+            .find(|op| self.starts(op.as_str()))
+        else {
+            return Err(self.fail(Construct::Syntax));
         };
+        self.i += op.as_str().chars().count();
         if fd.is_some() && matches!(op, RedirectOp::WriteBoth | RedirectOp::AppendBoth) {
             return Err(self.fail(Construct::Syntax));
         }

@@ -157,3 +157,20 @@ fn here_documents_are_read_exactly() {
     );
     assert_eq!(opaque("cat <<$X\nEOF"), Some(Construct::HereDocument));
 }
+
+#[test]
+fn every_redirection_operator_is_reachable_in_the_table() {
+    for (i, a) in REDIRECT_OPS.iter().enumerate() {
+        for b in REDIRECT_OPS.iter().skip(i + 1) {
+            assert!(
+                !b.as_str().starts_with(a.as_str()),
+                "{} comes before {} and hides it",
+                a.as_str(),
+                b.as_str()
+            );
+        }
+        let line = format!("cat {} x", a.as_str());
+        let r = read(&line);
+        assert_eq!(r.commands.first().map(|c| c.redirects[0].op), Some(*a), "{line}");
+    }
+}
