@@ -541,7 +541,7 @@ impl Engine {
         let mut done = Vec::with_capacity(group.len());
         if let [(at, tool, args)] = group.as_slice() {
             let output = if tool == "bash" {
-                run_bash(&self.workspace.root, args).await
+                run_bash(&self.workspace, args).await
             } else {
                 self.workspace.run(tool, args)
             };

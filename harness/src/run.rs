@@ -93,6 +93,7 @@ pub async fn run(o: RunOptions) -> Result<i32> {
         provider,
         workspace: Workspace::new(root.clone())
             .with_home(home)
+            .with_secret(s.api_key.as_deref())
             .with_permissions(Arc::clone(&permissions)),
         permissions,
         asker,

@@ -73,6 +73,8 @@ pub struct Workspace {
     pub root: PathBuf,
     home: Option<String>,
     permissions: Option<Arc<Mutex<Context>>>,
+    /// Environment variables the commands it runs do not get (those holding the API key).
+    hidden_env: Vec<String>,
 }
 
 impl Workspace {
@@ -83,7 +85,23 @@ impl Workspace {
             root: std::fs::canonicalize(&root).unwrap_or(root),
             home: None,
             permissions: None,
+            hidden_env: vec!["LEMBAS_API_KEY".into()],
         }
+    }
+
+    /// The API key the session uses: no variable of the environment that holds it reaches a
+    /// command the agent runs (a model could print it otherwise).
+    pub fn with_secret(mut self, secret: Option<&str>) -> Workspace {
+        if let Some(secret) = secret.filter(|s| !s.is_empty()) {
+            for (name, value) in std::env::vars_os() {
+                if value.to_str() == Some(secret) {
+                    if let Some(name) = name.to_str() {
+                        self.hidden_env.push(name.to_string());
+                    }
+                }
+            }
+        }
+        self
     }
 
     /// The person's home, for `~/…` (the harness passes `$HOME`).
@@ -435,7 +453,21 @@ const AFTER_END: Duration = Duration::from_millis(200);
 /// `timeout` the whole group is killed. Its output is kept bounded in memory ([`Kept`]); a
 /// background child (`cmd &`) does not hold the call past bash's own end.
 pub async fn bash(root: &Path, line: &str, timeout: Duration) -> Result<Ran, ToolError> {
-    let mut child = tokio::process::Command::new("bash")
+    bash_without(root, line, timeout, &[]).await
+}
+
+/// [`bash`], without the environment variables named in `hidden`.
+pub async fn bash_without(
+    root: &Path,
+    line: &str,
+    timeout: Duration,
+    hidden: &[String],
+) -> Result<Ran, ToolError> {
+    let mut command = tokio::process::Command::new("bash");
+    for name in hidden {
+        command.env_remove(name);
+    }
+    let mut child = command
         .arg("-c")
         .arg(line)
         .current_dir(root)
@@ -710,6 +742,33 @@ mod tests {
             .contains("id_rsa"));
     }
 
+    #[tokio::test]
+    async fn a_command_does_not_get_the_api_key() {
+        let w = workspace("secret");
+        let ran = bash_without(
+            &w.root,
+            "echo \"[$HOME]\" \"[${LEMBAS_API_KEY:-none}]\"",
+            Duration::from_secs(10),
+            &w.hidden_env,
+        )
+        .await
+        .unwrap();
+        assert!(ran.output.ends_with("[none]\n"), "{}", ran.output);
+        // Any variable holding the key's value is left out too.
+        let home = std::env::var("HOME").unwrap_or_default();
+        let w = w.with_secret(Some(&home));
+        assert!(w.hidden_env.contains(&"HOME".to_string()));
+        let ran = bash_without(
+            &w.root,
+            "echo \"[${HOME:-gone}]\"",
+            Duration::from_secs(10),
+            &w.hidden_env,
+        )
+        .await
+        .unwrap();
+        assert_eq!(ran.output, "[gone]\n");
+    }
+
     /// Whether a process whose command line holds `marker` is alive (read from /proc).
     fn alive(marker: &str) -> bool {
         std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
@@ -845,13 +904,20 @@ impl Workspace {
 
 /// Runs `bash` with the call's timeout (seconds, 1 to 600, default 120): its answer, the exit
 /// code said when not 0.
-pub async fn run_bash(root: &Path, a: &Args) -> String {
+pub async fn run_bash(w: &Workspace, a: &Args) -> String {
     let secs =
         a.0.get("timeout")
             .and_then(Value::as_u64)
             .unwrap_or(120)
             .clamp(1, 600);
-    match bash(root, &a.text("command"), Duration::from_secs(secs)).await {
+    match bash_without(
+        &w.root,
+        &a.text("command"),
+        Duration::from_secs(secs),
+        &w.hidden_env,
+    )
+    .await
+    {
         Ok(ran) => match ran.code {
             Some(0) | None => ran.output,
             Some(c) => format!("{}\n(exit {c})", ran.output),

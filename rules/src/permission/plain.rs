@@ -657,6 +657,17 @@ impl Walker<'_> {
     fn secret_reads(&mut self, args: &[Word], scope: &Scope<'_>) {
         for w in args {
             self.secret_read(w, scope);
+            // An option's value: `--file=PATH`, `-fPATH`.
+            if w.text.starts_with('-') && !w.dynamic() {
+                let t = w.text.as_str();
+                let value = match t.split_once('=') {
+                    Some((name, v)) => Some((name.len() + 1, v)),
+                    None => t.get(2..).map(|v| (2, v)).filter(|_| !t.starts_with("--")),
+                };
+                if let Some((skip, v)) = value.filter(|(_, v)| !v.is_empty()) {
+                    self.secret_read(&strip_word_prefix(w, skip, v), scope);
+                }
+            }
         }
     }
 

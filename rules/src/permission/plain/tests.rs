@@ -197,6 +197,10 @@ fn a_command_reading_a_secret_is_refused_as_the_read_tool_would_be() {
         "base64 /home/me/.gnupg/private-keys-v1.d/x.key",
         "cd /proc/self && cat environ",
         "cat /proc/*/environ",
+        "date --file=/proc/self/environ",
+        "date -f/proc/self/environ",
+        "date -f /proc/self/environ",
+        "git diff --no-index /proc/self/environ /dev/null",
     ] {
         assert!(refused(line), "{line}");
     }

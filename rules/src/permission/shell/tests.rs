@@ -171,6 +171,10 @@ fn every_redirection_operator_is_reachable_in_the_table() {
         }
         let line = format!("cat {} x", a.as_str());
         let r = read(&line);
-        assert_eq!(r.commands.first().map(|c| c.redirects[0].op), Some(*a), "{line}");
+        assert_eq!(
+            r.commands.first().map(|c| c.redirects[0].op),
+            Some(*a),
+            "{line}"
+        );
     }
 }
