@@ -4,6 +4,7 @@
 //! without choices is classified — progress, usage or error — never dropped silently; a frame
 //! that is not JSON is an error event, never a panic.
 
+use super::client::one_line;
 use serde_json::Value;
 
 /// What a frame says.
@@ -34,11 +35,6 @@ pub enum ChatEvent {
     Done,
     /// A frame with nothing the harness uses (said, not dropped).
     Other(String),
-}
-
-fn one_line(s: &str) -> String {
-    let line = s.lines().next().unwrap_or("").trim();
-    line.chars().take(300).collect()
 }
 
 /// The most common frame — a piece of the reply's text and nothing else — read without building

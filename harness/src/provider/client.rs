@@ -55,14 +55,18 @@ pub struct Provider {
     client: reqwest::Client,
 }
 
-/// The first line of a text that says something, at most 200 characters: how an error is told.
+/// The most characters [`one_line`] keeps.
+pub(crate) const ONE_LINE_MAX: usize = 300;
+
+/// The first line of a text that says something, at most [`ONE_LINE_MAX`] characters: how an
+/// error or a frame the harness does not use is told.
 pub(crate) fn one_line(s: &str) -> String {
     s.lines()
         .find(|l| !l.trim().is_empty())
         .unwrap_or("")
         .trim()
         .chars()
-        .take(200)
+        .take(ONE_LINE_MAX)
         .collect()
 }
 

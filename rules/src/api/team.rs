@@ -86,7 +86,7 @@ impl ApiTeam {
             max,
             subagents: o.bool_or("subagents", true)?,
             capacity,
-            model: o.opt_str("model")?.unwrap_or("m").to_string(),
+            model: o.opt_str("model")?.map_or(d.model.clone(), str::to_string),
             mode: o.opt_word("mode", "mode", Mode::parse)?.unwrap_or(d.mode),
             steps: d.steps,
             now: o.opt_int("now")?.unwrap_or(0),

@@ -241,12 +241,11 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
         max,
         subagents: start.bool_or("subagents", true)?,
         capacity,
-        model: "m".into(),
         mode: start
             .opt_word("mode", "mode", Mode::parse)?
             .unwrap_or(Mode::Edit),
-        steps: (200, 50),
         now: start.opt_int("now")?.unwrap_or(START),
+        ..TeamOptions::default()
     });
     let steps = case.array("steps")?;
     let mut actual = Vec::with_capacity(steps.len());
