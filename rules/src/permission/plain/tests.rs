@@ -213,3 +213,118 @@ fn a_command_reading_a_secret_is_refused_as_the_read_tool_would_be() {
         assert!(!refused(line), "{line}");
     }
 }
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Lines made of shell metacharacters, quotes, expansions, wrappers and paths, in any order.
+    fn hostile() -> impl Strategy<Value = String> {
+        let pieces = prop::sample::select(vec![
+            " ",
+            "\t",
+            "\n",
+            ";",
+            "&",
+            "|",
+            "&&",
+            "||",
+            "(",
+            ")",
+            "{",
+            "}",
+            "<",
+            ">",
+            ">>",
+            "<<",
+            "<<<",
+            "<<-",
+            ">&",
+            "&>",
+            "2>",
+            "'",
+            "\"",
+            "\\",
+            "$",
+            "$(",
+            "${",
+            "`",
+            "#",
+            "*",
+            "?",
+            "[",
+            "]",
+            "~",
+            "~+",
+            "~-",
+            "=",
+            "-",
+            "--",
+            "-rf",
+            "--recur",
+            "/",
+            "..",
+            ".",
+            "rm",
+            "sudo",
+            "env",
+            "-S",
+            "-c",
+            "bash",
+            "sh",
+            "find",
+            "-exec",
+            "{}",
+            "+",
+            "xargs",
+            "cd",
+            "ln",
+            "-s",
+            "X",
+            "X=/",
+            "$X",
+            "$1",
+            "$@",
+            "for",
+            "in",
+            "do",
+            "done",
+            "if",
+            "then",
+            "fi",
+            "while",
+            "!",
+            "time",
+            "EOF",
+            "dd",
+            "of=",
+            "/dev/sda",
+            "/proc/self/environ",
+            "é",
+            "\u{0}",
+            "\r",
+            "a",
+            "0",
+        ]);
+        prop::collection::vec(pieces, 0..60).prop_map(|p| p.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+        #[test]
+        fn reading_any_line_never_panics(line in hostile(), home in prop::bool::ANY) {
+            let place = Place { root: "/project", home: home.then_some("/home/me") };
+            let a = analyse(&line, place);
+            // Fail closed: auto allows a line only when it was read whole and nothing in it
+            // is refused or unknown.
+            let mut ctx = crate::permission::Context::new(crate::permission::Mode::Auto);
+            ctx.home = place.home.map(str::to_string);
+            let d = crate::permission::evaluate(&crate::permission::Request::bash(&line), &ctx);
+            if d.action == crate::permission::Action::Allow {
+                prop_assert!(a.opaque.is_none(), "{:?}", line);
+                prop_assert!(a.hits.is_empty() && a.unknown.is_empty(), "{:?}", line);
+            }
+        }
+    }
+}
