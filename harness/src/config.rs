@@ -8,6 +8,13 @@ use lembas_rules::permission::Mode;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
+/// `--mode`: one of the rules' modes, by its word (clap lists them in the help and in an error).
+fn mode_value() -> impl clap::builder::TypedValueParser<Value = Mode> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(Mode::ALL.map(Mode::as_str))
+        .try_map(|word| Mode::parse(&word).ok_or("not a mode"))
+}
+
 /// The settings of a run (`lembas run --help`).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct RunOptions {
@@ -23,9 +30,9 @@ pub struct RunOptions {
     /// The model's context window in tokens: a subagent is paused at 85% of it. Unknown: none.
     #[arg(long)]
     pub context: Option<u64>,
-    /// The permission mode: auto, edit (default), manual or plan.
-    #[arg(long)]
-    pub mode: Option<String>,
+    /// The permission mode (default: edit, or the config's mode).
+    #[arg(long, value_parser = mode_value())]
+    pub mode: Option<Mode>,
     /// How many agents the tree may have, the main agent included: MIN..MAX (default 1..4).
     #[arg(long)]
     pub agents: Option<String>,
@@ -191,12 +198,21 @@ impl Settings {
         };
         let context = number(o.context, "context")?;
         let parallel = number(o.parallel, "parallel")?;
-        let mode_text = src
-            .text(o.mode.clone(), None, "mode")?
-            .unwrap_or_else(|| "edit".into());
-        let mode = Mode::parse(&mode_text).ok_or_else(|| {
-            anyhow!("mode: \"{mode_text}\" is not a mode (auto, edit, manual or plan)")
-        })?;
+        let mode = match o.mode {
+            Some(mode) => mode,
+            None => {
+                let text = src
+                    .text(None, None, "mode")?
+                    .unwrap_or_else(|| Mode::Edit.as_str().into());
+                Mode::parse(&text).ok_or_else(|| {
+                    anyhow!(
+                        "mode: \"{text}\" is not a mode ({}){}",
+                        Mode::ALL.map(Mode::as_str).join(", "),
+                        src.where_()
+                    )
+                })?
+            }
+        };
         let agents_text = src
             .text(o.agents.clone(), None, "agents")?
             .unwrap_or_else(|| "1..4".into());

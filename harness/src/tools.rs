@@ -28,6 +28,8 @@ pub enum ToolError {
     Spawn(String),
     #[error("\"{pattern}\" is not a pattern: {reason}")]
     Pattern { pattern: String, reason: String },
+    #[error("`{0}` is missing (or not a string): give it")]
+    Missing(&'static str),
 }
 
 /// The most entries glob and grep list before the rest is counted.
@@ -769,6 +771,29 @@ mod tests {
         assert_eq!(ran.output, "[gone]\n");
     }
 
+    #[test]
+    fn a_missing_argument_is_said_not_read_as_empty() {
+        let w = workspace("missing");
+        let args = Args::parse(r#"{"path": "a.txt"}"#).unwrap();
+        assert_eq!(
+            w.run("write", &args),
+            "`content` is missing (or not a string): give it"
+        );
+        assert!(!w.root.join("a.txt").exists(), "nothing was written");
+        let args = Args::parse(r#"{"path": 5}"#).unwrap();
+        assert_eq!(
+            w.run("read", &args),
+            "`path` is missing (or not a string): give it"
+        );
+    }
+
+    #[tokio::test]
+    async fn bash_without_a_command_says_so() {
+        let w = workspace("no-command");
+        let out = run_bash(&w, &Args::parse("{}").unwrap()).await;
+        assert_eq!(out, "`command` is missing (or not a string): give it");
+    }
+
     /// Whether a process whose command line holds `marker` is alive (read from /proc).
     fn alive(marker: &str) -> bool {
         std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
@@ -853,8 +878,9 @@ impl Args {
             .map_err(|e| format!("the arguments are not JSON: {e}"))
     }
 
-    pub fn text(&self, key: &str) -> String {
-        self.opt(key).unwrap_or("").to_string()
+    /// A string argument the tool cannot do without.
+    pub fn required(&self, key: &'static str) -> Result<&str, ToolError> {
+        self.opt(key).ok_or(ToolError::Missing(key))
     }
 
     pub fn opt(&self, key: &str) -> Option<&str> {
@@ -872,7 +898,7 @@ impl Args {
     /// (the root when none is given).
     pub fn target(&self, tool: &str) -> Target {
         match tool {
-            "bash" => Target::Line(self.text("command")),
+            "bash" => Target::Line(self.opt("command").unwrap_or("").to_string()),
             _ => Target::Path(self.opt("path").unwrap_or(".").to_string()),
         }
     }
@@ -889,16 +915,16 @@ pub fn reads_only(tool: &str) -> bool {
 impl Workspace {
     /// Runs a file tool (every tool of [`crate::engine::TOOLS`] but `bash`): its answer.
     pub fn run(&self, tool: &str, a: &Args) -> String {
-        let done = match tool {
-            "read" => self.read(&a.text("path"), a.count("offset"), a.count("limit")),
-            "write" => self.write(&a.text("path"), &a.text("content")),
-            "edit" => self.edit(&a.text("path"), &a.text("old"), &a.text("new")),
+        let done = || match tool {
+            "read" => self.read(a.required("path")?, a.count("offset"), a.count("limit")),
+            "write" => self.write(a.required("path")?, a.required("content")?),
+            "edit" => self.edit(a.required("path")?, a.required("old")?, a.required("new")?),
             "list" => self.list(a.opt("path")),
-            "glob" => self.glob(&a.text("pattern"), a.opt("path")),
-            "grep" => self.grep(&a.text("pattern"), a.opt("path"), a.opt("glob")),
-            other => return format!("there is no tool \"{other}\""),
+            "glob" => self.glob(a.required("pattern")?, a.opt("path")),
+            "grep" => self.grep(a.required("pattern")?, a.opt("path"), a.opt("glob")),
+            other => Ok(format!("there is no tool \"{other}\"")),
         };
-        done.unwrap_or_else(|e| e.to_string())
+        done().unwrap_or_else(|e| e.to_string())
     }
 }
 
@@ -910,14 +936,11 @@ pub async fn run_bash(w: &Workspace, a: &Args) -> String {
             .and_then(Value::as_u64)
             .unwrap_or(120)
             .clamp(1, 600);
-    match bash_without(
-        &w.root,
-        &a.text("command"),
-        Duration::from_secs(secs),
-        &w.hidden_env,
-    )
-    .await
-    {
+    let command = match a.required("command") {
+        Ok(c) => c,
+        Err(e) => return e.to_string(),
+    };
+    match bash_without(&w.root, command, Duration::from_secs(secs), &w.hidden_env).await {
         Ok(ran) => match ran.code {
             Some(0) | None => ran.output,
             Some(c) => format!("{}\n(exit {c})", ran.output),
