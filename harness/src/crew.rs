@@ -12,7 +12,7 @@ use crate::tools::Workspace;
 use lembas_rules::delegation::{who_decides, Subagent, Verdict};
 use lembas_rules::permission::{Context, Request};
 use lembas_rules::progress::{advance, Phase, StopReason, WaitReason};
-use lembas_rules::spec::looping;
+use lembas_rules::spec::loop_spec;
 use lembas_rules::team::view::TreeInfo;
 use lembas_rules::team::{lead, AgentState, Team, TeamOptions};
 use serde_json::Value;
@@ -59,19 +59,20 @@ pub enum Outcome {
     Failed(String),
 }
 
-struct Seat {
+/// An agent at work: the task that runs its engine's turns, and what waits for its next step.
+struct AgentTask {
     name: String,
     /// Texts that reached it during its turn, for its next step.
     inbox: Vec<String>,
     running: bool,
     tx: mpsc::UnboundedSender<String>,
-    task: JoinHandle<()>,
+    handle: JoinHandle<()>,
 }
 
 struct Inner {
     team: Team,
     /// By agent id.
-    seats: BTreeMap<String, Seat>,
+    tasks: BTreeMap<String, AgentTask>,
     /// Agents told they wait for a slot.
     waiting: Vec<String>,
     dirty: bool,
@@ -92,7 +93,7 @@ impl Crew {
             setup,
             inner: Mutex::new(Inner {
                 team: Team::new(options),
-                seats: BTreeMap::new(),
+                tasks: BTreeMap::new(),
                 waiting: Vec::new(),
                 dirty: true,
                 failed: None,
@@ -111,7 +112,7 @@ impl Crew {
         inner
     }
 
-    fn say(&self, out: Out) {
+    fn send_out(&self, out: Out) {
         let _ = self.out.send(out);
     }
 
@@ -119,7 +120,7 @@ impl Crew {
     pub fn begin(self: &Arc<Self>, prompt: &str) {
         let mut inner = self.lock();
         let lead_id = lead().to_string();
-        self.seat(&mut inner, &lead_id, lead(), prompt.to_string());
+        self.start_agent(&mut inner, &lead_id, lead(), prompt.to_string());
     }
 
     /// Waits until the session is over.
@@ -152,7 +153,7 @@ impl Crew {
             inner.dirty = false;
             inner.team.info()
         };
-        self.say(Out::Team(info));
+        self.send_out(Out::Team(info));
     }
 
     /// The person stops everything (Ctrl-C): every subagent is stopped with its subtree
@@ -171,15 +172,15 @@ impl Crew {
         }
         inner.team.take_started();
         inner.team.take_delivered();
-        let seats = std::mem::take(&mut inner.seats);
-        for (_, seat) in seats {
-            seat.task.abort();
+        let tasks = std::mem::take(&mut inner.tasks);
+        for (_, task) in tasks {
+            task.handle.abort();
             let stopped = Phase::Stopped {
                 reason: Some(StopReason::Person),
             };
             let progress = advance(None, stopped, now_ms());
-            self.say(Out::Agent {
-                name: seat.name,
+            self.send_out(Out::Agent {
+                name: task.name,
                 event: Event::Phase(Some(progress)),
             });
         }
@@ -191,9 +192,9 @@ impl Crew {
 
     /// Ends every agent's task (the session is over).
     pub fn close(&self) {
-        let seats = std::mem::take(&mut self.lock().seats);
-        for (_, seat) in seats {
-            seat.task.abort();
+        let tasks = std::mem::take(&mut self.lock().tasks);
+        for (_, task) in tasks {
+            task.handle.abort();
         }
     }
 
@@ -203,7 +204,7 @@ impl Crew {
     pub fn take_inbox(&self, name: &str) -> Vec<String> {
         let mut inner = self.lock();
         let id = inner.team.live(name).map(|a| a.id.clone());
-        id.and_then(|id| inner.seats.get_mut(&id))
+        id.and_then(|id| inner.tasks.get_mut(&id))
             .map(|s| std::mem::take(&mut s.inbox))
             .unwrap_or_default()
     }
@@ -250,7 +251,7 @@ impl Crew {
         }
         inner.team.context_full(name)?;
         self.dispatch(&mut inner, Some(name));
-        Some(looping().team.context.final_steps)
+        Some(loop_spec().team.context.final_steps)
     }
 
     /// Whether `name` has ended (team_finish, or a stop while it worked).
@@ -261,13 +262,13 @@ impl Crew {
     // ── the runtime ─────────────────────────────────────────────────────────────
 
     /// What an engine said: its progress kept in the tree, everything passed on.
-    fn heard(&self, name: &str, event: Event) {
+    fn on_agent_event(&self, name: &str, event: Event) {
         if let Event::Phase(p) = &event {
             let mut inner = self.lock();
             inner.team.set_progress(name, p.clone());
             inner.dirty = true;
         }
-        self.say(Out::Agent {
+        self.send_out(Out::Agent {
             name: name.to_string(),
             event,
         });
@@ -277,10 +278,10 @@ impl Crew {
     /// that starts is started.
     fn turn_ended(self: &Arc<Self>, id: &str, name: &str, end: Result<TurnEnd, EngineError>) {
         let mut inner = self.lock();
-        let untaken = match inner.seats.get_mut(id) {
-            Some(seat) => {
-                seat.running = false;
-                std::mem::take(&mut seat.inbox)
+        let untaken = match inner.tasks.get_mut(id) {
+            Some(task) => {
+                task.running = false;
+                std::mem::take(&mut task.inbox)
             }
             None => Vec::new(),
         };
@@ -293,12 +294,12 @@ impl Crew {
                     inner.team.end_turn(name, &end.reply, reason);
                 }
                 if is_lead {
-                    self.say(Out::Reply(end.reply));
+                    self.send_out(Out::Reply(end.reply));
                 }
             }
             Err(e) => {
                 let error = e.to_string();
-                self.say(Out::Failed {
+                self.send_out(Out::Failed {
                     name: name.to_string(),
                     error: error.clone(),
                 });
@@ -324,19 +325,19 @@ impl Crew {
                 )
             })
             .count();
-        let lead_rests = !inner.seats.get(lead()).is_some_and(|s| s.running);
+        let lead_rests = !inner.tasks.get(lead()).is_some_and(|s| s.running);
         if lead_rests && working > 0 {
             let phase = Phase::WaitingForSubagents {
                 running: u64::try_from(working).unwrap_or(u64::MAX),
             };
             let progress = advance(None, phase, now_ms());
             inner.team.set_progress(lead(), Some(progress.clone()));
-            self.say(Out::Agent {
+            self.send_out(Out::Agent {
                 name: lead().to_string(),
                 event: Event::Phase(Some(progress)),
             });
         }
-        let quiet = inner.seats.values().all(|s| !s.running)
+        let quiet = inner.tasks.values().all(|s| !s.running)
             && !inner
                 .team
                 .agents
@@ -356,9 +357,9 @@ impl Crew {
         inner.dirty = true;
         for (name, text) in inner.team.take_delivered() {
             let id = inner.team.live(&name).map(|a| a.id.clone());
-            if let Some(seat) = id.and_then(|id| inner.seats.get_mut(&id)) {
-                if seat.running {
-                    seat.inbox.push(text);
+            if let Some(task) = id.and_then(|id| inner.tasks.get_mut(&id)) {
+                if task.running {
+                    task.inbox.push(text);
                 }
             }
         }
@@ -367,18 +368,18 @@ impl Crew {
                 continue;
             };
             inner.waiting.retain(|w| *w != id);
-            match inner.seats.get_mut(&id) {
+            match inner.tasks.get_mut(&id) {
                 // A paused one's final turn: its notice is in its inbox already.
-                Some(seat) if seat.running => {}
-                Some(seat) => {
-                    seat.running = true;
-                    let _ = seat.tx.send(text);
+                Some(task) if task.running => {}
+                Some(task) => {
+                    task.running = true;
+                    let _ = task.tx.send(text);
                 }
-                None => self.seat(inner, &id, &name, text),
+                None => self.start_agent(inner, &id, &name, text),
             }
         }
         let ended: Vec<String> = inner
-            .seats
+            .tasks
             .iter()
             .filter(|(id, s)| {
                 inner.team.by_id(id).is_none_or(|a| a.state.is_end()) && Some(s.name.as_str()) != by
@@ -386,11 +387,11 @@ impl Crew {
             .map(|(id, _)| id.clone())
             .collect();
         for id in ended {
-            if let Some(seat) = inner.seats.remove(&id) {
-                if seat.running {
-                    seat.task.abort();
-                    self.say(Out::Agent {
-                        name: seat.name,
+            if let Some(task) = inner.tasks.remove(&id) {
+                if task.running {
+                    task.handle.abort();
+                    self.send_out(Out::Agent {
+                        name: task.name,
                         event: Event::Phase(None),
                     });
                 }
@@ -411,7 +412,7 @@ impl Crew {
             let progress = advance(None, phase, now_ms());
             inner.team.set_progress(&name, Some(progress.clone()));
             inner.waiting.push(id);
-            self.say(Out::Agent {
+            self.send_out(Out::Agent {
                 name,
                 event: Event::Phase(Some(progress)),
             });
@@ -419,7 +420,7 @@ impl Crew {
     }
 
     /// A task for agent `id`, its first turn started with `text`.
-    fn seat(self: &Arc<Self>, inner: &mut Inner, id: &str, name: &str, text: String) {
+    fn start_agent(self: &Arc<Self>, inner: &mut Inner, id: &str, name: &str, text: String) {
         let s = &self.setup;
         let Some(agent) = inner.team.by_id(id) else {
             return;
@@ -449,23 +450,23 @@ impl Crew {
         let _ = tx.send(text);
         let crew = Arc::clone(self);
         let (id_owned, name_owned) = (id.to_string(), name.to_string());
-        let task = tokio::spawn(async move {
+        let handle = tokio::spawn(async move {
             while let Some(text) = rx.recv().await {
                 let end = {
-                    let mut on = |e: Event| crew.heard(&name_owned, e);
+                    let mut on = |e: Event| crew.on_agent_event(&name_owned, e);
                     engine.turn(&text, &mut on).await
                 };
                 crew.turn_ended(&id_owned, &name_owned, end);
             }
         });
-        inner.seats.insert(
+        inner.tasks.insert(
             id.to_string(),
-            Seat {
+            AgentTask {
                 name: name.to_string(),
                 inbox: Vec::new(),
                 running: true,
                 tx,
-                task,
+                handle,
             },
         );
     }

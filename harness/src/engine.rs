@@ -109,7 +109,7 @@ const RATE_EVERY_MS: i64 = 250;
 
 /// An agent's progress, derived and paced.
 #[derive(Debug, Default)]
-struct Voice {
+struct PacedProgress {
     progress: Option<Progress>,
     pacer: Pacer,
     /// Since when it writes, the pieces written (one a token, as servers stream them), and when
@@ -117,10 +117,10 @@ struct Voice {
     writing: Option<(i64, u64, i64)>,
 }
 
-impl Voice {
+impl PacedProgress {
     /// A piece of the reply arrived: writing, with its rate in tokens a second once a second has
     /// passed, worked out again at most every [`RATE_EVERY_MS`] (the pacer sends no more often).
-    fn wrote(&mut self, on: &mut (dyn FnMut(Event) + Send)) {
+    fn reply_piece(&mut self, on: &mut (dyn FnMut(Event) + Send)) {
         let now = now_ms();
         self.poll(now, on);
         let (since, pieces, rated) = self.writing.get_or_insert((now, 0, now));
@@ -135,7 +135,7 @@ impl Voice {
         *rated = now;
         let secs = (now - *since) as f64 / 1000.0;
         let rate = (secs >= 1.0).then(|| (*pieces as f64 / secs).round());
-        self.say(Some(Phase::Writing { rate }), on);
+        self.set_phase(Some(Phase::Writing { rate }), on);
     }
 
     /// Sends what the pacer held back once its window is over (progress.md §5: the last state is
@@ -147,7 +147,7 @@ impl Voice {
         }
     }
 
-    fn say(&mut self, next: Option<Phase>, on: &mut (dyn FnMut(Event) + Send)) {
+    fn set_phase(&mut self, next: Option<Phase>, on: &mut (dyn FnMut(Event) + Send)) {
         // The same phase again changes nothing (most frames of a stream).
         if self.progress.as_ref().map(|p| &p.phase) == next.as_ref() {
             self.poll(now_ms(), on);
@@ -187,7 +187,7 @@ pub struct Engine {
     pub window: Option<u64>,
     /// The tree it is part of.
     pub crew: Option<Arc<Crew>>,
-    voice: Voice,
+    paced: PacedProgress,
 }
 
 /// How a turn ended.
@@ -245,12 +245,12 @@ impl Engine {
             system: None,
             window: None,
             crew: None,
-            voice: Voice::default(),
+            paced: PacedProgress::default(),
         }
     }
 
-    fn say(&mut self, next: Option<Phase>, on: &mut (dyn FnMut(Event) + Send)) {
-        self.voice.say(next, on);
+    fn set_phase(&mut self, next: Option<Phase>, on: &mut (dyn FnMut(Event) + Send)) {
+        self.paced.set_phase(next, on);
     }
 
     /// The tools it is offered now: the project's, then the team tools the tree offers it.
@@ -287,13 +287,13 @@ impl Engine {
             }
             steps += 1;
             if steps > limit {
-                self.say(
+                self.set_phase(
                     Some(Phase::Stopped {
                         reason: Some(StopReason::Steps),
                     }),
                     on,
                 );
-                self.voice.flush(on);
+                self.paced.flush(on);
                 return Ok(TurnEnd {
                     reply: String::new(),
                     steps: steps - 1,
@@ -301,7 +301,7 @@ impl Engine {
                     ended: false,
                 });
             }
-            self.say(
+            self.set_phase(
                 Some(Phase::ReadingPrompt {
                     done: None,
                     total: None,
@@ -310,30 +310,31 @@ impl Engine {
             );
             let body = json!({"model": self.model, "messages": self.messages, "tools": self.tools(), "stream_options": {"include_usage": true}});
             let Engine {
-                provider, voice, ..
+                provider, paced, ..
             } = self;
             let result = provider
                 .stream(&body, |e| match e {
                     StreamEvent::Chat(ChatEvent::Reasoning(_)) => {
-                        voice.say(Some(Phase::Thinking), on)
+                        paced.set_phase(Some(Phase::Thinking), on)
                     }
                     StreamEvent::Chat(ChatEvent::Content(c)) => {
-                        voice.wrote(on);
+                        paced.reply_piece(on);
                         on(Event::Text(c));
                     }
-                    StreamEvent::Chat(ChatEvent::ToolCall { .. }) => voice.wrote(on),
-                    StreamEvent::Chat(ChatEvent::PromptProgress { done, total }) => voice.say(
-                        Some(Phase::ReadingPrompt {
-                            done: Some(done),
-                            total: Some(total),
-                        }),
-                        on,
-                    ),
+                    StreamEvent::Chat(ChatEvent::ToolCall { .. }) => paced.reply_piece(on),
+                    StreamEvent::Chat(ChatEvent::PromptProgress { done, total }) => paced
+                        .set_phase(
+                            Some(Phase::ReadingPrompt {
+                                done: Some(done),
+                                total: Some(total),
+                            }),
+                            on,
+                        ),
                     StreamEvent::Retrying {
                         reason,
                         in_secs,
                         attempt,
-                    } => voice.say(
+                    } => paced.set_phase(
                         Some(Phase::Retrying {
                             reason,
                             in_secs,
@@ -348,8 +349,8 @@ impl Engine {
                 Ok(r) => r,
                 Err(e) => {
                     let reason = short_what(&e.to_string()).unwrap_or_default();
-                    self.say(Some(Phase::Failed { reason }), on);
-                    self.voice.flush(on);
+                    self.set_phase(Some(Phase::Failed { reason }), on);
+                    self.paced.flush(on);
                     return Err(e.into());
                 }
             };
@@ -374,8 +375,8 @@ impl Engine {
             }
             self.messages.push(Value::Object(assistant));
             if calls.is_empty() {
-                self.say(None, on);
-                self.voice.flush(on);
+                self.set_phase(None, on);
+                self.paced.flush(on);
                 return Ok(TurnEnd {
                     reply: reply.content,
                     steps,
@@ -394,8 +395,8 @@ impl Engine {
             }
             // team_finish (or a stop while it worked) ends its turn after the step (§10).
             if self.crew.as_ref().is_some_and(|c| c.has_ended(&self.name)) {
-                self.say(None, on);
-                self.voice.flush(on);
+                self.set_phase(None, on);
+                self.paced.flush(on);
                 return Ok(TurnEnd {
                     reply: String::new(),
                     steps,
@@ -491,7 +492,7 @@ impl Engine {
             Verdict::Refused => Judged::Answer(refusal),
             Verdict::Run => Judged::Run(args),
             Verdict::Person => {
-                self.say(
+                self.set_phase(
                     Some(Phase::WaitingForPerson {
                         what: PersonWait::Approval,
                         tool: Some(tool.to_string()),
@@ -524,7 +525,7 @@ impl Engine {
     ) -> Vec<(usize, String)> {
         if let Some((_, tool, args)) = group.first() {
             let what = what_of(&args.target(tool));
-            self.say(
+            self.set_phase(
                 Some(Phase::RunningTool {
                     tool: tool.clone(),
                     what: (!what.is_empty()).then_some(what),
@@ -597,18 +598,18 @@ mod tests {
 
     #[test]
     fn a_change_the_pacer_held_goes_out_at_the_next_event_after_its_window() {
-        let mut voice = Voice::default();
+        let mut paced = PacedProgress::default();
         let mut sent: Vec<Option<Progress>> = Vec::new();
         let mut on = |e: Event| {
             if let Event::Phase(p) = e {
                 sent.push(p);
             }
         };
-        voice.say(Some(Phase::Writing { rate: None }), &mut on);
+        paced.set_phase(Some(Phase::Writing { rate: None }), &mut on);
         // The same phase with new data, at once: held for the rest of the pacer's window.
-        voice.say(Some(Phase::Writing { rate: Some(5.0) }), &mut on);
+        paced.set_phase(Some(Phase::Writing { rate: Some(5.0) }), &mut on);
         std::thread::sleep(std::time::Duration::from_millis(400));
-        voice.say(Some(Phase::Writing { rate: Some(5.0) }), &mut on);
+        paced.set_phase(Some(Phase::Writing { rate: Some(5.0) }), &mut on);
         let phases: Vec<Phase> = sent.into_iter().flatten().map(|p| p.phase).collect();
         assert_eq!(
             phases,

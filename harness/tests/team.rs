@@ -17,7 +17,7 @@ use lembas_harness::engine::{Answer, Asker, Event};
 use lembas_harness::provider::client::Provider;
 use lembas_harness::tools::Workspace;
 use lembas_rules::permission::{Context, Mode};
-use lembas_rules::spec::looping;
+use lembas_rules::spec::loop_spec;
 use lembas_rules::team::{AgentState, TeamOptions};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
@@ -271,7 +271,7 @@ async fn a_subagent_writes_a_file_reports_and_wakes_the_main_agent() {
 
 #[tokio::test]
 async fn a_narrowed_subagent_asks_the_main_agent_and_the_call_then_runs() {
-    let requestable = looping().team.texts.requestable.clone();
+    let requestable = loop_spec().team.texts.requestable.clone();
     let server = serve(
         vec![
             rule(

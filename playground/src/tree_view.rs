@@ -7,7 +7,7 @@
 //! `lembas_rules::team`'s; this file only draws and records.
 
 use lembas_rules::permission::Mode;
-use lembas_rules::spec::{looping, tool_file};
+use lembas_rules::spec::{loop_spec, tool_file};
 use lembas_rules::subagents::Capacity;
 use lembas_rules::team::view::{TreeAgent, TreeInfo};
 use lembas_rules::team::{tools::lead_tools, Team, TeamOptions};
@@ -277,7 +277,7 @@ fn drawn(info: &TreeInfo, header: String) -> impl IntoView {
         .map(|a| row(a, depth(info, a), false).into_any())
         .collect();
     // The slots and the ended are said in team_read's words (`loop.json` `team.read`).
-    let read = &looping().team.read;
+    let read = &loop_spec().team.read;
     let slots = (info.open_slots > 0).then(|| {
         let text = fill(&read.slots, &[("n", &info.open_slots.to_string())]);
         view! { <li class="agent slot" style="margin-left: 1.5rem">{text}</li> }

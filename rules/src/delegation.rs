@@ -11,14 +11,14 @@ use crate::json::{Object, ToJson};
 use crate::permission::{
     decide, prepare, Action, Context, Decision, Mode, Request, RiskClass, Rule, RuleSource,
 };
-use crate::spec::looping;
+use crate::spec::loop_spec;
 use crate::text::fill;
 use serde_json::Value;
 use thiserror::Error;
 
 /// A request option: a risk class a narrowed subagent may ask the main agent for.
 pub fn request_kind(s: &str) -> Option<RiskClass> {
-    if looping().team.request.kinds.iter().any(|k| k == s) {
+    if loop_spec().team.request.kinds.iter().any(|k| k == s) {
         RiskClass::parse(s)
     } else {
         None
@@ -45,7 +45,7 @@ impl ToJson for Placed {
 /// word for word, or the mode and options the subagent gets. In order: `wider`,
 /// `request_not_narrower`, `request_kind`.
 pub fn check_mode(parent: Mode, mode: Option<Mode>, request: &[&str]) -> Result<Placed, String> {
-    let texts = &looping().team.texts;
+    let texts = &loop_spec().team.texts;
     let mode = mode.unwrap_or(parent);
     if mode < parent {
         return Err(fill(&texts.wider, &[("parent_mode", parent.as_str())]));
@@ -184,7 +184,7 @@ pub struct Subagent<'a> {
 /// mode is not read); `main` is the main agent's mode. A grant applies only where the main
 /// agent's own mode would allow the call.
 pub fn who_decides(req: &Request, session: &Context, sub: &Subagent<'_>, main: Mode) -> Verdict {
-    let texts = &looping().team.texts;
+    let texts = &loop_spec().team.texts;
     let prepared = prepare(req, session);
     let main_d = decide(&prepared, session, main, &[], false);
     let grants: Vec<Rule> = if main_d.action == Action::Allow {
@@ -248,24 +248,24 @@ pub fn request_refusal(
     }
     let kinds: Vec<&str> = request.iter().map(|k| k.as_str()).collect();
     let kinds = if kinds.is_empty() {
-        looping().team.texts.no_kinds.to_string()
+        loop_spec().team.texts.no_kinds.to_string()
     } else {
         kinds.join(", ")
     };
     Some(fill(
-        &looping().team.texts.not_requestable,
+        &loop_spec().team.texts.not_requestable,
         &[("tool", tool), ("kinds", &kinds)],
     ))
 }
 
 /// The answer to a request that was posted, with its id (`r1`).
 pub fn requested(id: &str) -> String {
-    fill(&looping().team.texts.requested, &[("id", id)])
+    fill(&loop_spec().team.texts.requested, &[("id", id)])
 }
 
 /// A request's id: `r` and its number in the session.
 pub fn request_id(n: u64) -> String {
-    format!("{}{n}", looping().team.request.id_prefix)
+    format!("{}{n}", loop_spec().team.request.id_prefix)
 }
 
 /// A subagent in a tree handed to [`tighten`].
@@ -285,7 +285,7 @@ pub enum DelegationError {
 /// The main agent's mode became `main`: every subagent looser than its parent is made as strict as
 /// it, down the tree; a stricter one keeps its own (§7). Each one's mode after, in the order given.
 pub fn tighten(main: Mode, agents: &[Placement]) -> Result<Vec<(String, Mode)>, DelegationError> {
-    let lead = &looping().team.names.lead;
+    let lead = &loop_spec().team.names.lead;
     let mut done: Vec<(String, Mode)> = Vec::with_capacity(agents.len());
     let mode_of = |name: &str, done: &[(String, Mode)]| -> Option<Mode> {
         if name == lead {

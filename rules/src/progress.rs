@@ -13,7 +13,7 @@
 
 use crate::input::{InputError, Obj};
 use crate::json::{Object, ToJson};
-use crate::spec::looping;
+use crate::spec::loop_spec;
 use crate::text::{fill, fill_args, fill_with, Arg};
 use serde_json::Value;
 use std::fmt;
@@ -367,7 +367,7 @@ impl fmt::Display for Clock {
 }
 
 fn write_clock<W: fmt::Write>(f: &mut W, secs: i64) -> fmt::Result {
-    let e = &looping().progress.elapsed;
+    let e = &loop_spec().progress.elapsed;
     let secs = secs.max(0);
     if secs < 60 {
         fill_args(f, &e.seconds, &[("s", Arg::Int(secs))]);
@@ -402,7 +402,7 @@ pub fn duration(secs: i64) -> String {
 
 /// Writes the phase's text into `f`.
 fn write_text<W: fmt::Write>(f: &mut W, p: &Progress, now: i64) -> fmt::Result {
-    let spec = &looping().progress;
+    let spec = &loop_spec().progress;
     let t = &spec.texts;
     match &p.phase {
         Phase::Queued { ahead: None } => f.write_str(&t.queued)?,
@@ -520,7 +520,7 @@ pub fn text(p: &Progress, now: i64) -> String {
 /// The line every client draws (progress.md §3): `{{text}} · {{elapsed}}`, or the text alone for
 /// the phases of `no_elapsed` (stopped and failed).
 pub fn line(p: &Progress, now: i64) -> String {
-    let spec = &looping().progress;
+    let spec = &loop_spec().progress;
     let mut out = String::with_capacity(64);
     if spec.no_elapsed.iter().any(|n| n == p.phase.name()) {
         let _ = write_text(&mut out, p, now);
@@ -538,7 +538,7 @@ pub fn line(p: &Progress, now: i64) -> String {
 /// A call's short title as `what`: its first line, trimmed, at most `what_max` characters (a
 /// longer one is cut and ends with …). None when nothing is left.
 pub fn short_what(s: &str) -> Option<String> {
-    let max = looping().progress.what_max;
+    let max = loop_spec().progress.what_max;
     let first = s.lines().next().unwrap_or("").trim();
     if first.is_empty() {
         return None;
@@ -644,7 +644,7 @@ impl Default for Pacer {
 
 impl Pacer {
     pub fn new() -> Pacer {
-        let per_second = i64::from(looping().progress.pace_per_second.max(1));
+        let per_second = i64::from(loop_spec().progress.pace_per_second.max(1));
         Pacer {
             gap_ms: 1000 / per_second,
             sent: None,
@@ -718,7 +718,7 @@ mod tests {
 
     #[test]
     fn the_phases_and_their_fields_are_the_spec_data() {
-        let spec = &looping().progress;
+        let spec = &loop_spec().progress;
         assert!(spec.phases.iter().eq(PHASE_NAMES.iter()));
         for name in PHASE_NAMES {
             let mut ours: Vec<&str> = Phase::fields(name).unwrap().to_vec();

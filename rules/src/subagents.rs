@@ -11,7 +11,7 @@
 
 use crate::input::{self, InputError, Obj};
 use crate::json::{Object, ToJson};
-use crate::spec::looping;
+use crate::spec::loop_spec;
 use crate::text::fill;
 use serde_json::Value;
 
@@ -213,7 +213,7 @@ pub fn subagent_model(
     said: &[&str],
     model: Option<&str>,
 ) -> Result<String, String> {
-    let texts = &looping().subagents.texts;
+    let texts = &loop_spec().subagents.texts;
     let chosen = match model {
         None => session,
         Some(m) => models
@@ -283,7 +283,7 @@ pub fn offer(session: &Model, models: &Models, enabled: bool) -> Offer {
     Offer {
         offered,
         own,
-        note: (offered && !own).then(|| looping().context.note.team_own.to_string()),
+        note: (offered && !own).then(|| loop_spec().context.note.team_own.to_string()),
     }
 }
 

@@ -69,7 +69,7 @@ impl ModeAnswers {
 /// `permission/defaults.json` once.
 #[derive(Debug)]
 pub struct Spec {
-    pub looping: &'static types::Loop,
+    pub loop_spec: &'static types::Loop,
     pub modes_file: &'static types::ModesFile,
     pub defaults: Vec<Rule>,
     pub arity: &'static types::ArityFile,
@@ -92,7 +92,7 @@ fn action(word: &str) -> Action {
 impl Spec {
     fn load() -> Spec {
         Spec {
-            looping: &data::LOOP,
+            loop_spec: &data::LOOP,
             modes_file: &data::MODES,
             // build.rs checked every action of the file, so this reads; were it ever not to, the
             // session would start refusing everything rather than with fewer rules.
@@ -224,7 +224,7 @@ pub fn spec() -> &'static Spec {
 }
 
 /// `loop.json`, typed (a `static`: reading it builds nothing).
-pub fn looping() -> &'static types::Loop {
+pub fn loop_spec() -> &'static types::Loop {
     &data::LOOP
 }
 
@@ -235,7 +235,7 @@ pub fn blocks() -> &'static types::Blocks {
 
 /// The spec's version (`loop.json` `version`): 3.4.0.
 pub fn version() -> &'static str {
-    &looping().version
+    &loop_spec().version
 }
 
 #[cfg(test)]
@@ -287,14 +287,14 @@ mod tests {
             about.len() > 100 && !out.contains(about),
             "notes for people are left out"
         );
-        assert!(looping().team.about.is_empty());
+        assert!(loop_spec().team.about.is_empty());
     }
 
     #[test]
     fn every_file_says_what_the_rules_need() {
         check().unwrap();
         let spec = spec();
-        assert_eq!(spec.looping.version, "3.4.0");
+        assert_eq!(spec.loop_spec.version, "3.4.0");
         assert_eq!(spec.tools().count(), data::TOOLS.len());
         assert_eq!(spec.tools().count(), 18);
         assert!(spec.defaults.len() > 10);
@@ -312,6 +312,6 @@ mod tests {
             .filter(|t| t.offered == Some("main"))
             .map(|t| t.name)
             .collect();
-        assert!(main.iter().eq(spec.looping.team.main_only.tools.iter()));
+        assert!(main.iter().eq(spec.loop_spec.team.main_only.tools.iter()));
     }
 }

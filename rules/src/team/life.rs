@@ -1,10 +1,10 @@
 //! Turns and slots (team.md §8), the room and delivery (team.md §5, §7), a subagent's life and
 //! its ends (subagents.md §9, §10).
 
-use super::{lead, t, AgentState, RoomKind, RoomMessage, Team};
+use super::{lead, team_spec, AgentState, RoomKind, RoomMessage, Team};
 use crate::permission::Mode;
 use crate::progress::Progress;
-use crate::spec::looping;
+use crate::spec::loop_spec;
 use crate::text::fill;
 
 impl Team {
@@ -119,7 +119,7 @@ impl Team {
         let n = u64::try_from(self.room.len())
             .unwrap_or(u64::MAX)
             .saturating_add(1);
-        let marks = &t().marks;
+        let marks = &team_spec().marks;
         let template = match kind {
             RoomKind::Message => &marks.message,
             RoomKind::Report => &marks.report,
@@ -196,7 +196,7 @@ impl Team {
         let now = self.now;
         match state {
             AgentState::Paused => {
-                let gone = fill(&t().texts.gone, &[("name", name), ("id", &id)]);
+                let gone = fill(&team_spec().texts.gone, &[("name", name), ("id", &id)]);
                 let reply = reply.trim();
                 let text = if reply.is_empty() {
                     gone
@@ -219,7 +219,7 @@ impl Team {
                     a.last_ended = Some(now);
                 }
                 if let Some(p) = parent {
-                    let texts = &t().texts;
+                    let texts = &team_spec().texts;
                     let mut body = reply.trim().to_string();
                     if body.is_empty() {
                         body = texts.no_report.to_string();
@@ -270,7 +270,7 @@ impl Team {
             a.parent.is_some()
                 && a.state == AgentState::Working
                 && a.context.is_some_and(|(used, window)| {
-                    window > 0 && (used as f64) >= (window as f64) * t().context.pause_at
+                    window > 0 && (used as f64) >= (window as f64) * team_spec().context.pause_at
                 })
         })
     }
@@ -290,7 +290,7 @@ impl Team {
             return None;
         }
         let id = a.id.clone();
-        let spec = t();
+        let spec = team_spec();
         let steps = spec.context.final_steps.to_string();
         let text = format!(
             "{}\n{}",
@@ -337,7 +337,7 @@ impl Team {
             .collect();
         self.end(&ids, AgentState::Stopped);
         let note = fill(
-            &looping().context.note.team_stopped,
+            &loop_spec().context.note.team_stopped,
             &[("names", &names.join(", "))],
         );
         self.delivered.push((lead().to_string(), note));

@@ -1,7 +1,7 @@
 //! The main agent's managing tools (subagents.md §7, §8): team_decide, team_assign and
 //! team_replace.
 
-use super::{lead, t, AgentState, RoomKind, Team};
+use super::{lead, team_spec, AgentState, RoomKind, Team};
 use crate::delegation::{check_mode, Grant};
 use crate::input::{InputError, Obj};
 use crate::permission::Mode;
@@ -11,7 +11,7 @@ use crate::text::fill;
 impl Team {
     /// team_decide (§7): a grant when allowed; the subagent is told either way.
     pub(super) fn decide(&mut self, a: &Obj<'_>) -> Result<String, InputError> {
-        let texts = &t().texts;
+        let texts = &team_spec().texts;
         let id = a.str("id")?;
         let allow = a.opt_bool("allow")?.ok_or(InputError::Missing {
             path: "args.allow".into(),
@@ -73,7 +73,7 @@ impl Team {
 
     /// team_assign (§8): a new task for a subagent that has not ended.
     pub(super) fn assign(&mut self, a: &Obj<'_>) -> Result<String, InputError> {
-        let texts = &t().texts;
+        let texts = &team_spec().texts;
         let name = a.str("name")?;
         let task = a.str("task")?;
         let role = a.opt_str("role")?.map(str::trim).filter(|r| !r.is_empty());
@@ -166,7 +166,7 @@ impl Team {
     /// team_replace (§8): the same name, position, parent, mode, request options and model; a
     /// new id; briefed with the task and the old one's findings; its subagents move under it.
     pub(super) fn replace(&mut self, a: &Obj<'_>) -> Result<String, InputError> {
-        let texts = &t().texts;
+        let texts = &team_spec().texts;
         let name = a.str("name")?;
         let task = a.opt_str("task")?.map(str::trim).filter(|x| !x.is_empty());
         let old = match self.live(name) {
@@ -219,7 +219,7 @@ impl Team {
                 .iter()
                 .map(|f| {
                     fill(
-                        &t().findings.item,
+                        &team_spec().findings.item,
                         &[("n", &f.n.to_string()), ("text", &f.text)],
                     )
                 })

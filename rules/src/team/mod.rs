@@ -19,7 +19,7 @@ pub mod view;
 use crate::delegation::Grant;
 use crate::permission::{Mode, RiskClass};
 use crate::progress::Progress;
-use crate::spec::{looping, types::TeamSpec};
+use crate::spec::{loop_spec, types::TeamSpec};
 use crate::subagents::Capacity;
 
 /// A subagent's state (team.read.states). The main agent is `working`, `waiting` or `idle`.
@@ -82,7 +82,7 @@ impl AgentState {
 
     /// Its word (team.read.states).
     pub fn word(self) -> &'static str {
-        let s = &looping().team.read.states;
+        let s = &loop_spec().team.read.states;
         match self {
             AgentState::Working => &s.working,
             AgentState::Waiting => &s.waiting,
@@ -232,7 +232,7 @@ pub struct TeamOptions {
 
 impl Default for TeamOptions {
     fn default() -> Self {
-        let a = &looping().team.agents;
+        let a = &loop_spec().team.agents;
         TeamOptions {
             min: a.min,
             max: a.max,
@@ -278,18 +278,18 @@ pub struct Team {
     wait_seq: u64,
 }
 
-pub(crate) fn t() -> &'static TeamSpec {
-    &looping().team
+pub(crate) fn team_spec() -> &'static TeamSpec {
+    &loop_spec().team
 }
 
 /// The main agent's name and id.
 pub fn lead() -> &'static str {
-    &t().names.lead
+    &team_spec().names.lead
 }
 
 impl Team {
     pub fn new(o: &TeamOptions) -> Team {
-        let spec = t();
+        let spec = team_spec();
         let lead_agent = Agent {
             position: spec.read.lead_role.to_string(),
             manager: true,
@@ -502,17 +502,17 @@ impl Team {
     /// one agent and there is no subagent; or the model can no longer serve subagents.
     pub fn unavailable(&self) -> Option<String> {
         if !self.offered || (self.max <= 1 && self.live_subagents() == 0) {
-            return Some(t().unavailable.one_agent.to_string());
+            return Some(team_spec().unavailable.one_agent.to_string());
         }
         if self.capacity.one_at_a_time() {
-            return Some(t().unavailable.one_request.to_string());
+            return Some(team_spec().unavailable.one_request.to_string());
         }
         None
     }
 
     pub(crate) fn next_id(&mut self) -> String {
         self.id_seq += 1;
-        format!("{}{}", t().names.id_prefix, self.id_seq)
+        format!("{}{}", team_spec().names.id_prefix, self.id_seq)
     }
 
     pub(crate) fn next_request_id(&mut self) -> String {

@@ -4,7 +4,7 @@
 
 use super::Team;
 use crate::permission::Mode;
-use crate::spec::{blocks, looping};
+use crate::spec::{blocks, loop_spec};
 use crate::text::fill;
 
 /// Three or more newlines become two, and the block is trimmed (`blocks.about`).
@@ -36,7 +36,7 @@ impl Team {
     /// The session notes the main agent is told about the tree (team.md §10; subagents.md §6):
     /// one agent allowed, or the size, and the open slots when min is above 1.
     pub fn notes(&self) -> Vec<String> {
-        let notes = &looping().context.note;
+        let notes = &loop_spec().context.note;
         if !self.offered {
             return Vec::new();
         }
@@ -124,7 +124,7 @@ mod tests {
         assert!(notes[1].contains("opened 2 slots"), "{notes:?}");
         assert_eq!(
             team(1, 1).notes(),
-            vec![looping().context.note.team_one.clone()]
+            vec![loop_spec().context.note.team_one.clone()]
         );
     }
 

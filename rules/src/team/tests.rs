@@ -19,7 +19,7 @@ fn call(t: &mut Team, by: &str, tool: &str, args: serde_json::Value) -> String {
 
 #[test]
 fn the_name_pattern_is_the_spec_data() {
-    assert_eq!(t().names.pattern, "^[a-z][a-z0-9-]{0,31}$");
+    assert_eq!(team_spec().names.pattern, "^[a-z][a-z0-9-]{0,31}$");
     assert!(tools::name_matches("api-tests2"));
     assert!(!tools::name_matches("Api"));
     assert!(!tools::name_matches(&"a".repeat(33)));

@@ -3,7 +3,7 @@
 //! answer — a refusal's text word for word, or what it did — or none for a tool that is not the
 //! team's and is not refused here (it goes on to its own checks, permission first).
 
-use super::{lead, t, AgentState, RoomKind, Team};
+use super::{lead, team_spec, AgentState, RoomKind, Team};
 use crate::delegation::{check_mode, request_refusal, requested};
 use crate::input::{InputError, Obj};
 use crate::permission::{evaluate, Action, Context, Mode, Request};
@@ -41,7 +41,7 @@ fn is_team_tool(tool: &str) -> bool {
 }
 
 fn main_only(tool: &str) -> bool {
-    t().main_only.tools.iter().any(|x| x == tool)
+    team_spec().main_only.tools.iter().any(|x| x == tool)
 }
 
 impl Team {
@@ -62,7 +62,7 @@ impl Team {
     /// tool of a class in `team.work`, but a command the defaults allow in manual mode (a
     /// reading one).
     fn is_work(tool: &str, args: &Value) -> bool {
-        let work = &t().work;
+        let work = &team_spec().work;
         if work.kept.iter().any(|k| k == tool) {
             return false;
         }
@@ -86,7 +86,7 @@ impl Team {
     /// What a call answers before it runs — the team tools' requirement, only_main, task's size,
     /// a manager's work — or none when it goes on to its own checks.
     pub fn refusal(&self, by: &str, tool: &str, args: &Value) -> Option<String> {
-        let texts = &t().texts;
+        let texts = &team_spec().texts;
         let is_lead = self.live(by).is_some_and(|a| a.parent.is_none());
         if is_team_tool(tool) {
             if let Some(no) = self.unavailable() {
@@ -102,7 +102,7 @@ impl Team {
                 return Some(texts.only_main.to_string());
             }
             if self.offered && self.max <= 1 && self.live_subagents() == 0 {
-                return Some(t().unavailable.one_agent.to_string());
+                return Some(team_spec().unavailable.one_agent.to_string());
             }
             if self.offered && self.size() + 1 > self.max {
                 return Some(fill(&texts.task_full, &[("max", &self.max.to_string())]));
@@ -163,7 +163,7 @@ impl Team {
 
     pub(super) fn unknown(&self, name: &str) -> String {
         fill(
-            &t().texts.unknown,
+            &team_spec().texts.unknown,
             &[("name", name), ("names", &self.names())],
         )
     }
@@ -171,8 +171,8 @@ impl Team {
     /// team_add (§6): `unavailable` and `only_main` come first (in [`Team::refusal`]), then the
     /// name, goal and size, then `parent`, then the mode's, then the model's.
     fn add(&mut self, _by: &str, a: &Obj<'_>) -> Result<String, InputError> {
-        let texts = &t().texts;
-        let names = &t().names;
+        let texts = &team_spec().texts;
+        let names = &team_spec().names;
         let name = a.str("name")?;
         let role = a.str("role")?;
         let task = a.str("task")?;
@@ -267,8 +267,8 @@ impl Team {
 
     /// team_send (3.2.0; `parent` from 3.4.0).
     fn send(&mut self, by: &str, a: &Obj<'_>) -> Result<String, InputError> {
-        let texts = &t().texts;
-        let names = &t().names;
+        let texts = &team_spec().texts;
+        let names = &team_spec().names;
         let message = a.str("message")?;
         let to: Vec<&str> = match a.get("to") {
             Some(Value::String(s)) => vec![s.as_str()],
@@ -334,9 +334,9 @@ impl Team {
 
     /// team_stop (§10: the main agent's only).
     fn stop(&mut self, a: &Obj<'_>) -> Result<String, InputError> {
-        let texts = &t().texts;
+        let texts = &team_spec().texts;
         let name = a.str("name")?;
-        let ids: Vec<String> = if name == t().names.all {
+        let ids: Vec<String> = if name == team_spec().names.all {
             let all: Vec<String> = self
                 .tree()
                 .iter()
@@ -371,7 +371,7 @@ impl Team {
 
     /// team_findings write and read (§8).
     fn findings(&mut self, by: &str, a: &Obj<'_>) -> Result<String, InputError> {
-        let texts = &t().texts;
+        let texts = &team_spec().texts;
         match a.str("action")? {
             "write" => {
                 let text = a.opt_str("text")?.map(str::trim).unwrap_or("");
@@ -403,7 +403,7 @@ impl Team {
 
     /// team_finish (§8): the report to its parent, and it ends (done).
     fn finish(&mut self, by: &str, a: &Obj<'_>) -> Result<String, InputError> {
-        let texts = &t().texts;
+        let texts = &team_spec().texts;
         let report = a.str("report")?.trim();
         let Some(me) = self.live(by) else {
             return Ok(texts.no_parent.to_string());
@@ -431,7 +431,7 @@ impl Team {
 
     /// team_request (§7).
     fn request(&mut self, by: &str, a: &Obj<'_>) -> Result<String, InputError> {
-        let texts = &t().texts;
+        let texts = &team_spec().texts;
         let tool = a.str("tool")?;
         let pattern = a.str("pattern")?;
         let why = a.str("why")?;

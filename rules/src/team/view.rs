@@ -1,7 +1,7 @@
 //! What the team tools and clients read (subagents.md §8, §12): team_read's text, team_whoami's
 //! lines, findings, and the tree's data. Every sentence is `loop.json` `team`'s.
 
-use super::{t, Agent, AgentState, RoomKind, RoomMessage, Team};
+use super::{team_spec, Agent, AgentState, RoomKind, RoomMessage, Team};
 use crate::json::{Object, ToJson};
 use crate::progress::{duration, Progress};
 use crate::text::fill;
@@ -100,7 +100,7 @@ fn mode_text(mode: crate::permission::Mode, request: &[crate::permission::RiskCl
     format!(
         "{} {}",
         mode,
-        fill(&t().read.request, &[("kinds", &kinds.join(", "))])
+        fill(&team_spec().read.request, &[("kinds", &kinds.join(", "))])
     )
 }
 
@@ -120,7 +120,10 @@ impl TreeAgent {
     pub fn context_text(&self) -> Option<(u64, String)> {
         let c = self.context.filter(|c| c.window > 0)?;
         let p = percent(c.used, c.window);
-        Some((p, fill(&t().read.context, &[("percent", &p.to_string())])))
+        Some((
+            p,
+            fill(&team_spec().read.context, &[("percent", &p.to_string())]),
+        ))
     }
 }
 
@@ -180,7 +183,7 @@ impl Team {
     /// what it or the subagents under it sent or received), oldest first, at most `read_max`;
     /// whether there are more after the last shown. Only the messages after `since` are looked at.
     pub fn read_room(&self, by: &str, since: u64) -> (Vec<&RoomMessage>, bool) {
-        let max = t().read_max;
+        let max = team_spec().read_max;
         let mine = self.seen_names(by);
         if self.live(by).is_none() {
             return (Vec::new(), false);
@@ -221,7 +224,7 @@ impl Team {
     /// The tree as team_read writes it (§8): the header, the agents in tree order, the open
     /// slots, the ended subagents. Also what a terminal draws.
     pub fn tree_lines(&self) -> Vec<String> {
-        let r = &t().read;
+        let r = &team_spec().read;
         let none = r.unknown.as_ref();
         let mut lines = vec![fill(
             &r.tree,
@@ -285,7 +288,7 @@ impl Team {
 
     /// team_read (§8): the tree, open slots, ended subagents, then the room.
     pub fn read(&self, by: &str, since: u64) -> String {
-        let r = &t().read;
+        let r = &team_spec().read;
         let mut lines = self.tree_lines();
         lines.push(String::new());
         let (messages, more) = self.read_room(by, since);
@@ -320,10 +323,10 @@ impl Team {
 
     /// team_whoami (§8): one line each, in `team.whoami`'s order.
     pub fn whoami(&self, by: &str) -> String {
-        let w = &t().whoami.lines;
+        let w = &team_spec().whoami.lines;
         let Some(a) = self.live(by) else {
             return fill(
-                &t().texts.unknown,
+                &team_spec().texts.unknown,
                 &[("name", by), ("names", &self.names())],
             );
         };
@@ -394,7 +397,7 @@ impl Team {
 
     /// team_findings read (§8).
     pub fn read_findings(&self, by: &str, of: Option<&str>) -> String {
-        let texts = &t().texts;
+        let texts = &team_spec().texts;
         let target = match of {
             Some(x) => self.find(x),
             None => self.live(by),
@@ -408,7 +411,7 @@ impl Team {
         if !self.may_read(by, target) {
             return texts.not_yours_findings.to_string();
         }
-        let f = &t().findings;
+        let f = &team_spec().findings;
         let mut lines = vec![fill(
             &f.header,
             &[("name", &target.name), ("id", &target.id)],
