@@ -13,10 +13,13 @@ use thiserror::Error;
 /// Why a call cannot be approved for good.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ApprovalError {
+    /// The line holds a substitution or a variable, or cannot be read exactly: asked each time.
     #[error("{0}")]
     Substitution(String),
+    /// The call is refused: nothing to approve.
     #[error("{0}")]
     Denied(String),
+    /// The call is not asked: nothing to approve.
     #[error("{0}")]
     NotAsked(String),
 }

@@ -9,7 +9,9 @@ use crate::spec::spec;
 /// A hardline entry that refuses a call (or, for a guarding path entry, asks).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hit {
+    /// The entry's id (`rm-root`).
     pub entry: String,
+    /// The entry's reason, said to the model.
     pub reason: String,
     /// The part of the line it refused, spelled plainly (or the path).
     pub part: String,
@@ -18,6 +20,7 @@ pub struct Hit {
 /// A protected path entry that a call touches.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PathHit {
+    /// The entry and the path.
     pub hit: Hit,
     /// The entry guards rather than refuses: the call is asked where it would be allowed.
     pub ask: bool,

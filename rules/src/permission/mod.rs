@@ -17,6 +17,8 @@
 //! program whose target is known only when it runs are never allowed by a rule, an approval or a
 //! grant: auto refuses them, plan and unattended refuse them, manual and edit ask.
 
+#![warn(missing_docs)]
+
 pub mod approval;
 pub mod hardline;
 pub mod plain;
@@ -34,17 +36,23 @@ use std::fmt;
 /// stricter of two modes is their `max()`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Mode {
+    /// Allows what would be asked; the hardline and deny rules still refuse.
     Auto,
+    /// Allows reading and writing, asks before running commands.
     Edit,
+    /// Allows reading, asks before writing and running.
     Manual,
+    /// Changes nothing but the plan.
     Plan,
 }
 
 words!(Mode { Auto => "auto", Edit => "edit", Manual => "manual", Plan => "plan" });
 
 impl Mode {
+    /// Every mode, loosest first.
     pub const ALL: [Mode; 4] = [Mode::Auto, Mode::Edit, Mode::Manual, Mode::Plan];
 
+    /// Its place in [`Mode::ALL`] (loosest first).
     pub fn index(self) -> usize {
         match self {
             Mode::Auto => 0,
@@ -64,9 +72,13 @@ impl fmt::Display for Mode {
 /// A tool's risk class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RiskClass {
+    /// Reads files (read, list, glob, grep).
     Read,
+    /// Changes files (write, edit).
     Write,
+    /// Runs commands (bash).
     Execute,
+    /// Talks with the person or the team.
     Interact,
 }
 
@@ -81,9 +93,12 @@ impl fmt::Display for RiskClass {
 /// What is done with a call. Ordered loosest first: the strictest of several is their `max()`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Action {
+    /// The call runs.
     #[default]
     Allow,
+    /// The person is asked first.
     Ask,
+    /// The call is refused.
     Deny,
 }
 
@@ -92,9 +107,13 @@ words!(Action { Allow => "allow", Ask => "ask", Deny => "deny" });
 /// Where a rule comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RuleSource {
+    /// `permission/defaults.json`.
     Defaults,
+    /// The session's own rules.
     Session,
+    /// An "always allow" answer of the person.
     Approval,
+    /// A grant of the main agent to a subagent (subagents.md §7).
     Grant,
 }
 
@@ -104,8 +123,11 @@ words!(RuleSource { Defaults => "defaults", Session => "session", Approval => "a
 /// line's part, a path) matches the pattern.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rule {
+    /// The permission key it is for (`bash`, `edit`, `read`, a wildcard).
     pub permission: String,
+    /// The command or path pattern it matches (see [`wildcard`]).
     pub pattern: String,
+    /// What it does with a call it matches.
     pub action: Action,
     /// Not written (`{ permission, pattern, action }`).
     pub source: RuleSource,
@@ -122,6 +144,7 @@ impl ToJson for Rule {
 }
 
 impl Rule {
+    /// A rule from its parts.
     pub fn new(permission: &str, pattern: &str, action: Action, source: RuleSource) -> Rule {
         Rule {
             permission: permission.to_string(),
@@ -202,9 +225,13 @@ pub enum Target {
 /// given for a tool the spec does not have), and what it touches.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Request {
+    /// The tool's name.
     pub tool: String,
+    /// Its permission key (edit and write share `edit`).
     pub permission: String,
+    /// Its risk class.
     pub class: RiskClass,
+    /// What it touches.
     pub target: Target,
 }
 
@@ -220,6 +247,7 @@ impl Request {
         })
     }
 
+    /// A `bash` call running `line`.
     pub fn bash(line: &str) -> Request {
         Request {
             tool: "bash".into(),
@@ -284,6 +312,7 @@ impl Request {
 /// The context a call is judged in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Context {
+    /// The permission mode.
     pub mode: Mode,
     /// The project root, absolute.
     pub root: String,
@@ -305,6 +334,7 @@ pub struct Context {
 pub const CASE_ROOT: &str = "/project";
 
 impl Context {
+    /// A context in `mode` with the defaults, the case root and nothing else.
     pub fn new(mode: Mode) -> Context {
         Context {
             mode,
@@ -397,36 +427,52 @@ fn approvals_from_json(path: &str, value: &Value) -> Result<Vec<Rule>, InputErro
 /// What decided a call: the rule, the mode or the hardline entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DecidedBy {
+    /// A hardline entry (or a guarding path entry).
     Hardline {
+        /// The entry's id.
         entry: String,
+        /// The part of the call it found, spelled plainly (or the path).
         part: String,
     },
+    /// A rule.
     Rule {
+        /// Where the rule comes from.
         source: RuleSource,
+        /// Its permission key.
         permission: String,
+        /// Its pattern.
         pattern: String,
+        /// What it does.
         action: Action,
     },
+    /// The mode, by the call's risk class.
     Mode {
+        /// The mode.
         mode: Mode,
+        /// The call's risk class.
         class: RiskClass,
     },
+    /// A path outside the project root.
     OutsideRoot {
+        /// The path, absolute.
         path: String,
     },
+    /// Nobody can answer: what would ask is refused.
     Unattended,
     /// The line holds a construct the reader does not read exactly.
     Opaque {
+        /// The first construct outside the reader's subset.
         construct: shell::Construct,
     },
     /// A refused program (or a write) whose target is known only when it runs.
     UnknownTarget {
+        /// The hardline entry that would refuse it (or `write`).
         entry: String,
+        /// The part of the line.
         part: String,
     },
 }
 
-/// The answer to a call: what is done, why, and what decided it.
 impl ToJson for DecidedBy {
     /// Tagged by `by`: `{ by: "rule", source, permission, pattern, action }`, …
     fn to_json(&self) -> Value {
@@ -466,10 +512,14 @@ impl ToJson for DecidedBy {
     }
 }
 
+/// The answer to a call: what is done, why, and what decided it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decision {
+    /// What is done with the call.
     pub action: Action,
+    /// Why, in the spec's words.
     pub reason: String,
+    /// What decided it.
     pub decided_by: DecidedBy,
 }
 
@@ -493,7 +543,9 @@ fn reasons() -> &'static crate::spec::types::ModeReasons {
 /// be judged in several modes (who decides a subagent's call judges it twice).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Prepared {
+    /// The call's permission key.
     pub permission: String,
+    /// The call's risk class.
     pub class: RiskClass,
     /// Every part of the call: there is at least one (an empty line is the command "").
     first: Part,

@@ -39,7 +39,9 @@ pub struct Analysis {
 /// Where the line runs: the project root and the person's home, when known.
 #[derive(Debug, Clone, Copy)]
 pub struct Place<'a> {
+    /// The project root, absolute.
     pub root: &'a str,
+    /// The person's home folder, when known.
     pub home: Option<&'a str>,
 }
 

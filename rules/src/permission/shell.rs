@@ -34,32 +34,59 @@ pub const MAX_LINE: usize = 16 * 1024;
 /// What made a line opaque: the first construct outside the reader's subset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Construct {
+    /// A carriage return: bash reads it as a word character, readers often as a blank.
     CarriageReturn,
+    /// A NUL or another control character but tab and newline.
     ControlCharacter,
+    /// `$'…'` quoting, with its escapes.
     AnsiCQuote,
+    /// `$"…"` quoting (translated strings).
     LocaleQuote,
+    /// `${…}` with an operator, a quote or a substitution inside (`${x:-…}`, `${x#…}`).
     ParameterOperator,
+    /// A here-document whose body expands (`$`, a backtick or a backslash under an unquoted delimiter), or whose delimiter does.
     HereDocument,
+    /// `case`, `select`, `[[`, `coproc`, or `!`/`time` after a pipe.
     Keyword,
+    /// A function definition (`f() { … }`, `function f`).
     FunctionDefinition,
+    /// Brace expansion (`{a,b}`, `{1..3}`).
     BraceExpansion,
+    /// Arithmetic (`$((…))`, `((…))`, `$[…]`, `let`, `for ((…))`).
     Arithmetic,
+    /// Process substitution (`<(…)`, `>(…)`).
     ProcessSubstitution,
+    /// An array assignment (`a=(…)`, `a[i]=…`).
     Array,
+    /// A redirection to a descriptor held in a variable (`{fd}>file`).
     DescriptorVariable,
+    /// A quote, substitution or parameter that is never closed.
     UnclosedQuote,
+    /// Anything else bash would not parse as the reader does (a stray `)`, `&&` with nothing after).
     Syntax,
+    /// Nesting deeper than [`MAX_DEPTH`].
     TooDeep,
+    /// A line longer than [`MAX_LINE`].
     TooLong,
+    /// A command name from an expansion or a glob (`$(echo rm)`, `/bin/r?`).
     CommandNameExpansion,
+    /// `eval` (and `fc`, `compgen`): text run as code.
     Eval,
+    /// `source` or `.`: a file run as code.
     Source,
+    /// `trap`: code run later.
     Trap,
+    /// `alias` or `unalias`.
     Alias,
+    /// A builtin that changes the shell (`declare`, `set --`, `shopt`, `enable`, `export -f`, …).
     ShellState,
+    /// A shell reading its input or a file (`… | bash`, `bash <<< …`, `bash script.sh`).
     ShellInput,
+    /// A shell whose syntax is not bash's (`zsh`, `fish`, …) given a line.
     OtherShell,
+    /// Assigning a variable that changes what runs (`PATH`, `LD_*`, `IFS`, `BASH_ENV`, `HOME`, `GIT_*`, …).
     UnsafeVariable,
+    /// A line a wrapper or a shell runs that is known only when it runs (`sh -c "$X"`), or a wrapper running a shell with arguments.
     WrapperLine,
 }
 
@@ -102,21 +129,35 @@ impl fmt::Display for Construct {
 /// One piece of a word, as bash expands it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Piece {
-    /// Characters standing for themselves; `quoted` says whether quotes or a backslash kept them
-    /// from globbing and splitting.
-    Text { text: String, quoted: bool },
+    /// Characters standing for themselves.
+    Text {
+        /// The characters, quotes removed.
+        text: String,
+        /// Whether quotes or a backslash kept them from globbing and splitting.
+        quoted: bool,
+    },
     /// `$NAME`, `${NAME}`, `$1`, `$@`, …: known only when the line runs (or when the line itself
     /// assigned it).
-    Parameter { name: String, quoted: bool },
+    Parameter {
+        /// The parameter's name (`HOME`, `1`, `@`).
+        name: String,
+        /// Whether it stood inside double quotes (not split).
+        quoted: bool,
+    },
     /// `$( … )` or backticks: its commands are read as commands of the line.
-    Substitution { quoted: bool },
+    Substitution {
+        /// Whether it stood inside double quotes (not split).
+        quoted: bool,
+    },
 }
 
 /// One word of a command: its pieces, and its text with quotes removed (expansions written as
 /// `$NAME` and `$(…)`), which is what rules match.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Word {
+    /// The word with quotes removed, expansions written as they stand: what rules match.
     pub text: String,
+    /// The word as bash expands it, piece by piece.
     pub pieces: Vec<Piece>,
 }
 
@@ -249,8 +290,11 @@ const REDIRECT_OPS: [RedirectOp; 12] = [
 /// A redirection: its descriptor (when written), its operator and its target.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Redirect {
+    /// The descriptor written before the operator (`2>`), if any.
     pub fd: Option<u32>,
+    /// The operator.
     pub op: RedirectOp,
+    /// Its target: a file, a descriptor, a here-string's word or a here-document's delimiter.
     pub target: Word,
 }
 
@@ -294,7 +338,9 @@ impl Redirect {
 /// them), its redirections, and where it stands.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Command {
+    /// Its words: the leading assignments, then the program and its arguments.
     pub words: Vec<Word>,
+    /// Its redirections, in the order written.
     pub redirects: Vec<Redirect>,
     /// How many of the first words are assignments.
     pub assigns: usize,
@@ -333,6 +379,7 @@ impl Command {
 /// `for` loop's words. It holds for the commands from `from` on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Binding {
+    /// The variable's name.
     pub name: String,
     /// Its possible values; `None` when one of them cannot be read.
     pub values: Option<Vec<Word>>,
@@ -345,8 +392,11 @@ pub struct Binding {
 /// it assigns, and the first construct outside the subset, if any.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Reading {
+    /// Every simple command the line runs, in order.
     pub commands: Vec<Command>,
+    /// The variables the line gives values.
     pub bindings: Vec<Binding>,
+    /// The first construct outside the reader's subset: the line is opaque.
     pub opaque: Option<Construct>,
     /// A function that calls itself (a fork bomb's shape): its name.
     pub self_calling: Option<String>,
