@@ -18,7 +18,7 @@ use crate::permission::{self, approval, Context, Mode, Request, RiskClass};
 use crate::progress::{self, Paced, Pacer, Progress};
 use crate::subagents::{self, Models};
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// An error for JavaScript: a stable code and a message naming what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -261,14 +261,7 @@ pub fn who_decides(request: &Value, options: &Value) -> ApiResult {
     let mode = o.word("mode", "mode", Mode::parse)?;
     let request_kinds = kinds("options.request", o.get("request"))?;
     let grants = Grant::list_from_json("options.grants", o.opt_array("grants")?)?;
-    let mut ctx_value = Map::new();
-    ctx_value.insert("mode".into(), Value::from(main.as_str()));
-    for k in ["rules", "approvals", "root", "unattended"] {
-        if let Some(v) = o.get(k) {
-            ctx_value.insert(k.into(), v.clone());
-        }
-    }
-    let session = Context::from_json("options", &Value::Object(ctx_value))?;
+    let session = Context::with_fields(main, &o)?;
     let v = delegation::who_decides(
         &req,
         &session,

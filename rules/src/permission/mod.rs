@@ -360,7 +360,13 @@ impl Context {
             "approvals",
             "unattended",
         ])?;
-        let mut ctx = Context::new(o.word("mode", "mode", Mode::parse)?);
+        Context::with_fields(o.word("mode", "mode", Mode::parse)?, &o)
+    }
+
+    /// A context in `mode` with the optional fields `o` gives (`root`, `home`, `defaults`,
+    /// `rules`, `approvals`, `unattended`); `o`'s other fields are its caller's.
+    pub fn with_fields(mode: Mode, o: &Obj<'_>) -> Result<Context, InputError> {
+        let mut ctx = Context::new(mode);
         if let Some(root) = o.opt_str("root")? {
             if !root.starts_with('/') {
                 return Err(InputError::Invalid {
