@@ -659,15 +659,28 @@ impl Walker<'_> {
     fn secret_reads(&mut self, args: &[Word], scope: &Scope<'_>) {
         for w in args {
             self.secret_read(w, scope);
-            // An option's value: `--file=PATH`, `-fPATH`.
-            if w.text.starts_with('-') && !w.dynamic() {
-                let t = w.text.as_str();
-                let value = match t.split_once('=') {
-                    Some((name, v)) => Some((name.len() + 1, v)),
-                    None => t.get(2..).map(|v| (2, v)).filter(|_| !t.starts_with("--")),
+            if w.dynamic() {
+                continue;
+            }
+            // A value inside the word: `--file=PATH`, `-fPATH`, `key=@PATH`, `@PATH` (curl).
+            let t = w.text.as_str();
+            let mut starts: Vec<usize> = Vec::new();
+            if let Some((name, _)) = t.split_once('=') {
+                starts.push(name.chars().count() + 1);
+            }
+            if t.starts_with('-') && !t.starts_with("--") {
+                starts.push(2);
+            }
+            starts.push(0);
+            for start in starts {
+                let rest: String = t.chars().skip(start).collect();
+                let (skip, value) = match rest.strip_prefix('@') {
+                    Some(v) => (start + 1, v.to_string()),
+                    None if start > 0 => (start, rest),
+                    None => continue,
                 };
-                if let Some((skip, v)) = value.filter(|(_, v)| !v.is_empty()) {
-                    self.secret_read(&strip_word_prefix(w, skip, v), scope);
+                if !value.is_empty() {
+                    self.secret_read(&strip_word_prefix(w, skip, &value), scope);
                 }
             }
         }
@@ -682,13 +695,22 @@ impl Walker<'_> {
                     .any(|w| w.eq_ignore_ascii_case(f.as_bytes()))
             })
         };
-        // Most words name nothing secret: look closer only at those that may.
-        if !w.dynamic() && !may(&w.text) {
+        // Most words name nothing secret: look closer only at those that may. A glob may name
+        // one without spelling it (`/proc/self/envi*`).
+        if !w.dynamic() && !w.glob() && !may(&w.text) {
             return;
         }
         let Some(paths) = self.targets(w, scope) else {
             return;
         };
+        for p in &paths {
+            if p.contains(['*', '?', '[']) {
+                if let Some(hit) = secret_glob(p, self.place.home) {
+                    self.out.hits.push(hit);
+                    return;
+                }
+            }
+        }
         for p in paths.iter().filter(|p| may(p)) {
             if let Some(found) =
                 super::hardline::check_path(p, super::RiskClass::Read, self.place.home)
@@ -1319,6 +1341,66 @@ fn secret_fragments() -> &'static [String] {
     })
 }
 
+/// A glob's tokens with bash's rule for hidden names: a name starting with `.` is matched only by
+/// a `.` spelled out, so a segment that starts with a wildcard cannot start with `.`.
+fn hidden_names_spelled(glob: Vec<Token>) -> Vec<Token> {
+    let mut out = Vec::with_capacity(glob.len() + 4);
+    let mut segment_start = true;
+    for t in glob {
+        if segment_start {
+            match t {
+                Token::Star => {
+                    out.push(Token::Class(vec!['.'], true));
+                    out.push(Token::Star);
+                }
+                Token::Any => out.push(Token::Class(vec!['.'], true)),
+                Token::Class(mut set, negated) => {
+                    if negated {
+                        set.push('.');
+                    } else {
+                        set.retain(|c| *c != '.');
+                    }
+                    out.push(Token::Class(set, negated));
+                }
+                other => out.push(other),
+            }
+        } else {
+            out.push(t);
+        }
+        segment_start = out.last() == Some(&Token::Char('/'));
+    }
+    out
+}
+
+/// The refusing read entry (keys, a process's environment) a glob can name a path of, if any.
+fn secret_glob(path: &str, home: Option<&str>) -> Option<Hit> {
+    let lower = path.to_lowercase();
+    let path_tokens = hidden_names_spelled(tokens(&lower));
+    let home = home.map(|h| h.trim_end_matches('/').to_lowercase());
+    for e in spec().hardline.paths.iter() {
+        if e.ask || !e.classes.iter().any(|c| c == "read") {
+            continue;
+        }
+        let found = e.patterns.iter().any(|p| {
+            let p = p.to_lowercase();
+            let p = match (p.strip_prefix('~'), &home) {
+                (Some(rest), Some(h)) => format!("{h}{rest}"),
+                (Some(rest), None) => format!("{SOME_HOME}{rest}"),
+                _ => p,
+            };
+            tokens_meet_crossing(&path_tokens, &tokens(&p), true)
+        });
+        if found {
+            return Some(Hit {
+                entry: e.id.to_string(),
+                reason: e.reason.to_string(),
+                part: path.to_string(),
+            });
+        }
+    }
+    None
+}
+
 /// Whether an entry's program (a name, or a wildcard such as `mkfs.*`) names `program`.
 fn names(pattern: &str, program: &str) -> bool {
     match pattern.as_bytes().first() {
@@ -1453,6 +1535,13 @@ fn glob_meets(a: &str, b: &str) -> bool {
 }
 
 fn tokens_meet(ta: &[Token], tb: &[Token]) -> bool {
+    tokens_meet_crossing(ta, tb, false)
+}
+
+/// Whether a path glob (`a`, whose `*` stands within a segment) can name a path a pattern (`b`)
+/// matches; `b_crosses`: the pattern's `*` stands for any run of characters, `/` too (the
+/// hardline's path patterns).
+fn tokens_meet_crossing(ta: &[Token], tb: &[Token], b_crosses: bool) -> bool {
     // seen[i][j]: a[i..] and b[j..] were tried.
     let w = tb.len() + 1;
     let mut seen = vec![false; (ta.len() + 1) * w];
@@ -1469,17 +1558,27 @@ fn tokens_meet(ta: &[Token], tb: &[Token]) -> bool {
             (None, None) => return true,
             (Some(Token::Star), _) => {
                 stack.push((i + 1, j));
-                if tb.get(j).is_some() {
+                // A glob's `*` never stands for a `/`.
+                if tb.get(j).is_some_and(|t| *t != Token::Char('/')) {
                     stack.push((i, j + 1));
                 }
             }
             (_, Some(Token::Star)) => {
                 stack.push((i, j + 1));
-                if ta.get(i).is_some() {
+                if ta
+                    .get(i)
+                    .is_some_and(|t| b_crosses || *t != Token::Char('/'))
+                {
                     stack.push((i + 1, j));
                 }
             }
-            (Some(x), Some(y)) if single_meets(x, y) => stack.push((i + 1, j + 1)),
+            // Nor does a glob's `?` or `[…]`.
+            (Some(x), Some(y))
+                if single_meets(x, y)
+                    && !(*y == Token::Char('/') && matches!(x, Token::Any | Token::Class(..))) =>
+            {
+                stack.push((i + 1, j + 1))
+            }
             _ => {}
         }
     }
