@@ -393,6 +393,30 @@ impl Walker<'_> {
         fed: bool,
         depth: usize,
     ) {
+        // A `chdir` option moves the wrapped command, not the line: the folders are put back.
+        let mut moved: Option<Option<Vec<String>>> = None;
+        self.wrapper_body(spec, args, scope, fed, depth, &mut moved);
+        if let Some(cwds) = moved {
+            self.cwds = cwds;
+        }
+    }
+
+    /// Sets the folder the wrapped command runs in, keeping the line's in `moved`.
+    fn run_in(&mut self, dir: &Word, scope: &Scope<'_>, moved: &mut Option<Option<Vec<String>>>) {
+        let to = self.targets(dir, scope);
+        let before = std::mem::replace(&mut self.cwds, to);
+        moved.get_or_insert(before);
+    }
+
+    fn wrapper_body(
+        &mut self,
+        spec: &Wrapper,
+        args: &[Word],
+        scope: &Scope<'_>,
+        fed: bool,
+        depth: usize,
+        moved: &mut Option<Option<Vec<String>>>,
+    ) {
         let mut i = 0;
         let mut positional = spec.positional;
         let mut lines: Vec<Word> = Vec::new();
@@ -419,6 +443,18 @@ impl Walker<'_> {
                     Some((n, v)) => (format!("--{n}"), Some(v)),
                     None => (t.to_string(), None),
                 };
+                if has(&spec.chdir, &name) {
+                    match value {
+                        Some(v) => {
+                            self.run_in(&strip_word_prefix(w, name.len() + 1, v), scope, moved)
+                        }
+                        None => {
+                            if let Some(v) = args.get(i + 1) {
+                                self.run_in(v, scope, moved);
+                            }
+                        }
+                    }
+                }
                 if has(&spec.line, &name) {
                     match value {
                         Some(v) => lines.push(Word::literal(v)),
@@ -457,6 +493,15 @@ impl Walker<'_> {
                     if has(&spec.joined, &opt) {
                         self.joined(args.get(i + 1..).unwrap_or(&[]), depth);
                         return;
+                    }
+                    if has(&spec.chdir, &opt) {
+                        if rest.is_empty() {
+                            if let Some(v) = args.get(i + 1) {
+                                self.run_in(v, scope, moved);
+                            }
+                        } else {
+                            self.run_in(&strip_word_prefix(w, k + 2, &rest), scope, moved);
+                        }
                     }
                     if has(&spec.value, &opt) {
                         if rest.is_empty() {

@@ -795,6 +795,9 @@ spec_struct! {
         /// Its operands are appended to the command from its input (`xargs`): unknown.
         #[serde(default)]
         pub input: bool,
+        /// Options whose value is the folder the command runs in (`env -C`, `sudo -D`).
+        #[serde(default)]
+        pub chdir: List<Str>,
     }
 }
 
