@@ -599,7 +599,36 @@ pub fn prepare(req: &Request, ctx: &Context) -> Prepared {
     };
     match &req.target {
         Target::Line(line) => {
-            let read = plain::analyse(line, place);
+            // A file a read rule guards (`*.env` asks) named by a command is read as the read
+            // tool would read it: `git show HEAD:.env` asks as `read .env` does.
+            let read_key = read_key();
+            let defaults: &[ReadGuard<'static>] = if ctx.defaults {
+                default_read_guards()
+            } else {
+                &[]
+            };
+            let own: Vec<ReadGuard<'_>> = ctx
+                .rules
+                .iter()
+                .chain(&ctx.approvals)
+                .chain(&ctx.grants)
+                .filter(|r| r.action != Action::Allow && r.permission == read_key)
+                .map(ReadGuard::new)
+                .collect();
+            let guarded = |word: &str| {
+                let guards = || defaults.iter().chain(own.iter());
+                // Most words hold no guard's piece, and are not resolved.
+                guards().any(|g| g.may_match(word)) && {
+                    let abs = plain::resolve(place, &ctx.root, word);
+                    let subject = inside(&ctx.root, &abs).unwrap_or(abs);
+                    let lower = subject.to_lowercase();
+                    guards().any(|g| {
+                        wildcard::matches(&g.rule.pattern, &subject)
+                            || wildcard::matches(&g.rule.pattern, &lower)
+                    })
+                }
+            };
+            let read = plain::analyse_guarded(line, place, &guarded);
             if let Some(c) = read.opaque {
                 parts.push(Part::Opaque(c));
             }
@@ -608,9 +637,13 @@ pub fn prepare(req: &Request, ctx: &Context) -> Prepared {
             for text in read.commands {
                 parts.push(Part::Command(text));
             }
-            let edit = spec().tool("write").map_or("edit", |t| t.permission);
+            let edit = write_key();
             for (abs, _) in read.writes {
                 path(&mut parts, abs, edit, RiskClass::Write);
+            }
+            for word in &read.guarded {
+                let abs = plain::resolve(place, &ctx.root, word);
+                path(&mut parts, abs, read_key, RiskClass::Read);
             }
         }
         Target::Path(p) => {
@@ -627,6 +660,56 @@ pub fn prepare(req: &Request, ctx: &Context) -> Prepared {
         first: parts.next().unwrap_or(Part::Command(String::new())),
         rest: parts.collect(),
     }
+}
+
+/// The permission key of the read tool (found once).
+fn read_key() -> &'static str {
+    static KEY: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+    KEY.get_or_init(|| spec().tool("read").map_or("read", |t| t.permission))
+}
+
+/// The permission key of the write tool (found once).
+fn write_key() -> &'static str {
+    static KEY: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+    KEY.get_or_init(|| spec().tool("write").map_or("edit", |t| t.permission))
+}
+
+/// A rule that keeps a file from being read without asking, and the longest literal piece of its
+/// pattern (a word without it cannot match).
+struct ReadGuard<'a> {
+    rule: &'a Rule,
+    piece: &'a str,
+}
+
+impl<'a> ReadGuard<'a> {
+    fn new(rule: &'a Rule) -> ReadGuard<'a> {
+        let piece = rule
+            .pattern
+            .split(['*', '?'])
+            .max_by_key(|p| p.len())
+            .unwrap_or("");
+        ReadGuard { rule, piece }
+    }
+
+    /// Whether the piece is in `word`, letter case ignored.
+    fn may_match(&self, word: &str) -> bool {
+        word.as_bytes()
+            .windows(self.piece.len().max(1))
+            .any(|w| w.eq_ignore_ascii_case(self.piece.as_bytes()))
+    }
+}
+
+/// The default rules that keep a file from being read without asking (`*.env`), found once.
+fn default_read_guards() -> &'static [ReadGuard<'static>] {
+    static GUARDS: std::sync::OnceLock<Vec<ReadGuard<'static>>> = std::sync::OnceLock::new();
+    GUARDS.get_or_init(|| {
+        spec()
+            .defaults
+            .iter()
+            .filter(|r| r.action != Action::Allow && r.permission == read_key())
+            .map(ReadGuard::new)
+            .collect()
+    })
 }
 
 /// Judging in one mode, with the context's rules and `extra` grants after them.

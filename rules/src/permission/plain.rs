@@ -34,6 +34,9 @@ pub struct Analysis {
     /// Files the line writes (redirections and writing programs), absolute, with the part of the
     /// line that writes each.
     pub writes: Vec<(String, String)>,
+    /// The words of the commands' arguments (or the values inside them, after `=`, `:` or `@`)
+    /// that the caller's `guarded` test picked: paths a command may read that a rule guards.
+    pub guarded: Vec<String>,
 }
 
 /// Where the line runs: the project root and the person's home, when known.
@@ -47,8 +50,15 @@ pub struct Place<'a> {
 
 /// Reads a line and everything it runs.
 pub fn analyse(line: &str, place: Place<'_>) -> Analysis {
+    analyse_guarded(line, place, &|_| false)
+}
+
+/// [`analyse`], keeping in [`Analysis::guarded`] the argument words (and values inside them)
+/// for which `guarded` says yes.
+pub fn analyse_guarded(line: &str, place: Place<'_>, guarded: &dyn Fn(&str) -> bool) -> Analysis {
     let reading = shell::read(line);
     let mut walker = Walker {
+        guarded,
         h: spec().hardline,
         place,
         out: Analysis::default(),
@@ -119,6 +129,8 @@ const MAX_VALUES: usize = 32;
 const MAX_INDIRECTION: usize = 8;
 
 struct Walker<'a> {
+    /// Which argument words the caller wants kept (see [`analyse_guarded`]).
+    guarded: &'a dyn Fn(&str) -> bool,
     h: &'static HardlineFile,
     place: Place<'a>,
     out: Analysis,
@@ -273,11 +285,11 @@ impl Walker<'_> {
             self.opaque(Construct::parse(construct).unwrap_or(Construct::ShellState));
             return;
         }
-        if plain.shells.iter().any(|s| s == program) {
+        if plain.shells.iter().any(|s| names(s, program)) {
             self.shell(args, scope, depth);
             return;
         }
-        if plain.other_shells.iter().any(|s| s == program) {
+        if plain.other_shells.iter().any(|s| names(s, program)) {
             self.opaque(Construct::OtherShell);
             return;
         }
@@ -685,16 +697,30 @@ impl Walker<'_> {
             }
         }
         self.secret_reads(args, scope);
+        for w in args.iter().filter(|w| !w.dynamic()) {
+            let t = w.text.as_str();
+            let values = [
+                Some(t),
+                t.split_once('=').map(|(_, v)| v),
+                t.split_once(':').map(|(_, v)| v),
+                t.strip_prefix('@'),
+            ];
+            for v in values.into_iter().flatten() {
+                if (self.guarded)(v) {
+                    self.out.guarded.push(v.to_string());
+                }
+            }
+        }
         if h.writes
             .iter()
             .any(|w| w.programs.iter().any(|p| names(p, program)))
         {
             self.hidden_writes(program, args, scope, &part());
         }
-        if h.plain.changes_directory.iter().any(|c| c == program) {
+        if h.plain.changes_directory.iter().any(|c| names(c, program)) {
             self.cd(args, scope);
         }
-        if h.plain.links.iter().any(|c| c == program) {
+        if h.plain.links.iter().any(|c| names(c, program)) {
             self.link(args, scope);
         }
     }
@@ -709,37 +735,29 @@ impl Walker<'_> {
             }
             // A value inside the word: `--file=PATH`, `-fPATH`, `key=@PATH`, `@PATH` (curl).
             let t = w.text.as_str();
-            let mut starts: Vec<usize> = Vec::new();
-            if let Some((name, _)) = t.split_once('=') {
-                starts.push(name.chars().count() + 1);
-            }
-            if t.starts_with('-') && !t.starts_with("--") {
-                starts.push(2);
-            }
-            starts.push(0);
-            for start in starts {
-                let rest: String = t.chars().skip(start).collect();
-                let (skip, value) = match rest.strip_prefix('@') {
-                    Some(v) => (start + 1, v.to_string()),
-                    None if start > 0 => (start, rest),
-                    None => continue,
+            let short = (t.starts_with('-') && !t.starts_with("--"))
+                .then(|| t.get(2..))
+                .flatten();
+            let values = [t.split_once('=').map(|(_, v)| v), short, Some(t)];
+            for (k, value) in values.into_iter().enumerate() {
+                let Some(value) = value else { continue };
+                let value = match value.strip_prefix('@') {
+                    Some(v) => v,
+                    // The whole word was read above; only a value after `@` is new.
+                    None if k == 2 => continue,
+                    None => value,
                 };
-                if !value.is_empty() {
-                    self.secret_read(&strip_word_prefix(w, skip, &value), scope);
+                if value.is_empty() || !(secret_may(value) || value.contains(['*', '?', '['])) {
+                    continue;
                 }
+                let skip = t.chars().count() - value.chars().count();
+                self.secret_read(&strip_word_prefix(w, skip, value), scope);
             }
         }
     }
 
     fn secret_read(&mut self, w: &Word, scope: &Scope<'_>) {
-        let fragments = secret_fragments();
-        let may = |t: &str| {
-            fragments.iter().any(|f| {
-                t.as_bytes()
-                    .windows(f.len())
-                    .any(|w| w.eq_ignore_ascii_case(f.as_bytes()))
-            })
-        };
+        let may = secret_may;
         // Most words name nothing secret: look closer only at those that may. A glob may name
         // one without spelling it (`/proc/self/envi*`).
         if !w.dynamic() && !w.glob() && !may(&w.text) {
@@ -1358,6 +1376,16 @@ fn broad_contents(path: &str) -> Option<&str> {
     let t = tokens(name);
     let broad = t.contains(&Token::Star) && t.iter().all(|t| !matches!(t, Token::Char(_)));
     broad.then_some(if dir.is_empty() { "/" } else { dir })
+}
+
+/// Whether a text holds a literal piece of a path no tool may read (no case): one that holds none
+/// names no such path.
+fn secret_may(t: &str) -> bool {
+    secret_fragments().iter().any(|f| {
+        t.as_bytes()
+            .windows(f.len())
+            .any(|w| w.eq_ignore_ascii_case(f.as_bytes()))
+    })
 }
 
 /// The literal pieces (three characters or more) of the paths no tool may read, in lower case,
