@@ -1,14 +1,14 @@
 // The size of the package's .wasm. Its budget is 300 KB, 120 KB gzipped. The fail-closed command
 // reader (permission/shell.rs and plain.rs with their data; issue "fail closed") took the package
-// from 273 KB (116 KB gzipped) to about 340 KB (145 KB gzipped) — a cost the issue says to pay
+// from 273 KB (116 KB gzipped) to about 349 KB (148 KB gzipped) — a cost the issue says to pay
 // rather than weaken the reader — so the package is over its budget, and the README says by how
 // much. So that nothing else grows unseen, this check fails above the budget plus that allowance
-// and a little room (345 KB, 148 KB gzipped).
+// and a little room (352 KB, 151 KB gzipped).
 // `--report` prints the figures and never fails.
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 const BUDGET = { raw: 300_000, gz: 120_000 };
-const READER = { raw: 45_000, gz: 28_000 };
+const READER = { raw: 52_000, gz: 31_000 };
 const file = new URL("../pkg/lembas_wasm_bg.wasm", import.meta.url);
 const bytes = readFileSync(file);
 const gz = gzipSync(bytes, { level: 9 }).length;
