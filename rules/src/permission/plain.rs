@@ -437,7 +437,9 @@ impl Walker<'_> {
         let has = |list: &[crate::spec::types::Str], o: &str| list.iter().any(|x| x == o);
         while let Some(w) = args.get(i) {
             let t = w.text.as_str();
-            if w.dynamic() && t.starts_with('-') {
+            // A wrapper's own word from an unquoted expansion may split into several (`timeout
+            // $T -rf /` with T="5 rm"): where its command starts is known only when it runs.
+            if command.is_none() && w.splits() {
                 self.opaque(Construct::WrapperLine);
                 return;
             }
@@ -763,8 +765,17 @@ impl Walker<'_> {
         if !w.dynamic() && !w.glob() && !may(&w.text) {
             return;
         }
-        let Some(paths) = self.targets(w, scope) else {
-            return;
+        // A value known only when it runs, between known text (`/proc/$(pgrep x)/environ`),
+        // stands for any name there: the word is read as that glob.
+        let paths = match self.targets(w, scope) {
+            Some(paths) => paths,
+            None => match shape(w) {
+                Some(glob) => match self.resolve_all(&glob) {
+                    Some(paths) => paths,
+                    None => return,
+                },
+                None => return,
+            },
         };
         for p in &paths {
             if p.contains(['*', '?', '[']) {
@@ -1070,7 +1081,10 @@ impl Walker<'_> {
                     vals
                 });
             }
-            "#" | "?" | "$" | "!" => return Some(vec!["0".into()]),
+            // A number known only when it runs (a process id, a count): read as a glob of any
+            // number, so `/proc/$PPID/environ` is every process's environment.
+            "#" | "?" | "$" | "!" | "PPID" | "BASHPID" | "UID" | "EUID" | "RANDOM" | "SRANDOM"
+            | "LINENO" | "SECONDS" => return Some(vec!["[0-9]*".into()]),
             "-" => return Some(vec!["hB".into()]),
             "HOME" => return self.resolve_all("~"),
             "PWD" => return self.cwds.clone(),
@@ -1270,6 +1284,24 @@ fn set_changes_parameters(args: &[Word]) -> bool {
         return true;
     }
     false
+}
+
+/// A word with known text and pieces known only when it runs, as a glob: each unknown piece a
+/// `*` (within one path segment, as a shell's glob). `None` for a word with no known text.
+fn shape(w: &Word) -> Option<String> {
+    let mut out = String::new();
+    let mut known = false;
+    for p in &w.pieces {
+        match p {
+            Piece::Text { text, .. } if !text.is_empty() => {
+                known = true;
+                out.push_str(text);
+            }
+            Piece::Text { .. } => {}
+            _ => out.push('*'),
+        }
+    }
+    known.then_some(out)
 }
 
 /// A word whose value is known only when it runs.

@@ -178,6 +178,16 @@ impl Word {
         self.pieces.iter().any(|p| !matches!(p, Piece::Text { .. }))
     }
 
+    /// Whether an unquoted expansion in it may split it into several words.
+    pub fn splits(&self) -> bool {
+        self.pieces.iter().any(|p| {
+            matches!(
+                p,
+                Piece::Parameter { quoted: false, .. } | Piece::Substitution { quoted: false }
+            )
+        })
+    }
+
     /// Whether an unquoted `*`, `?`, or `[` with a `]` after it makes it a glob (a lone `[` is
     /// the test command).
     pub fn glob(&self) -> bool {
