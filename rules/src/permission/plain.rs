@@ -219,12 +219,11 @@ impl Walker<'_> {
             let Some(set) = self.h.sets.get(&e.targets) else {
                 continue;
             };
-            let holds = match self.targets(target, scope) {
-                Some(paths) if paths.iter().any(|p| self.in_set(set, p)) => Holds::Yes,
-                Some(_) => Holds::No,
-                None => Holds::No,
-            };
-            if holds == Holds::Yes {
+            // An unknown target is a write whose file is not known (see `write_target`).
+            let on_disk = self
+                .targets(target, scope)
+                .is_some_and(|paths| paths.iter().any(|p| self.in_set(set, p)));
+            if on_disk {
                 self.out.hits.push(Hit {
                     entry: e.id.to_string(),
                     reason: e.reason.to_string(),
@@ -660,15 +659,15 @@ impl Walker<'_> {
                 find: found.clone().unwrap_or_default(),
                 mentioned: scope.mentioned.clone(),
             };
-            if found.is_none() {
-                let cmd: Vec<Word> = cmd
-                    .into_iter()
+            // Start points not known: neither is `{}`.
+            let cmd: Vec<Word> = if found.is_none() {
+                cmd.into_iter()
                     .map(|w| if is_found(&w) { unknown_word() } else { w })
-                    .collect();
-                self.unwrap(&cmd, &inner, fed, depth);
+                    .collect()
             } else {
-                self.unwrap(&cmd, &inner, fed, depth);
-            }
+                cmd
+            };
+            self.unwrap(&cmd, &inner, fed, depth);
         }
     }
 
@@ -701,13 +700,7 @@ impl Walker<'_> {
         self.secret_reads(args, scope);
         for w in args.iter().filter(|w| !w.dynamic()) {
             let t = w.text.as_str();
-            let values = [
-                Some(t),
-                t.split_once('=').map(|(_, v)| v),
-                t.split_once(':').map(|(_, v)| v),
-                t.strip_prefix('@'),
-            ];
-            for v in values.into_iter().flatten() {
+            for v in std::iter::once(t).chain(values_inside(t)) {
                 if (self.guarded)(v) {
                     self.out.guarded.push(v.to_string());
                 }
@@ -735,34 +728,20 @@ impl Walker<'_> {
             if w.dynamic() {
                 continue;
             }
-            // A value inside the word: `--file=PATH`, `-fPATH`, `key=@PATH`, `@PATH` (curl).
             let t = w.text.as_str();
-            let short = (t.starts_with('-') && !t.starts_with("--"))
-                .then(|| t.get(2..))
-                .flatten();
-            let values = [t.split_once('=').map(|(_, v)| v), short, Some(t)];
-            for (k, value) in values.into_iter().enumerate() {
-                let Some(value) = value else { continue };
-                let value = match value.strip_prefix('@') {
-                    Some(v) => v,
-                    // The whole word was read above; only a value after `@` is new.
-                    None if k == 2 => continue,
-                    None => value,
-                };
-                if value.is_empty() || !(secret_may(value) || value.contains(['*', '?', '['])) {
-                    continue;
+            for value in values_inside(t) {
+                if !value.is_empty() && (secret_may(value) || value.contains(['*', '?', '['])) {
+                    let skip = t.chars().count() - value.chars().count();
+                    self.secret_read(&strip_word_prefix(w, skip, value), scope);
                 }
-                let skip = t.chars().count() - value.chars().count();
-                self.secret_read(&strip_word_prefix(w, skip, value), scope);
             }
         }
     }
 
     fn secret_read(&mut self, w: &Word, scope: &Scope<'_>) {
-        let may = secret_may;
         // Most words name nothing secret: look closer only at those that may. A glob may name
         // one without spelling it (`/proc/self/envi*`).
-        if !w.dynamic() && !w.glob() && !may(&w.text) {
+        if !w.dynamic() && !w.glob() && !secret_may(&w.text) {
             return;
         }
         // A value known only when it runs, between known text (`/proc/$(pgrep x)/environ`),
@@ -785,7 +764,7 @@ impl Walker<'_> {
                 }
             }
         }
-        for p in paths.iter().filter(|p| may(p)) {
+        for p in paths.iter().filter(|p| secret_may(p)) {
             if let Some(found) =
                 super::hardline::check_path(p, super::RiskClass::Read, self.place.home)
                     .filter(|f| !f.ask)
@@ -1284,6 +1263,26 @@ fn set_changes_parameters(args: &[Word]) -> bool {
         return true;
     }
     false
+}
+
+/// The values written inside a word, each a suffix of it: after `=` (`--file=PATH`), after `:`
+/// (`HEAD:.env`), a short option's (`-fPATH`), and each of these and the word after a leading
+/// `@` (curl's `@PATH`).
+fn values_inside(t: &str) -> impl Iterator<Item = &str> {
+    let short = (t.starts_with('-') && !t.starts_with("--"))
+        .then(|| t.get(2..))
+        .flatten();
+    let values = [
+        t.split_once('=').map(|(_, v)| v),
+        t.split_once(':').map(|(_, v)| v),
+        short,
+    ];
+    let at = values
+        .into_iter()
+        .flatten()
+        .chain(std::iter::once(t))
+        .filter_map(|v| v.strip_prefix('@'));
+    values.into_iter().flatten().chain(at)
 }
 
 /// A word with known text and pieces known only when it runs, as a glob: each unknown piece a
