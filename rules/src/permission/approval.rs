@@ -24,15 +24,18 @@ pub enum ApprovalError {
     NotAsked(String),
 }
 
-/// Whether a line holds `$(…)`, backticks or a variable.
-pub fn has_substitution(line: &str) -> bool {
-    if line.contains('`') || line.contains("$(") {
-        return true;
-    }
-    let chars: Vec<char> = line.chars().collect();
-    chars.windows(2).any(|w| match w {
-        [a, b] => *a == '$' && (b.is_ascii_alphabetic() || matches!(b, '_' | '{')),
-        _ => false,
+/// Whether a line, as the reader reads it, holds `$(…)`, backticks or a variable: in a command's
+/// word, a redirection's target, or a value the line assigns.
+pub fn has_expansion(reading: &shell::Reading) -> bool {
+    reading.commands.iter().any(|c| {
+        c.words
+            .iter()
+            .chain(c.redirects.iter().map(|r| &r.target))
+            .any(shell::Word::dynamic)
+    }) || reading.bindings.iter().any(|b| {
+        b.values
+            .as_ref()
+            .is_none_or(|v| v.iter().any(shell::Word::dynamic))
     })
 }
 
@@ -158,17 +161,14 @@ pub fn approve(req: &Request, ctx: &Context) -> Result<Vec<Rule>, ApprovalError>
                 home: ctx.home.as_deref(),
             };
             let read = plain::analyse(line, place);
-            if has_substitution(line) || read.opaque.is_some() || !read.unknown.is_empty() {
+            let reading = shell::read(line);
+            if has_expansion(&reading) || read.opaque.is_some() || !read.unknown.is_empty() {
                 return Err(ApprovalError::Substitution(texts.substitution.to_string()));
             }
             if !read.hits.is_empty() {
                 return Err(ApprovalError::Denied(texts.denied.to_string()));
             }
-            for cmd in shell::read(line)
-                .commands
-                .iter()
-                .filter(|c| !c.words.is_empty())
-            {
+            for cmd in reading.commands.iter().filter(|c| !c.words.is_empty()) {
                 let single = Request {
                     target: Target::Line(cmd.text()),
                     ..req.clone()
@@ -243,6 +243,30 @@ mod tests {
         assert_eq!(pattern("cargo test -p x"), "cargo test *");
         assert_eq!(pattern("docker compose up -d"), "docker compose up *");
         assert_eq!(pattern("git"), "git *");
+    }
+
+    #[test]
+    fn an_expansion_is_found_where_the_reader_finds_one() {
+        let has = |line: &str| has_expansion(&shell::read(line));
+        for line in [
+            "echo $HOME",
+            "echo \"${X}\"",
+            "ls `pwd`",
+            "ls $(pwd)",
+            "echo x > $F",
+            "X=$(id); ls",
+        ] {
+            assert!(has(line), "{line}");
+        }
+        // Quoted text is text: nothing expands.
+        for line in [
+            "echo '$HOME'",
+            "grep -F '$(x)' f",
+            "echo \\$HOME",
+            "X=1; ls",
+        ] {
+            assert!(!has(line), "{line}");
+        }
     }
 
     #[test]

@@ -894,15 +894,6 @@ fn hard(hit: hardline::Hit) -> Decision {
     }
 }
 
-/// A path made absolute against `root` and normalised (`.`, `..` and doubled slashes folded).
-pub fn resolve(root: &str, path: &str) -> String {
-    if path.starts_with('/') || path.starts_with('~') {
-        normalize(path)
-    } else {
-        normalize(&format!("{root}/{path}"))
-    }
-}
-
 /// `.`, `..` and doubled slashes folded, lexically.
 pub fn normalize(path: &str) -> String {
     let absolute = path.starts_with('/');

@@ -211,11 +211,6 @@ impl Word {
         false
     }
 
-    /// Whether it is plain unquoted text equal to `s` (a reserved word, an operator of `[`).
-    pub fn is_bare(&self, s: &str) -> bool {
-        matches!(self.pieces.as_slice(), [Piece::Text { text, quoted: false }] if text == s)
-    }
-
     fn push_text(&mut self, c: char, quoted: bool) {
         self.text.push(c);
         if let Some(Piece::Text { text, quoted: q }) = self.pieces.last_mut() {
