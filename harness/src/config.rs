@@ -8,6 +8,9 @@ use lembas_rules::permission::Mode;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
+/// The environment variable the API key is read from unless `--api-key-env` names another.
+pub const API_KEY_ENV: &str = "LEMBAS_API_KEY";
+
 /// `--mode`: one of the rules' modes, by its word (clap lists them in the help and in an error).
 fn mode_value() -> impl clap::builder::TypedValueParser<Value = Mode> {
     use clap::builder::TypedValueParser;
@@ -182,7 +185,7 @@ impl Settings {
             .ok_or_else(|| missing("model", "--model ID", "LEMBAS_MODEL", "model"))?;
         let key_env = src
             .text(o.api_key_env.clone(), None, "api_key_env")?
-            .unwrap_or_else(|| "LEMBAS_API_KEY".into());
+            .unwrap_or_else(|| API_KEY_ENV.into());
         let api_key = env(&key_env).filter(|v| !v.is_empty());
         let number = |flag: Option<u64>, key: &str| -> Result<Option<u64>> {
             match src.text(flag.map(|n| n.to_string()), None, key)? {

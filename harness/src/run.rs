@@ -54,8 +54,7 @@ impl Asker for Terminal {
 
 pub async fn run(o: RunOptions) -> Result<i32> {
     let root = std::env::current_dir().context("the current directory")?;
-    // The rules and the tools read the same real root and home.
-    let root = std::fs::canonicalize(&root).unwrap_or(root);
+    // The rules and the tools read the same root (the workspace's, a real path) and home.
     let home = std::env::var("HOME")
         .ok()
         .filter(|h| h.starts_with('/'))
@@ -67,9 +66,13 @@ pub async fn run(o: RunOptions) -> Result<i32> {
     let s = Settings::resolve(&o, &root, &|k| std::env::var(k).ok())?;
     let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let unattended = o.unattended || !terminal;
+    let workspace = Workspace::new(root)
+        .with_home(home.clone())
+        .with_secret(s.api_key.as_deref());
+    let root = workspace.root.to_string_lossy().into_owned();
     let mut permissions = Context::new(s.mode);
-    permissions.root = root.to_string_lossy().into_owned();
-    permissions.home = home.clone();
+    permissions.root = root.clone();
+    permissions.home = home;
     permissions.unattended = unattended;
     let permissions = Arc::new(Mutex::new(permissions));
     let asking = Arc::new(AtomicBool::new(false));
@@ -91,14 +94,11 @@ pub async fn run(o: RunOptions) -> Result<i32> {
     provider.return_progress = s.return_progress;
     let setup = Setup {
         provider,
-        workspace: Workspace::new(root.clone())
-            .with_home(home)
-            .with_secret(s.api_key.as_deref())
-            .with_permissions(Arc::clone(&permissions)),
+        workspace: workspace.with_permissions(Arc::clone(&permissions)),
         permissions,
         asker,
         window: s.context,
-        system: fill(SYSTEM.trim(), &[("root", &root.to_string_lossy())]),
+        system: fill(SYSTEM.trim(), &[("root", &root)]),
     };
     let options = TeamOptions {
         min: s.agents.0,

@@ -87,7 +87,7 @@ impl Workspace {
             root: std::fs::canonicalize(&root).unwrap_or(root),
             home: None,
             permissions: None,
-            hidden_env: vec!["LEMBAS_API_KEY".into()],
+            hidden_env: vec![crate::config::API_KEY_ENV.into()],
         }
     }
 
