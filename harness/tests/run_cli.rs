@@ -265,3 +265,131 @@ async fn ctrl_c_stops_every_agent_and_exits_130() {
     assert_eq!(tree["ended"][0]["name"], "slow");
     assert_eq!(tree["ended"][0]["state"], "stopped");
 }
+
+/// `lembas run` in `dir` with the API key set to `key`.
+async fn lembas_with_key(dir: &std::path::Path, args: &[&str], key: &str) -> std::process::Output {
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_lembas"))
+        .args(args)
+        .current_dir(dir)
+        .env("LEMBAS_API_KEY", key)
+        .output()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_hostile_model_gets_no_secret_through_the_process_environment_or_a_link() {
+    let key = "sk-test-KEY-NEVER-SHOWN";
+    // In auto: the harness's own environment (where the key is) refused however it is
+    // spelled, and the commands it runs do not get the key's variable.
+    let (url, bodies) = fake(vec![
+        Answer::Sse(vec![
+            tool_call("c1", "bash", json!({"command": "cat /proc/$PPID/environ"})),
+            "[DONE]".into(),
+        ]),
+        Answer::Sse(vec![
+            tool_call(
+                "c2",
+                "bash",
+                json!({"command": "echo \"key=[$LEMBAS_API_KEY]\""}),
+            ),
+            "[DONE]".into(),
+        ]),
+        Answer::Sse(vec![content("Done."), "[DONE]".into()]),
+    ])
+    .await;
+    let dir = project("hostile-env");
+    let args = [
+        "run",
+        "--base-url",
+        &url,
+        "--model",
+        "m",
+        "--unattended",
+        "--mode",
+        "auto",
+        "Go.",
+    ];
+    let out = lembas_with_key(&dir, &args, key).await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sent = bodies.lock().unwrap().join("\n");
+    assert!(
+        sent.contains("environment and memory hold keys"),
+        "the read was refused: {sent}"
+    );
+    assert!(
+        sent.contains("[]"),
+        "the command ran without the key: {sent}"
+    );
+    assert!(!sent.contains(key), "the key reached the model");
+
+    // In edit, unattended: a link inside the project to a folder outside it is outside.
+    let base = project("hostile-link");
+    let outside = base.join("elsewhere");
+    let root = base.join("project");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(outside.join("secret.txt"), "TOP-SECRET-FILE").unwrap();
+    std::os::unix::fs::symlink(&outside, root.join("out")).unwrap();
+    let (url, bodies) = fake(vec![
+        Answer::Sse(vec![
+            tool_call("c1", "read", json!({"path": "out/secret.txt"})),
+            "[DONE]".into(),
+        ]),
+        Answer::Sse(vec![content("Done."), "[DONE]".into()]),
+    ])
+    .await;
+    let args = [
+        "run",
+        "--base-url",
+        &url,
+        "--model",
+        "m",
+        "--unattended",
+        "--mode",
+        "edit",
+        "Go.",
+    ];
+    let out = lembas_with_key(&root, &args, key).await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sent = bodies.lock().unwrap().join("\n");
+    assert!(
+        sent.contains("Nobody can approve this"),
+        "the read was refused: {sent}"
+    );
+    assert!(
+        !sent.contains("TOP-SECRET-FILE"),
+        "the file outside the root was read"
+    );
+}
+
+#[tokio::test]
+async fn a_mode_that_is_not_one_is_said_with_the_modes() {
+    let dir = project("bad-mode");
+    let out = lembas(
+        &dir,
+        &["run", "--model", "m", "--mode", "plan2", "x"],
+        "LEMBAS_API_KEY",
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("invalid value 'plan2' for '--mode <MODE>'"),
+        "{err}"
+    );
+    assert!(
+        err.contains("[possible values: auto, edit, manual, plan]"),
+        "{err}"
+    );
+}
