@@ -1,18 +1,22 @@
 //! The tree at work (subagents.md §5–§13; team.md §5–§8): the rules' [`Team`] driven by real
 //! turns. The rules decide everything — who is added, whose turn starts with what, what reaches
-//! whom, who decides a call, when a context is full — and this shell does the I/O: each agent is
-//! an [`Engine`] in its own tokio task with its own conversation; a turn the rules start is sent
+//! whom, who decides a call, when a context is full — and this shell does the I/O: every change
+//! is an operation the team applies ([`Team::apply`]); each agent is an [`Engine`] in its own
+//! tokio task with its own conversation; a turn the rules start is sent
 //! to its task; a text delivered while it works goes to its next step; a subagent that ends is
 //! stopped with its running commands. The tree's state goes out at most four times a second, the
 //! last state always.
 
-use crate::engine::{now_ms, Asker, Engine, EngineError, Event, TurnEnd};
+use crate::engine::{now_ms, Asker, Engine, EngineError, Placement, Tree, TurnEnd};
+use crate::events::{AgentRef, SessionEvent};
 use crate::provider::client::Provider;
 use crate::tools::Workspace;
 use lembas_rules::delegation::{who_decides, Subagent, Verdict};
+use lembas_rules::input::InputError;
 use lembas_rules::permission::{Context, Request};
 use lembas_rules::progress::{advance, Phase, StopReason, WaitReason};
 use lembas_rules::spec::loop_spec;
+use lembas_rules::team::operation::{Answer, Deliveries, Operation, TeamStep, TurnEndReason};
 use lembas_rules::team::view::TreeInfo;
 use lembas_rules::team::{lead, AgentState, Team, TeamOptions};
 use serde_json::Value;
@@ -37,19 +41,6 @@ pub struct Setup {
     pub system: String,
 }
 
-/// What the tree says.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Out {
-    /// An agent's engine said something.
-    Agent { name: String, event: Event },
-    /// The tree's state (§12).
-    Team(TreeInfo),
-    /// The main agent's final reply of a turn.
-    Reply(String),
-    /// A turn failed: the agent and the reason in one line.
-    Failed { name: String, error: String },
-}
-
 /// How the session ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
@@ -61,7 +52,7 @@ pub enum Outcome {
 
 /// An agent at work: the task that runs its engine's turns, and what waits for its next step.
 struct AgentTask {
-    name: String,
+    agent: AgentRef,
     /// Texts that reached it during its turn, for its next step.
     inbox: Vec<String>,
     running: bool,
@@ -79,17 +70,46 @@ struct Inner {
     failed: Option<String>,
 }
 
+/// The tree at work: the rules' team, each agent's task, and where the events go.
 pub struct Crew {
     setup: Setup,
     inner: Mutex<Inner>,
-    out: mpsc::UnboundedSender<Out>,
+    out: mpsc::UnboundedSender<SessionEvent>,
     quiet: watch::Sender<bool>,
+    /// Itself, for the tasks it starts (an engine's calls come in by reference).
+    me: Weak<Crew>,
+}
+
+impl Inner {
+    /// Does an operation now; the answer, or the error its input made.
+    fn apply(&mut self, operation: Operation) -> Result<Answer, InputError> {
+        self.team.apply(&TeamStep::untimed(operation))
+    }
+
+    /// The agent `name` is, by id and name.
+    fn agent(&self, name: &str) -> AgentRef {
+        match self.team.find(name) {
+            Some(a) => AgentRef {
+                id: a.id.clone(),
+                name: a.name.clone(),
+            },
+            None => AgentRef {
+                id: name.to_string(),
+                name: name.to_string(),
+            },
+        }
+    }
 }
 
 impl Crew {
     /// A tree for a session with these options; what it says goes to `out`.
-    pub fn new(setup: Setup, options: &TeamOptions, out: mpsc::UnboundedSender<Out>) -> Arc<Crew> {
-        let crew = Arc::new(Crew {
+    pub fn new(
+        setup: Setup,
+        options: &TeamOptions,
+        out: mpsc::UnboundedSender<SessionEvent>,
+    ) -> Arc<Crew> {
+        let crew = Arc::new_cyclic(|me| Crew {
+            me: me.clone(),
             setup,
             inner: Mutex::new(Inner {
                 team: Team::new(options),
@@ -112,12 +132,12 @@ impl Crew {
         inner
     }
 
-    fn send_out(&self, out: Out) {
+    fn send_out(&self, out: SessionEvent) {
         let _ = self.out.send(out);
     }
 
     /// The main agent's first turn, for the person's prompt.
-    pub fn begin(self: &Arc<Self>, prompt: &str) {
+    pub fn begin(&self, prompt: &str) {
         let mut inner = self.lock();
         let lead_id = lead().to_string();
         self.start_agent(&mut inner, &lead_id, lead(), prompt.to_string());
@@ -153,7 +173,7 @@ impl Crew {
             inner.dirty = false;
             inner.team.info()
         };
-        self.send_out(Out::Team(info));
+        self.send_out(SessionEvent::Team { tree: info });
     }
 
     /// The person stops everything (Ctrl-C): every subagent is stopped with its subtree
@@ -168,10 +188,9 @@ impl Crew {
             .map(|a| a.name.clone())
             .collect();
         for name in children {
-            inner.team.person_stop(&name);
+            // Nothing starts after a stop of everything: what the stop delivers stays unread.
+            let _ = inner.apply(Operation::PersonStop { name });
         }
-        inner.team.take_started();
-        inner.team.take_delivered();
         let tasks = std::mem::take(&mut inner.tasks);
         for (_, task) in tasks {
             task.handle.abort();
@@ -179,9 +198,9 @@ impl Crew {
                 reason: Some(StopReason::Person),
             };
             let progress = advance(None, stopped, now_ms());
-            self.send_out(Out::Agent {
-                name: task.name,
-                event: Event::Phase(Some(progress)),
+            self.send_out(SessionEvent::Phase {
+                agent: task.agent,
+                progress: Some(progress),
             });
         }
         inner.dirty = true;
@@ -198,85 +217,21 @@ impl Crew {
         }
     }
 
-    // ── what an engine asks of the tree ─────────────────────────────────────────
-
-    /// The texts that reached `name` as it worked.
-    pub fn take_inbox(&self, name: &str) -> Vec<String> {
-        let mut inner = self.lock();
-        let id = inner.team.live(name).map(|a| a.id.clone());
-        id.and_then(|id| inner.tasks.get_mut(&id))
-            .map(|s| std::mem::take(&mut s.inbox))
-            .unwrap_or_default()
-    }
-
-    /// The team tools `name` is offered now.
-    pub fn offered(&self, name: &str) -> Vec<&'static str> {
-        self.lock().team.offered_tools(name)
-    }
-
-    /// A call's answer from the tree — a team tool's, or a refusal before permission — or none
-    /// when the call goes on to permission.
-    pub fn call(self: &Arc<Self>, name: &str, tool: &str, args: &Value) -> Option<String> {
-        let mut inner = self.lock();
-        let answer = match inner.team.call(name, tool, args) {
-            Ok(None) => return None,
-            Ok(Some(answer)) => answer,
-            Err(e) => e.to_string(),
-        };
-        self.dispatch(&mut inner, Some(name));
-        Some(answer)
-    }
-
-    /// Who decides a subagent's call (§7); none for the main agent's own calls.
-    pub fn who_decides(&self, name: &str, req: &Request, session: &Context) -> Option<Verdict> {
-        let inner = self.lock();
-        let a = inner.team.live(name).filter(|a| a.parent.is_some())?;
-        let main = inner.team.lead().map_or(session.mode, |l| l.mode);
-        let sub = Subagent {
-            mode: a.mode,
-            request: &a.request,
-            grants: &a.grants,
-        };
-        Some(who_decides(req, session, &sub, main))
-    }
-
-    /// Its context use after a step. When a subagent reaches `pause_at` of its window it is
-    /// paused and its final turn begins: the steps it has left (§9).
-    pub fn context(self: &Arc<Self>, name: &str, used: u64, window: u64) -> Option<u32> {
-        let mut inner = self.lock();
-        inner.team.set_context(name, used, window);
-        inner.dirty = true;
-        if !inner.team.context_reached(name) {
-            return None;
-        }
-        inner.team.context_full(name)?;
-        self.dispatch(&mut inner, Some(name));
-        Some(loop_spec().team.context.final_steps)
-    }
-
-    /// Whether `name` has ended (team_finish, or a stop while it worked).
-    pub fn has_ended(&self, name: &str) -> bool {
-        self.lock().team.live(name).is_none()
-    }
-
     // ── the runtime ─────────────────────────────────────────────────────────────
 
     /// What an engine said: its progress kept in the tree, everything passed on.
-    fn on_agent_event(&self, name: &str, event: Event) {
-        if let Event::Phase(p) = &event {
+    fn on_agent_event(&self, event: SessionEvent) {
+        if let SessionEvent::Phase { agent, progress } = &event {
             let mut inner = self.lock();
-            inner.team.set_progress(name, p.clone());
+            inner.team.set_progress(&agent.name, progress.clone());
             inner.dirty = true;
         }
-        self.send_out(Out::Agent {
-            name: name.to_string(),
-            event,
-        });
+        self.send_out(event);
     }
 
     /// An agent's turn ended: the rules hear its reply (a subagent's is its report), and what
     /// that starts is started.
-    fn turn_ended(self: &Arc<Self>, id: &str, name: &str, end: Result<TurnEnd, EngineError>) {
+    fn turn_ended(&self, id: &str, name: &str, end: Result<TurnEnd, EngineError>) {
         let mut inner = self.lock();
         let untaken = match inner.tasks.get_mut(id) {
             Some(task) => {
@@ -287,21 +242,27 @@ impl Crew {
         };
         inner.team.keep_for_next_turn(name, untaken);
         let is_lead = id == lead();
-        match end {
+        let ended = match end {
             Ok(end) => {
-                if !end.ended {
-                    let reason = end.stopped_at_limit.then_some("steps");
-                    inner.team.end_turn(name, &end.reply, reason);
-                }
+                let ended = (!end.ended).then(|| Operation::EndTurn {
+                    by: name.to_string(),
+                    reply: end.reply.clone(),
+                    reason: if end.stopped_at_limit {
+                        TurnEndReason::Stopped(StopReason::Steps)
+                    } else {
+                        TurnEndReason::Replied
+                    },
+                });
                 if is_lead {
-                    self.send_out(Out::Reply(end.reply));
+                    self.send_out(SessionEvent::Reply { text: end.reply });
                 }
+                ended
             }
             Err(e) => {
                 let error = e.to_string();
-                self.send_out(Out::Failed {
-                    name: name.to_string(),
-                    error: error.clone(),
+                self.send_out(SessionEvent::Notice {
+                    agent: inner.agent(name),
+                    text: error.clone(),
                 });
                 if is_lead {
                     inner.failed = Some(error);
@@ -309,10 +270,18 @@ impl Crew {
                     self.stop_all();
                     return;
                 }
-                inner.team.end_turn(name, "", Some(&error));
+                Some(Operation::EndTurn {
+                    by: name.to_string(),
+                    reply: String::new(),
+                    reason: TurnEndReason::Other(error),
+                })
             }
-        }
-        self.dispatch(&mut inner, None);
+        };
+        let (delivered, started) = match ended.map(|op| inner.apply(op)) {
+            Some(Ok(Answer::TurnEnded { delivered, started })) => (delivered, started),
+            _ => (Vec::new(), Vec::new()),
+        };
+        self.dispatch(&mut inner, None, delivered, started);
         let working = inner
             .team
             .tree()
@@ -332,9 +301,9 @@ impl Crew {
             };
             let progress = advance(None, phase, now_ms());
             inner.team.set_progress(lead(), Some(progress.clone()));
-            self.send_out(Out::Agent {
-                name: lead().to_string(),
-                event: Event::Phase(Some(progress)),
+            self.send_out(SessionEvent::Phase {
+                agent: AgentRef::main(),
+                progress: Some(progress),
             });
         }
         let quiet = inner.tasks.values().all(|s| !s.running)
@@ -353,9 +322,15 @@ impl Crew {
     /// Carries out what the rules decided: texts delivered to working agents go to their next
     /// step; turns started go to their agents' tasks (a new subagent gets its task now); agents
     /// that ended lose their tasks — but `by`, which ends after its step.
-    fn dispatch(self: &Arc<Self>, inner: &mut Inner, by: Option<&str>) {
+    fn dispatch(
+        &self,
+        inner: &mut Inner,
+        by: Option<&str>,
+        delivered: Deliveries,
+        started: Deliveries,
+    ) {
         inner.dirty = true;
-        for (name, text) in inner.team.take_delivered() {
+        for (name, text) in delivered {
             let id = inner.team.live(&name).map(|a| a.id.clone());
             if let Some(task) = id.and_then(|id| inner.tasks.get_mut(&id)) {
                 if task.running {
@@ -363,7 +338,7 @@ impl Crew {
                 }
             }
         }
-        for (name, text) in inner.team.take_started() {
+        for (name, text) in started {
             let Some(id) = inner.team.live(&name).map(|a| a.id.clone()) else {
                 continue;
             };
@@ -382,7 +357,8 @@ impl Crew {
             .tasks
             .iter()
             .filter(|(id, s)| {
-                inner.team.by_id(id).is_none_or(|a| a.state.is_end()) && Some(s.name.as_str()) != by
+                inner.team.by_id(id).is_none_or(|a| a.state.is_end())
+                    && Some(s.agent.name.as_str()) != by
             })
             .map(|(id, _)| id.clone())
             .collect();
@@ -390,9 +366,9 @@ impl Crew {
             if let Some(task) = inner.tasks.remove(&id) {
                 if task.running {
                     task.handle.abort();
-                    self.send_out(Out::Agent {
-                        name: task.name,
-                        event: Event::Phase(None),
+                    self.send_out(SessionEvent::Phase {
+                        agent: task.agent,
+                        progress: None,
                     });
                 }
             }
@@ -411,19 +387,33 @@ impl Crew {
             };
             let progress = advance(None, phase, now_ms());
             inner.team.set_progress(&name, Some(progress.clone()));
-            inner.waiting.push(id);
-            self.send_out(Out::Agent {
-                name,
-                event: Event::Phase(Some(progress)),
+            inner.waiting.push(id.clone());
+            self.send_out(SessionEvent::Phase {
+                agent: AgentRef { id, name },
+                progress: Some(progress),
             });
         }
     }
 
     /// A task for agent `id`, its first turn started with `text`.
-    fn start_agent(self: &Arc<Self>, inner: &mut Inner, id: &str, name: &str, text: String) {
-        let s = &self.setup;
-        let Some(agent) = inner.team.by_id(id) else {
+    fn start_agent(&self, inner: &mut Inner, id: &str, name: &str, text: String) {
+        let (Some(agent), Some(crew)) = (inner.team.by_id(id), self.me.upgrade()) else {
             return;
+        };
+        let s = &self.setup;
+        let team = &inner.team;
+        let mut system = vec![s.system.clone()];
+        let max_steps = if agent.parent.is_none() {
+            system.extend(team.lead_block());
+            system.extend(team.notes());
+            team.steps.0
+        } else {
+            system.extend(team.member_block(name, ""));
+            team.steps.1
+        };
+        let me = AgentRef {
+            id: id.to_string(),
+            name: name.to_string(),
         };
         let mut engine = Engine::shared(
             s.provider.clone(),
@@ -431,29 +421,21 @@ impl Crew {
             s.workspace.clone(),
             Arc::clone(&s.permissions),
             Arc::clone(&s.asker),
-        );
-        engine.name = name.to_string();
-        engine.window = s.window;
-        engine.crew = Some(Arc::clone(self));
-        let team = &inner.team;
-        let mut system = vec![s.system.clone()];
-        if agent.parent.is_none() {
-            engine.max_steps = team.steps.0;
-            system.extend(team.lead_block());
-            system.extend(team.notes());
-        } else {
-            engine.max_steps = team.steps.1;
-            system.extend(team.member_block(name, ""));
-        }
-        engine.system = Some(system.join("\n\n"));
+        )
+        .placed(Placement {
+            agent: me.clone(),
+            system: system.join("\n\n"),
+            max_steps,
+            window: s.window,
+            tree: Arc::clone(&crew) as Arc<dyn Tree>,
+        });
         let (tx, mut rx) = mpsc::unbounded_channel::<String>();
         let _ = tx.send(text);
-        let crew = Arc::clone(self);
         let (id_owned, name_owned) = (id.to_string(), name.to_string());
         let handle = tokio::spawn(async move {
             while let Some(text) = rx.recv().await {
                 let end = {
-                    let mut on = |e: Event| crew.on_agent_event(&name_owned, e);
+                    let mut on = |e: SessionEvent| crew.on_agent_event(e);
                     engine.turn(&text, &mut on).await
                 };
                 crew.turn_ended(&id_owned, &name_owned, end);
@@ -462,13 +444,92 @@ impl Crew {
         inner.tasks.insert(
             id.to_string(),
             AgentTask {
-                name: name.to_string(),
+                agent: me,
                 inbox: Vec::new(),
                 running: true,
                 tx,
                 handle,
             },
         );
+    }
+}
+
+impl Tree for Crew {
+    fn take_inbox(&self, name: &str) -> Vec<String> {
+        let mut inner = self.lock();
+        let id = inner.team.live(name).map(|a| a.id.clone());
+        id.and_then(|id| inner.tasks.get_mut(&id))
+            .map(|s| std::mem::take(&mut s.inbox))
+            .unwrap_or_default()
+    }
+
+    fn offered(&self, name: &str) -> Vec<&'static str> {
+        self.lock().team.offered_tools(name)
+    }
+
+    fn call(&self, name: &str, tool: &str, args: &Value) -> Option<String> {
+        let mut inner = self.lock();
+        let operation = Operation::Call {
+            by: name.to_string(),
+            tool: tool.to_string(),
+            args: args.clone(),
+        };
+        match inner.apply(operation) {
+            Ok(Answer::Call {
+                result: Some(result),
+                delivered,
+                started,
+                ..
+            }) => {
+                self.dispatch(&mut inner, Some(name), delivered, started);
+                Some(result)
+            }
+            Ok(_) => None,
+            Err(e) => Some(e.to_string()),
+        }
+    }
+
+    fn who_decides(&self, name: &str, req: &Request, session: &Context) -> Option<Verdict> {
+        let inner = self.lock();
+        let a = inner.team.live(name).filter(|a| a.parent.is_some())?;
+        let main = inner.team.lead().map_or(session.mode, |l| l.mode);
+        let sub = Subagent {
+            mode: a.mode,
+            request: &a.request,
+            grants: &a.grants,
+        };
+        Some(who_decides(req, session, &sub, main))
+    }
+
+    fn context(&self, name: &str, used: u64, window: u64) -> Option<u32> {
+        let mut inner = self.lock();
+        inner.dirty = true;
+        let by = name.to_string();
+        let reached = matches!(
+            inner.apply(Operation::Context {
+                by: by.clone(),
+                used,
+                window
+            }),
+            Ok(Answer::Context { reached: true })
+        );
+        if !reached {
+            return None;
+        }
+        let Ok(Answer::ContextFull {
+            text: Some(_),
+            delivered,
+            started,
+        }) = inner.apply(Operation::ContextFull { by })
+        else {
+            return None;
+        };
+        self.dispatch(&mut inner, Some(name), delivered, started);
+        Some(loop_spec().team.context.final_steps)
+    }
+
+    fn has_ended(&self, name: &str) -> bool {
+        self.lock().team.live(name).is_none()
     }
 }
 

@@ -4,16 +4,17 @@
 //! answered with the refusal's text; the results sent back in the order called, until a final
 //! reply, the step limit, or `team_finish`. Calls of one step that only read run at once.
 //!
-//! In a tree (a [`Crew`]) the engine also hears what reached it as it worked (team.md §5), says
+//! In a tree (a [`Tree`], which the crew is) the engine also hears what reached it as it worked (team.md §5), says
 //! its context use after each step and, paused at `pause_at` of its window, takes the final turn
 //! it is given (subagents.md §9). Its progress is derived from what happens and said through the
 //! rules' pacer (progress.md §4).
 
-use crate::crew::Crew;
-use crate::provider::chat::ChatEvent;
+use crate::events::{AgentRef, SessionEvent};
+use crate::provider::chat::{AssistantCall, ChatEvent, ChatRequest, Message, StreamOptions};
+use crate::provider::chat::{Reply, ToolCall};
 use crate::provider::client::{Provider, StreamEvent};
 use crate::tools::{reads_only, run_bash, Args, Workspace};
-use lembas_rules::delegation::Answer as Verdict;
+use lembas_rules::delegation::{Answer as Verdict, Verdict as Decision};
 use lembas_rules::permission::approval::approve;
 use lembas_rules::permission::{evaluate, Context, Request, Target};
 use lembas_rules::progress::{
@@ -48,21 +49,41 @@ impl Asker for Unattended {
     }
 }
 
-/// What an engine says as it works.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Event {
-    /// The agent's progress (None: nothing runs), paced.
-    Phase(Option<Progress>),
-    ToolStart {
-        tool: String,
-        what: String,
-    },
-    ToolEnd {
-        tool: String,
-        output: String,
-    },
-    Text(String),
+/// What an engine asks of the tree it works in (subagents.md §5–§13). The crew implements it;
+/// an engine alone has none.
+pub trait Tree: Send + Sync {
+    /// The texts that reached `name` as it worked, for its next step.
+    fn take_inbox(&self, name: &str) -> Vec<String>;
+    /// The team tools `name` is offered now.
+    fn offered(&self, name: &str) -> Vec<&'static str>;
+    /// A call's answer from the tree — a team tool's, or a refusal before permission — or none
+    /// when the call goes on to permission.
+    fn call(&self, name: &str, tool: &str, args: &Value) -> Option<String>;
+    /// Who decides a subagent's call (§7); none for the main agent's own calls.
+    fn who_decides(&self, name: &str, request: &Request, session: &Context) -> Option<Decision>;
+    /// Its context use after a step; the steps it has left when that paused it (§9).
+    fn context(&self, name: &str, used: u64, window: u64) -> Option<u32>;
+    /// Whether `name` has ended (team_finish, or a stop while it worked).
+    fn has_ended(&self, name: &str) -> bool;
 }
+
+/// Where an engine works in a tree: who it is, what it is told first, its steps a turn, its
+/// model's window.
+pub struct Placement {
+    /// The agent it runs.
+    pub agent: AgentRef,
+    /// Its system message.
+    pub system: String,
+    /// The steps a turn may take.
+    pub max_steps: u32,
+    /// Its model's context window in tokens, when known.
+    pub window: Option<u64>,
+    /// The tree.
+    pub tree: Arc<dyn Tree>,
+}
+
+/// Where an engine's events go.
+pub type Listener<'a> = dyn FnMut(SessionEvent) + Send + 'a;
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum EngineError {
@@ -108,8 +129,10 @@ pub fn definitions(names: &[&str]) -> Vec<Value> {
 const RATE_EVERY_MS: i64 = 250;
 
 /// An agent's progress, derived and paced.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct PacedProgress {
+    /// Whose progress it is.
+    agent: AgentRef,
     progress: Option<Progress>,
     pacer: Pacer,
     /// Since when it writes, the pieces written (one a token, as servers stream them), and when
@@ -118,9 +141,18 @@ struct PacedProgress {
 }
 
 impl PacedProgress {
+    fn new(agent: AgentRef) -> PacedProgress {
+        PacedProgress {
+            agent,
+            progress: None,
+            pacer: Pacer::default(),
+            writing: None,
+        }
+    }
+
     /// A piece of the reply arrived: writing, with its rate in tokens a second once a second has
     /// passed, worked out again at most every [`RATE_EVERY_MS`] (the pacer sends no more often).
-    fn reply_piece(&mut self, on: &mut (dyn FnMut(Event) + Send)) {
+    fn reply_piece(&mut self, on: &mut Listener<'_>) {
         let now = now_ms();
         self.poll(now, on);
         let (since, pieces, rated) = self.writing.get_or_insert((now, 0, now));
@@ -141,13 +173,16 @@ impl PacedProgress {
     /// Sends what the pacer held back once its window is over (progress.md §5: the last state is
     /// always sent). It is asked at each event; what is held when events stop goes out with the
     /// next one or at the end of the turn.
-    fn poll(&mut self, now: i64, on: &mut (dyn FnMut(Event) + Send)) {
+    fn poll(&mut self, now: i64, on: &mut Listener<'_>) {
         if let Some(Paced::Send { progress }) = self.pacer.poll(now) {
-            on(Event::Phase(progress));
+            on(SessionEvent::Phase {
+                agent: self.agent.clone(),
+                progress,
+            });
         }
     }
 
-    fn set_phase(&mut self, next: Option<Phase>, on: &mut (dyn FnMut(Event) + Send)) {
+    fn set_phase(&mut self, next: Option<Phase>, on: &mut Listener<'_>) {
         // The same phase again changes nothing (most frames of a stream).
         if self.progress.as_ref().map(|p| &p.phase) == next.as_ref() {
             self.poll(now_ms(), on);
@@ -159,34 +194,41 @@ impl PacedProgress {
         let now = now_ms();
         self.progress = next.map(|p| advance(self.progress.as_ref(), p, now));
         if let Paced::Send { progress } = self.pacer.push(self.progress.clone(), now) {
-            on(Event::Phase(progress));
+            on(SessionEvent::Phase {
+                agent: self.agent.clone(),
+                progress,
+            });
         }
     }
 
-    fn flush(&mut self, on: &mut (dyn FnMut(Event) + Send)) {
+    fn flush(&mut self, on: &mut Listener<'_>) {
         if let Some(Paced::Send { progress }) = self.pacer.flush(now_ms()) {
-            on(Event::Phase(progress));
+            on(SessionEvent::Phase {
+                agent: self.agent.clone(),
+                progress,
+            });
         }
     }
 }
 
+/// One agent's engine: its conversation, its tools, its place in a tree.
 pub struct Engine {
-    pub provider: Provider,
-    pub model: String,
-    pub workspace: Workspace,
+    provider: Provider,
+    model: String,
+    workspace: Workspace,
     /// The session's permissions: its mode, rules and the approvals given (shared by the tree).
-    pub permissions: Arc<Mutex<Context>>,
-    pub messages: Vec<Value>,
-    pub max_steps: u32,
-    pub asker: Arc<dyn Asker>,
-    /// Its name in the tree (`lead` for the main agent).
-    pub name: String,
+    permissions: Arc<Mutex<Context>>,
+    messages: Vec<Message>,
+    max_steps: u32,
+    asker: Arc<dyn Asker>,
+    /// Its agent in the tree (the main agent when alone).
+    agent: AgentRef,
     /// Said first, as the system message.
-    pub system: Option<String>,
+    system: Option<String>,
     /// Its model's context window in tokens, when known.
-    pub window: Option<u64>,
+    window: Option<u64>,
     /// The tree it is part of.
-    pub crew: Option<Arc<Crew>>,
+    tree: Option<Arc<dyn Tree>>,
     paced: PacedProgress,
 }
 
@@ -208,7 +250,16 @@ enum Judged {
     Run(Args),
 }
 
+/// What one step of a turn came to.
+enum StepEnd {
+    /// The calls ran: the next step.
+    Next,
+    /// The turn is over.
+    Over(TurnEnd),
+}
+
 impl Engine {
+    /// The main agent's engine, alone, with its own permissions and asker.
     pub fn new(
         provider: Provider,
         model: &str,
@@ -241,186 +292,248 @@ impl Engine {
             messages: Vec::new(),
             max_steps: 200,
             asker,
-            name: lembas_rules::team::lead().to_string(),
+            agent: AgentRef::main(),
             system: None,
             window: None,
-            crew: None,
-            paced: PacedProgress::default(),
+            tree: None,
+            paced: PacedProgress::new(AgentRef::main()),
         }
     }
 
-    fn set_phase(&mut self, next: Option<Phase>, on: &mut (dyn FnMut(Event) + Send)) {
+    /// The engine at its place in a tree.
+    pub fn placed(mut self, place: Placement) -> Engine {
+        self.paced = PacedProgress::new(place.agent.clone());
+        self.agent = place.agent;
+        self.system = Some(place.system);
+        self.max_steps = place.max_steps;
+        self.window = place.window;
+        self.tree = Some(place.tree);
+        self
+    }
+
+    /// The engine with this many steps a turn.
+    pub fn with_max_steps(mut self, max_steps: u32) -> Engine {
+        self.max_steps = max_steps;
+        self
+    }
+
+    /// The session's permissions (the approvals given grow them).
+    pub fn permissions(&self) -> &Arc<Mutex<Context>> {
+        &self.permissions
+    }
+
+    /// The conversation so far.
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    fn set_phase(&mut self, next: Option<Phase>, on: &mut Listener<'_>) {
         self.paced.set_phase(next, on);
     }
 
     /// The tools it is offered now: the project's, then the team tools the tree offers it.
     fn tools(&self) -> Vec<Value> {
         let mut names: Vec<&str> = TOOLS.to_vec();
-        if let Some(crew) = &self.crew {
-            names.extend(crew.offered(&self.name));
+        if let Some(tree) = &self.tree {
+            names.extend(tree.offered(&self.agent.name));
         }
         definitions(&names)
     }
 
-    /// Runs one turn for `prompt`.
+    /// Runs one turn for `prompt`: step after step until a final reply, the step limit, or its
+    /// end in the tree.
     pub async fn turn(
         &mut self,
         prompt: &str,
-        on: &mut (dyn FnMut(Event) + Send),
+        on: &mut Listener<'_>,
     ) -> Result<TurnEnd, EngineError> {
         if self.messages.is_empty() {
             if let Some(system) = &self.system {
-                self.messages
-                    .push(json!({"role": "system", "content": system}));
+                self.messages.push(Message::System {
+                    content: system.clone(),
+                });
             }
         }
-        self.messages
-            .push(json!({"role": "user", "content": prompt}));
+        self.messages.push(Message::User {
+            content: prompt.to_string(),
+        });
         let mut limit = self.max_steps;
         let mut steps = 0;
         loop {
-            // What reached it as it worked, at its next step (team.md §5).
-            if let Some(crew) = &self.crew {
-                for text in crew.take_inbox(&self.name) {
-                    self.messages.push(json!({"role": "user", "content": text}));
-                }
-            }
             steps += 1;
             if steps > limit {
-                self.set_phase(
+                return Ok(self.over(
                     Some(Phase::Stopped {
                         reason: Some(StopReason::Steps),
                     }),
+                    TurnEnd {
+                        reply: String::new(),
+                        steps: steps - 1,
+                        stopped_at_limit: true,
+                        ended: false,
+                    },
                     on,
-                );
-                self.paced.flush(on);
-                return Ok(TurnEnd {
-                    reply: String::new(),
-                    steps: steps - 1,
-                    stopped_at_limit: true,
-                    ended: false,
-                });
+                ));
             }
-            self.set_phase(
-                Some(Phase::ReadingPrompt {
-                    done: None,
-                    total: None,
-                }),
-                on,
-            );
-            let body = json!({"model": self.model, "messages": self.messages, "tools": self.tools(), "stream_options": {"include_usage": true}});
-            let Engine {
-                provider, paced, ..
-            } = self;
-            let result = provider
-                .stream(&body, |e| match e {
-                    StreamEvent::Chat(ChatEvent::Reasoning(_)) => {
-                        paced.set_phase(Some(Phase::Thinking), on)
-                    }
-                    StreamEvent::Chat(ChatEvent::Content(c)) => {
-                        paced.reply_piece(on);
-                        on(Event::Text(c));
-                    }
-                    StreamEvent::Chat(ChatEvent::ToolCall { .. }) => paced.reply_piece(on),
-                    StreamEvent::Chat(ChatEvent::PromptProgress { done, total }) => paced
-                        .set_phase(
-                            Some(Phase::ReadingPrompt {
-                                done: Some(done),
-                                total: Some(total),
-                            }),
-                            on,
-                        ),
-                    StreamEvent::Retrying {
-                        reason,
-                        in_secs,
-                        attempt,
-                    } => paced.set_phase(
-                        Some(Phase::Retrying {
-                            reason,
-                            in_secs,
-                            attempt: Some(attempt),
-                        }),
-                        on,
-                    ),
-                    StreamEvent::Chat(_) => {}
-                })
-                .await;
-            let reply = match result {
-                Ok(r) => r,
-                Err(e) => {
-                    let reason = short_what(&e.to_string()).unwrap_or_default();
-                    self.set_phase(Some(Phase::Failed { reason }), on);
-                    self.paced.flush(on);
-                    return Err(e.into());
-                }
-            };
-            // Its context use; paused at pause_at, it has final_steps steps left (§9).
-            if let (Some(crew), Some((prompt, completion)), Some(window)) =
-                (&self.crew, reply.usage, self.window)
-            {
-                if let Some(final_steps) = crew.context(&self.name, prompt + completion, window) {
-                    limit = steps + final_steps;
-                }
-            }
-            let calls = reply.tool_calls.clone();
-            let mut assistant = serde_json::Map::new();
-            assistant.insert("role".into(), json!("assistant"));
-            assistant.insert("content".into(), json!(reply.content));
-            if !calls.is_empty() {
-                let list = calls
-                    .iter()
-                    .map(|(_, c)| json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}))
-                    .collect();
-                assistant.insert("tool_calls".into(), Value::Array(list));
-            }
-            self.messages.push(Value::Object(assistant));
-            if calls.is_empty() {
-                self.set_phase(None, on);
-                self.paced.flush(on);
-                return Ok(TurnEnd {
-                    reply: reply.content,
-                    steps,
-                    stopped_at_limit: false,
-                    ended: false,
-                });
-            }
-            let named: Vec<(String, String)> = calls
-                .iter()
-                .map(|(_, c)| (c.name.clone(), c.arguments.clone()))
-                .collect();
-            let outputs = self.step(&named, on).await;
-            for ((_, call), output) in calls.iter().zip(outputs) {
-                self.messages
-                    .push(json!({"role": "tool", "tool_call_id": call.id, "content": output}));
-            }
-            // team_finish (or a stop while it worked) ends its turn after the step (§10).
-            if self.crew.as_ref().is_some_and(|c| c.has_ended(&self.name)) {
-                self.set_phase(None, on);
-                self.paced.flush(on);
-                return Ok(TurnEnd {
-                    reply: String::new(),
-                    steps,
-                    stopped_at_limit: false,
-                    ended: true,
-                });
+            match self.step_of_turn(steps, &mut limit, on).await? {
+                StepEnd::Next => {}
+                StepEnd::Over(end) => return Ok(end),
             }
         }
     }
 
+    /// The turn ends: its last phase said and flushed.
+    fn over(&mut self, last: Option<Phase>, end: TurnEnd, on: &mut Listener<'_>) -> TurnEnd {
+        self.set_phase(last, on);
+        self.paced.flush(on);
+        end
+    }
+
+    /// One step: what reached it, the model's reply, its context use, the calls run.
+    async fn step_of_turn(
+        &mut self,
+        steps: u32,
+        limit: &mut u32,
+        on: &mut Listener<'_>,
+    ) -> Result<StepEnd, EngineError> {
+        // What reached it as it worked, at its next step (team.md §5).
+        if let Some(tree) = &self.tree {
+            for content in tree.take_inbox(&self.agent.name) {
+                self.messages.push(Message::User { content });
+            }
+        }
+        let reply = self.model_reply(on).await?;
+        // Its context use; paused at pause_at, it has final_steps steps left (§9).
+        if let (Some(tree), Some((prompt, completion)), Some(window)) =
+            (&self.tree, reply.usage, self.window)
+        {
+            if let Some(final_steps) = tree.context(&self.agent.name, prompt + completion, window) {
+                *limit = steps + final_steps;
+            }
+        }
+        let calls: Vec<ToolCall> = reply.tool_calls.into_iter().map(|(_, c)| c).collect();
+        self.messages.push(Message::Assistant {
+            content: reply.content.clone(),
+            tool_calls: calls.iter().map(AssistantCall::from).collect(),
+        });
+        if calls.is_empty() {
+            return Ok(StepEnd::Over(self.over(
+                None,
+                TurnEnd {
+                    reply: reply.content,
+                    steps,
+                    stopped_at_limit: false,
+                    ended: false,
+                },
+                on,
+            )));
+        }
+        let outputs = self.step(&calls, on).await;
+        for (call, content) in calls.into_iter().zip(outputs) {
+            self.messages.push(Message::Tool {
+                tool_call_id: call.id,
+                content,
+            });
+        }
+        // team_finish (or a stop while it worked) ends its turn after the step (§10).
+        if self
+            .tree
+            .as_ref()
+            .is_some_and(|t| t.has_ended(&self.agent.name))
+        {
+            return Ok(StepEnd::Over(self.over(
+                None,
+                TurnEnd {
+                    reply: String::new(),
+                    steps,
+                    stopped_at_limit: false,
+                    ended: true,
+                },
+                on,
+            )));
+        }
+        Ok(StepEnd::Next)
+    }
+
+    /// The model's reply to the conversation, its progress said as it streams.
+    async fn model_reply(&mut self, on: &mut Listener<'_>) -> Result<Reply, EngineError> {
+        self.set_phase(
+            Some(Phase::ReadingPrompt {
+                done: None,
+                total: None,
+            }),
+            on,
+        );
+        let tools = self.tools();
+        let Engine {
+            provider,
+            paced,
+            model,
+            messages,
+            agent,
+            ..
+        } = self;
+        let request = ChatRequest {
+            model,
+            messages,
+            tools: &tools,
+            stream_options: StreamOptions {
+                include_usage: true,
+            },
+        };
+        let result = provider
+            .stream(&request, |e| match e {
+                StreamEvent::Chat(ChatEvent::Reasoning(_)) => {
+                    paced.set_phase(Some(Phase::Thinking), on)
+                }
+                StreamEvent::Chat(ChatEvent::Content(text)) => {
+                    paced.reply_piece(on);
+                    on(SessionEvent::Text {
+                        agent: agent.clone(),
+                        text,
+                    });
+                }
+                StreamEvent::Chat(ChatEvent::ToolCall { .. }) => paced.reply_piece(on),
+                StreamEvent::Chat(ChatEvent::PromptProgress { done, total }) => paced.set_phase(
+                    Some(Phase::ReadingPrompt {
+                        done: Some(done),
+                        total: Some(total),
+                    }),
+                    on,
+                ),
+                StreamEvent::Retrying {
+                    reason,
+                    in_secs,
+                    attempt,
+                } => paced.set_phase(
+                    Some(Phase::Retrying {
+                        reason,
+                        in_secs,
+                        attempt: Some(attempt),
+                    }),
+                    on,
+                ),
+                StreamEvent::Chat(_) => {}
+            })
+            .await;
+        result.map_err(|e| {
+            let reason = short_what(&e.to_string()).unwrap_or_default();
+            self.set_phase(Some(Phase::Failed { reason }), on);
+            self.paced.flush(on);
+            e.into()
+        })
+    }
+
     /// One step's calls: each judged in the order called, then run — calls that only read at
     /// once, the others alone — and their outputs given back in the order called.
-    async fn step(
-        &mut self,
-        calls: &[(String, String)],
-        on: &mut (dyn FnMut(Event) + Send),
-    ) -> Vec<String> {
+    async fn step(&mut self, calls: &[ToolCall], on: &mut Listener<'_>) -> Vec<String> {
         let mut judged = Vec::with_capacity(calls.len());
-        for (tool, arguments) in calls {
-            judged.push(self.judge(tool, arguments, on));
+        for call in calls {
+            judged.push(self.judge(&call.name, &call.arguments, on));
         }
         let mut outputs: Vec<String> = vec![String::new(); calls.len()];
         let mut pending = calls.iter().zip(judged).enumerate().peekable();
-        while let Some((at, ((tool, _), judged))) = pending.next() {
+        while let Some((at, (ToolCall { name: tool, .. }, judged))) = pending.next() {
             let args = match judged {
                 Judged::Answer(a) => {
                     if let Some(slot) = outputs.get_mut(at) {
@@ -433,7 +546,8 @@ impl Engine {
             // The run of reading calls from here goes at once.
             let mut group = vec![(at, tool.clone(), args)];
             if reads_only(tool) {
-                while let Some((next, ((t, _), Judged::Run(a)))) = pending.peek() {
+                while let Some((next, (ToolCall { name: t, .. }, Judged::Run(a)))) = pending.peek()
+                {
                     if !reads_only(t) {
                         break;
                     }
@@ -452,13 +566,13 @@ impl Engine {
 
     /// A call's checks in the spec's order: the tree's (team tools, only_main, a manager's work),
     /// then permission — run, ask the person, or the refusal as its answer.
-    fn judge(&mut self, tool: &str, arguments: &str, on: &mut (dyn FnMut(Event) + Send)) -> Judged {
+    fn judge(&mut self, tool: &str, arguments: &str, on: &mut Listener<'_>) -> Judged {
         let args = match Args::parse(arguments) {
             Ok(a) => a,
             Err(e) => return Judged::Answer(e),
         };
-        if let Some(crew) = &self.crew {
-            if let Some(answer) = crew.call(&self.name, tool, &args.0) {
+        if let Some(tree) = &self.tree {
+            if let Some(answer) = tree.call(&self.agent.name, tool, &args.0) {
                 return Judged::Answer(answer);
             }
         }
@@ -478,9 +592,9 @@ impl Engine {
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
         let (answer, refusal) = match self
-            .crew
+            .tree
             .as_ref()
-            .and_then(|c| c.who_decides(&self.name, &request, &permissions))
+            .and_then(|t| t.who_decides(&self.agent.name, &request, &permissions))
         {
             Some(v) => (v.answer, v.text.unwrap_or_default()),
             None => {
@@ -499,7 +613,7 @@ impl Engine {
                     }),
                     on,
                 );
-                match self.asker.ask(&self.name, tool, &what) {
+                match self.asker.ask(&self.agent.name, tool, &what) {
                     Answer::Deny => Judged::Answer(spec().modes_file.reasons.person.to_string()),
                     Answer::Once => Judged::Run(args),
                     Answer::Always => {
@@ -521,7 +635,7 @@ impl Engine {
     async fn run(
         &mut self,
         group: Vec<(usize, String, Args)>,
-        on: &mut (dyn FnMut(Event) + Send),
+        on: &mut Listener<'_>,
     ) -> Vec<(usize, String)> {
         if let Some((_, tool, args)) = group.first() {
             let what = what_of(&args.target(tool));
@@ -534,7 +648,8 @@ impl Engine {
             );
         }
         for (_, tool, args) in &group {
-            on(Event::ToolStart {
+            on(SessionEvent::ToolStart {
+                agent: self.agent.clone(),
                 tool: tool.clone(),
                 what: what_of(&args.target(tool)),
             });
@@ -574,7 +689,8 @@ impl Engine {
         }
         done.into_iter()
             .map(|(at, tool, output)| {
-                on(Event::ToolEnd {
+                on(SessionEvent::ToolEnd {
+                    agent: self.agent.clone(),
                     tool,
                     output: output.clone(),
                 });
@@ -598,11 +714,11 @@ mod tests {
 
     #[test]
     fn a_change_the_pacer_held_goes_out_at_the_next_event_after_its_window() {
-        let mut paced = PacedProgress::default();
+        let mut paced = PacedProgress::new(AgentRef::main());
         let mut sent: Vec<Option<Progress>> = Vec::new();
-        let mut on = |e: Event| {
-            if let Event::Phase(p) = e {
-                sent.push(p);
+        let mut on = |e: SessionEvent| {
+            if let SessionEvent::Phase { progress, .. } = e {
+                sent.push(progress);
             }
         };
         paced.set_phase(Some(Phase::Writing { rate: None }), &mut on);

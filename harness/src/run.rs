@@ -5,6 +5,7 @@
 
 use crate::crew::{Crew, Outcome, Setup};
 use crate::engine::{now_ms, Answer, Asker, Unattended};
+use crate::events::{DoneReason, SessionEvent};
 use crate::provider::client::Provider;
 use crate::screen::Screen;
 use crate::tools::Workspace;
@@ -13,7 +14,6 @@ use lembas_rules::permission::Context;
 use lembas_rules::subagents::Capacity;
 use lembas_rules::team::TeamOptions;
 use lembas_rules::text::fill;
-use serde_json::json;
 use std::io::{BufRead, IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -131,12 +131,12 @@ pub async fn run(o: RunOptions) -> Result<i32> {
         Ok(Ok(s)) => s,
         _ => return Ok(exit_code(outcome.as_ref())),
     };
-    let done = match &outcome {
-        Some(Outcome::Finished) => json!({"type": "done", "reason": "stop"}),
-        Some(Outcome::Failed(e)) => json!({"type": "done", "reason": "error", "error": e}),
-        None => json!({"type": "done", "reason": "person"}),
+    let (reason, error) = match &outcome {
+        Some(Outcome::Finished) => (DoneReason::Stop, None),
+        Some(Outcome::Failed(e)) => (DoneReason::Error, Some(e.clone())),
+        None => (DoneReason::Person, None),
     };
-    screen.event(done);
+    screen.event(&SessionEvent::Done { reason, error });
     Ok(exit_code(outcome.as_ref()))
 }
 

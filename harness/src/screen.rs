@@ -4,11 +4,11 @@
 //! a line each time an agent's phase changes or the tree's states change. Every line is the
 //! rules' (`progress::line`, `Team::tree_lines`).
 
-use crate::crew::{Crew, Out};
-use crate::engine::{now_ms, Event};
+use crate::crew::Crew;
+use crate::engine::now_ms;
+use crate::events::SessionEvent;
 use lembas_rules::progress::{line, Progress};
 use lembas_rules::team::lead;
-use serde_json::{json, Value};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
@@ -50,14 +50,14 @@ impl Screen {
     }
 
     /// Writes one event line to the `--events` file.
-    pub fn event(&mut self, value: Value) {
+    pub fn event(&mut self, event: &SessionEvent) {
         if let Some(f) = self.events.as_mut() {
-            let _ = writeln!(f, "{value}");
+            let _ = writeln!(f, "{}", event.to_line());
         }
     }
 
     /// Hears the tree until `rx` ends, redrawing each second on a terminal.
-    pub async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Out>) -> Screen {
+    pub async fn run(mut self, mut rx: mpsc::UnboundedReceiver<SessionEvent>) -> Screen {
         let mut tick = tokio::time::interval(Duration::from_secs(1));
         loop {
             tokio::select! {
@@ -72,38 +72,28 @@ impl Screen {
         self
     }
 
-    fn hear(&mut self, out: Out) {
-        match out {
-            Out::Agent { name, event } => match event {
-                Event::Phase(p) => {
-                    self.event(json!({"type": "phase", "agent": name, "progress": p}));
-                    if !self.terminal {
-                        if let Some(p) = &p {
-                            self.plain(&name, &line(p, p.since));
-                        }
+    fn hear(&mut self, event: SessionEvent) {
+        self.event(&event);
+        match event {
+            SessionEvent::Phase { agent, progress } => {
+                if !self.terminal {
+                    if let Some(p) = &progress {
+                        self.plain(&agent.name, &line(p, p.since));
                     }
-                    match self.progress.iter_mut().find(|(n, _)| *n == name) {
-                        Some(slot) => slot.1 = p,
-                        None => self.progress.push((name, p)),
-                    }
-                    self.draw();
                 }
-                Event::ToolStart { tool, what } => self.event(
-                    json!({"type": "tool_start", "agent": name, "tool": tool, "what": what}),
-                ),
-                Event::ToolEnd { tool, output } => self.event(
-                    json!({"type": "tool_end", "agent": name, "tool": tool, "output": output}),
-                ),
-                Event::Text(t) => self.event(json!({"type": "text", "agent": name, "text": t})),
-            },
-            Out::Team(info) => {
-                self.has_subagents = info.agents.len() > 1 || !info.ended.is_empty();
-                self.event(json!({"type": "team", "tree": info}));
+                match self.progress.iter_mut().find(|(n, _)| *n == agent.name) {
+                    Some(slot) => slot.1 = progress,
+                    None => self.progress.push((agent.name, progress)),
+                }
+                self.draw();
+            }
+            SessionEvent::Team { tree } => {
+                self.has_subagents = tree.agents.len() > 1 || !tree.ended.is_empty();
                 if !self.terminal && self.has_subagents {
-                    let states: String = info
+                    let states: String = tree
                         .agents
                         .iter()
-                        .chain(&info.ended)
+                        .chain(&tree.ended)
                         .map(|a| format!("{}:{} ", a.name, a.state.word()))
                         .collect();
                     if states != self.said_tree {
@@ -114,18 +104,20 @@ impl Screen {
                 }
                 self.draw();
             }
-            Out::Reply(text) => {
+            SessionEvent::Reply { text } => {
                 self.clear();
-                self.event(json!({"type": "reply", "agent": lead(), "text": text}));
                 if !text.trim().is_empty() {
                     println!("{}", text.trim_end());
                 }
             }
-            Out::Failed { name, error } => {
+            SessionEvent::Notice { agent, text } => {
                 self.clear();
-                self.event(json!({"type": "notice", "agent": name, "text": error}));
-                eprintln!("lembas: {name}: {error}");
+                eprintln!("lembas: {}: {text}", agent.name);
             }
+            SessionEvent::ToolStart { .. }
+            | SessionEvent::ToolEnd { .. }
+            | SessionEvent::Text { .. }
+            | SessionEvent::Done { .. } => {}
         }
     }
 

@@ -3,7 +3,7 @@
 //! what it was allowed, and answers in text a model reads. Failures are answers too (`ToolError`
 //! is said to the model), never a crash.
 
-use crate::provider::client::one_line;
+use crate::text::one_line;
 use lembas_rules::permission::plain::{self, Place};
 use lembas_rules::permission::{evaluate, inside, Context, DecidedBy, Request, RiskClass, Target};
 use lembas_rules::spec::spec;

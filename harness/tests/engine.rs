@@ -10,7 +10,8 @@
 mod common;
 use common::{content, fake, tool_call, Answer};
 
-use lembas_harness::engine::{Answer as Approval, Asker, Engine, Event, Unattended};
+use lembas_harness::engine::{Answer as Approval, Asker, Engine, Unattended};
+use lembas_harness::events::{AgentRef, SessionEvent as Event};
 use lembas_harness::provider::client::Provider;
 use lembas_harness::tools::Workspace;
 use lembas_rules::permission::{Context, Mode};
@@ -98,13 +99,14 @@ async fn a_turn_with_a_tool_call_and_its_phases() {
     assert_eq!(end.reply, "There is hello.txt.");
     assert_eq!(end.steps, 2);
     assert!(events.contains(&Event::ToolEnd {
+        agent: AgentRef::main(),
         tool: "list".into(),
         output: "hello.txt".into()
     }));
     let phases: Vec<String> = events
         .iter()
         .filter_map(|e| match e {
-            Event::Phase(p) => Some(
+            Event::Phase { progress: p, .. } => Some(
                 p.as_ref()
                     .map_or("null".to_string(), |p| p.phase.name().to_string()),
             ),
@@ -180,7 +182,7 @@ async fn an_always_allow_runs_the_call_and_is_kept() {
         "one\n"
     );
     assert_eq!(tool_result(&second), "");
-    assert!(!engine.permissions.lock().unwrap().approvals.is_empty());
+    assert!(!engine.permissions().lock().unwrap().approvals.is_empty());
 }
 
 #[tokio::test]
@@ -277,7 +279,7 @@ async fn the_phase_while_a_chunk_is_held_back_is_the_live_one() {
     let turn = tokio::spawn(async move {
         engine
             .turn("Think.", &mut |e| {
-                if let Event::Phase(p) = e {
+                if let Event::Phase { progress: p, .. } = e {
                     let _ = tx.send(p.map(|p| p.phase.name()));
                 }
             })
@@ -311,7 +313,7 @@ async fn phases_of(name: &str, script: Vec<Answer>) -> (Vec<Value>, Result<Strin
     let mut phases = Vec::new();
     let end = engine
         .turn("Go.", &mut |e| {
-            if let Event::Phase(p) = e {
+            if let Event::Phase { progress: p, .. } = e {
                 phases.push(serde_json::to_value(p).unwrap());
             }
         })

@@ -10,16 +10,28 @@
 mod common;
 use common::{content, fake, Answer};
 
-use lembas_harness::provider::chat::ChatEvent;
+use lembas_harness::provider::chat::{ChatEvent, ChatRequest, Message, StreamOptions};
 use lembas_harness::provider::client::{Provider, ProviderError, StreamEvent};
 use serde_json::json;
 use std::time::{Duration, Instant};
+
+/// A request to model `m` with the conversation `messages` and no tools.
+fn request(messages: &[Message]) -> ChatRequest<'_> {
+    ChatRequest {
+        model: "m",
+        messages,
+        tools: &[],
+        stream_options: StreamOptions {
+            include_usage: true,
+        },
+    }
+}
 
 /// The error a request gets from a server answering with `script`.
 async fn failure(script: Vec<Answer>) -> ProviderError {
     let (url, _) = fake(script).await;
     Provider::new(&url, None)
-        .stream(&json!({}), |_| {})
+        .stream(&request(&[]), |_| {})
         .await
         .unwrap_err()
 }
@@ -35,14 +47,23 @@ async fn a_streamed_reply_with_stream_set() {
     .await;
     let mut events = Vec::new();
     let reply = Provider::new(&url, None)
-        .stream(&json!({"model": "m", "messages": []}), |e| events.push(e))
+        .stream(
+            &request(&[Message::User {
+                content: "Hi.".into(),
+            }]),
+            |e| events.push(e),
+        )
         .await
         .unwrap();
     assert_eq!(reply.content, "Hello");
     assert_eq!(reply.finish.as_deref(), Some("stop"));
     assert!(events.contains(&StreamEvent::Chat(ChatEvent::Content("Hel".into()))));
     let sent: serde_json::Value = serde_json::from_str(&bodies.lock().unwrap()[0]).unwrap();
-    assert_eq!(sent["stream"], true);
+    assert_eq!(
+        sent,
+        json!({"model": "m", "messages": [{"role": "user", "content": "Hi."}], "tools": [],
+            "stream_options": {"include_usage": true}, "stream": true})
+    );
 }
 
 #[tokio::test]
@@ -56,7 +77,7 @@ async fn a_502_twice_then_success_says_retrying() {
     let mut retries = Vec::new();
     let t0 = Instant::now();
     let reply = Provider::new(&url, None)
-        .stream(&json!({}), |e| {
+        .stream(&request(&[]), |e| {
             if let StreamEvent::Retrying {
                 in_secs,
                 attempt,
@@ -114,7 +135,7 @@ async fn a_refused_connection_is_one_clear_line() {
     let url = format!("http://{}/v1", listener.local_addr().unwrap());
     drop(listener);
     let err = Provider::new(&url, None)
-        .stream(&json!({}), |_| {})
+        .stream(&request(&[]), |_| {})
         .await
         .unwrap_err();
     assert!(matches!(err, ProviderError::Connect { .. }), "{err}");

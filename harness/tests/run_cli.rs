@@ -166,9 +166,11 @@ async fn a_run_with_a_subagent_ends_when_the_tree_is_quiet() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let of = |t: &'static str| lines.iter().filter(move |l| l["type"] == t);
-    assert!(of("phase").any(|l| l["agent"] == "writer"));
-    assert!(of("tool_start").any(|l| l["agent"] == "writer" && l["tool"] == "write"));
-    assert!(of("phase").any(|l| l["agent"] == "lead" && l["progress"]["phase"] == "writing"));
+    // The spec's phase event: `agent` is a subagent's id, absent for the main agent's own.
+    assert!(of("phase").any(|l| l["agent"] == "s1"));
+    assert!(of("phase").all(|l| l["agent"] != "writer" && l["agent"] != "lead"));
+    assert!(of("tool_start").any(|l| l["agent"] == "s1" && l["tool"] == "write"));
+    assert!(of("phase").any(|l| l.get("agent").is_none() && l["progress"]["phase"] == "writing"));
     let tree = &of("team").next_back().unwrap()["tree"];
     assert_eq!(tree["ended"][0]["name"], "writer");
     assert_eq!(tree["ended"][0]["state"], "done");

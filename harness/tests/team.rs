@@ -12,8 +12,9 @@
 mod common;
 use common::scripted::{call, calls, content, rule, says, serve, usage, Reply, Server};
 
-use lembas_harness::crew::{Crew, Out, Outcome, Setup};
-use lembas_harness::engine::{Answer, Asker, Event};
+use lembas_harness::crew::{Crew, Outcome, Setup};
+use lembas_harness::engine::{Answer, Asker};
+use lembas_harness::events::SessionEvent as Out;
 use lembas_harness::provider::client::Provider;
 use lembas_harness::tools::Workspace;
 use lembas_rules::permission::{Context, Mode};
@@ -123,7 +124,7 @@ async fn session_with(
 fn replies(outs: &[Out]) -> Vec<String> {
     outs.iter()
         .filter_map(|o| match o {
-            Out::Reply(t) => Some(t.clone()),
+            Out::Reply { text } => Some(text.clone()),
             _ => None,
         })
         .collect()
@@ -132,10 +133,10 @@ fn replies(outs: &[Out]) -> Vec<String> {
 fn phases(outs: &[Out], agent: &str) -> Vec<String> {
     outs.iter()
         .filter_map(|o| match o {
-            Out::Agent {
-                name,
-                event: Event::Phase(p),
-            } if name == agent => Some(
+            Out::Phase {
+                agent: a,
+                progress: p,
+            } if a.name == agent => Some(
                 p.as_ref()
                     .map_or("none".to_string(), |p| p.phase.name().to_string()),
             ),
@@ -261,9 +262,9 @@ async fn a_subagent_writes_a_file_reports_and_wakes_the_main_agent() {
         "{lead_phases:?}"
     );
     assert_eq!(lead_phases.last().map(String::as_str), Some("none"));
-    assert!(run.outs.iter().any(|o| matches!(o, Out::Agent { name, event: Event::ToolStart { tool, .. } } if name == "writer" && tool == "write")));
+    assert!(run.outs.iter().any(|o| matches!(o, Out::ToolStart { agent, tool, .. } if agent.name == "writer" && tool == "write")));
     let last_tree = run.outs.iter().rev().find_map(|o| match o {
-        Out::Team(t) => Some(t),
+        Out::Team { tree } => Some(tree),
         _ => None,
     });
     assert_eq!(last_tree, Some(&run.tree), "the last state is always sent");

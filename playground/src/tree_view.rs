@@ -9,115 +9,69 @@
 use lembas_rules::permission::Mode;
 use lembas_rules::spec::{loop_spec, tool_file};
 use lembas_rules::subagents::Capacity;
+use lembas_rules::team::operation::{Answer, Audience, Operation, TeamStep, TurnEndReason};
 use lembas_rules::team::view::{TreeAgent, TreeInfo};
 use lembas_rules::team::{tools::lead_tools, Team, TeamOptions};
 use lembas_rules::text::fill;
 use leptos::prelude::*;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
-/// What a step of the session did.
-#[derive(Clone, PartialEq)]
-enum Op {
-    Call {
-        by: String,
-        tool: String,
-        args: Value,
-    },
-    EndTurn {
-        by: String,
-        reply: String,
-    },
-    Context {
-        by: String,
-        used: u64,
-        window: u64,
-    },
-    ContextFull {
-        by: String,
-    },
-    PersonStop {
-        name: String,
-    },
-}
-
-/// One step made in this session, for the log and the export.
+/// One step made in this session, for the log and the export: the operation and its answer.
 #[derive(Clone, PartialEq)]
 struct Step {
-    op: Op,
-    /// The tool's answer (None: the call goes on), or what the step said.
-    answer: Option<String>,
-    delivered: Vec<(String, String)>,
-    stopped: Vec<String>,
+    step: TeamStep,
+    answer: Answer,
 }
 
-/// Runs a step on the team: its answer, or the input error's message.
-fn apply(t: &mut Team, op: &Op) -> Result<Step, String> {
-    let mut stopped = Vec::new();
-    let answer = match op {
-        Op::Call { by, tool, args } => t.call(by, tool, args).map_err(|e| e.to_string())?,
-        Op::EndTurn { by, reply } => {
-            t.end_turn(by, reply, None);
-            None
-        }
-        Op::Context { by, used, window } => {
-            t.set_context(by, *used, *window);
-            None
-        }
-        Op::ContextFull { by } => t.context_full(by),
-        Op::PersonStop { name } => {
-            stopped = t.person_stop(name);
-            None
-        }
-    };
-    let delivered = t.take_delivered();
-    let _ = t.take_started();
-    Ok(Step {
-        op: op.clone(),
-        answer,
-        delivered,
-        stopped,
-    })
+/// Does an operation on the team: the step, or the input error's message.
+fn apply(t: &mut Team, operation: Operation) -> Result<Step, String> {
+    let step = TeamStep::untimed(operation);
+    let answer = t.apply(&step).map_err(|e| e.to_string())?;
+    Ok(Step { step, answer })
 }
 
 impl Step {
-    /// The step as the team area's case file writes it.
+    /// The step as the team area's case file writes it, its answer as the expect.
     fn case_step(&self) -> Value {
-        let mut delivered = Map::new();
-        for (n, text) in &self.delivered {
-            if let Value::Array(l) = delivered
-                .entry(n.clone())
-                .or_insert_with(|| Value::Array(Vec::new()))
-            {
-                l.push(Value::String(text.clone()));
-            }
+        let mut case = self.step.to_json();
+        if let Value::Object(m) = &mut case {
+            m.insert("expect".into(), self.answer.to_json(Audience::Case));
         }
-        let delivered = Value::Object(delivered);
-        match &self.op {
-            Op::Call { by, tool, args } => {
-                json!({"op": "call", "by": by, "tool": tool, "args": args, "expect": {"result": self.answer, "delivered": delivered}})
-            }
-            Op::EndTurn { by, reply } => {
-                json!({"op": "end_turn", "by": by, "reply": reply, "expect": {"delivered": delivered}})
-            }
-            Op::Context { by, used, window } => {
-                json!({"op": "context", "by": by, "used": used, "window": window, "expect": null})
-            }
-            Op::ContextFull { by } => {
-                json!({"op": "context_full", "by": by, "expect": {"delivered": delivered}})
-            }
-            Op::PersonStop { name } => {
-                json!({"op": "person_stop", "name": name, "expect": {"stopped": self.stopped, "delivered": delivered}})
-            }
-        }
+        case
     }
 
     fn title(&self) -> String {
-        match &self.op {
-            Op::Call { by, tool, .. } => format!("{by} → {tool}"),
-            Op::EndTurn { by, .. } => format!("{by}'s turn ends"),
-            Op::Context { by, used, window } => format!("{by}'s context: {used} of {window}"),
-            Op::ContextFull { by } => format!("{by}'s context is full"),
-            Op::PersonStop { name } => format!("the person stops {name}"),
+        match &self.step.operation {
+            Operation::Call { by, tool, .. } => format!("{by} → {tool}"),
+            Operation::EndTurn { by, .. } => format!("{by}'s turn ends"),
+            Operation::Context { by, used, window } => {
+                format!("{by}'s context: {used} of {window}")
+            }
+            Operation::ContextFull { by } => format!("{by}'s context is full"),
+            Operation::PersonStop { name } => format!("the person stops {name}"),
+            other => format!("{other:?}"),
+        }
+    }
+
+    /// What the step said, if anything.
+    fn said(&self) -> Option<String> {
+        match &self.answer {
+            Answer::Call { result, .. } => result.clone(),
+            Answer::ContextFull { text, .. } | Answer::Started(text) => text.clone(),
+            Answer::Text(text) => Some(text.clone()),
+            _ => None,
+        }
+    }
+
+    /// What reached whom in this step.
+    fn delivered(&self) -> &[(String, String)] {
+        match &self.answer {
+            Answer::Call { delivered, .. }
+            | Answer::ContextFull { delivered, .. }
+            | Answer::TurnEnded { delivered, .. }
+            | Answer::PersonStopped { delivered, .. }
+            | Answer::Delivered(delivered) => delivered,
+            _ => &[],
         }
     }
 }
@@ -331,12 +285,12 @@ pub fn TreeView() -> impl IntoView {
         history.set(Vec::new());
         by.set("lead".into());
     };
-    let run = move |op: Op| {
+    let run = move |op: Operation| {
         let Some(mut t) = team.get_untracked() else {
             return;
         };
         let before = t.clone();
-        match apply(&mut t, &op) {
+        match apply(&mut t, op) {
             Ok(step) => {
                 history.update(|h| h.push((before, steps.get_untracked())));
                 steps.update(|s| s.push(step));
@@ -371,7 +325,7 @@ pub fn TreeView() -> impl IntoView {
         args_text.set(args.get_untracked().to_string());
     };
     let call = move |_| match serde_json::from_str::<Value>(&args_text.get_untracked()) {
-        Ok(a) => run(Op::Call {
+        Ok(a) => run(Operation::Call {
             by: by.get_untracked(),
             tool: tool.get_untracked(),
             args: a,
@@ -460,15 +414,15 @@ pub fn TreeView() -> impl IntoView {
                 </fieldset>
                 <div class="filters">
                     <label>"Final reply " <input size="20" prop:value=move || reply.get() on:input=move |ev| reply.set(event_target_value(&ev)) /></label>
-                    <button data-testid="tree-end-turn" on:click=move |_| run(Op::EndTurn { by: by.get_untracked(), reply: reply.get_untracked() })>"End its turn"</button>
+                    <button data-testid="tree-end-turn" on:click=move |_| run(Operation::EndTurn { by: by.get_untracked(), reply: reply.get_untracked(), reason: TurnEndReason::Replied })>"End its turn"</button>
                     <label>"Context " <input size="6" prop:value=move || used.get() on:input=move |ev| used.set(event_target_value(&ev)) /></label>
                     <label>" of " <input size="6" prop:value=move || window.get() on:input=move |ev| window.set(event_target_value(&ev)) /></label>
                     <button on:click=move |_| match (used.get_untracked().trim().parse(), window.get_untracked().trim().parse()) {
-                        (Ok(u), Ok(w)) => run(Op::Context { by: by.get_untracked(), used: u, window: w }),
+                        (Ok(u), Ok(w)) => run(Operation::Context { by: by.get_untracked(), used: u, window: w }),
                         _ => error.set("context: the tokens used and the window are whole numbers".into()),
                     }>"Set its context"</button>
-                    <button data-testid="tree-context-full" on:click=move |_| run(Op::ContextFull { by: by.get_untracked() })>"Its context is full"</button>
-                    <button data-testid="tree-person-stop" on:click=move |_| run(Op::PersonStop { name: by.get_untracked() })>"The person stops it"</button>
+                    <button data-testid="tree-context-full" on:click=move |_| run(Operation::ContextFull { by: by.get_untracked() })>"Its context is full"</button>
+                    <button data-testid="tree-person-stop" on:click=move |_| run(Operation::PersonStop { name: by.get_untracked() })>"The person stops it"</button>
                     <button on:click=undo>"Undo"</button>
                 </div>
                 <p class="error">{move || error.get()}</p>
@@ -479,8 +433,8 @@ pub fn TreeView() -> impl IntoView {
                 <h3>"Steps"</h3>
                 <ol class="calls" data-testid="tree-steps">
                     {move || steps.get().into_iter().map(|s| view! {
-                        <li><b>{s.title()}</b> ": " {s.answer.clone().unwrap_or_else(|| "(no answer)".into())}
-                            {s.delivered.iter().map(|(n, t)| view! { <pre class="delivered">{format!("delivered to {n}:\n{t}")}</pre> }).collect_view()}
+                        <li><b>{s.title()}</b> ": " {s.said().unwrap_or_else(|| "(no answer)".into())}
+                            {s.delivered().iter().map(|(n, t)| view! { <pre class="delivered">{format!("delivered to {n}:\n{t}")}</pre> }).collect_view()}
                         </li>
                     }).collect_view()}
                 </ol>

@@ -39,6 +39,28 @@ impl InputError {
         }
     }
 
+    /// The error with its path read from `prefix` (`by` under `steps[3]` is `steps[3].by`).
+    pub fn under(self, prefix: &str) -> InputError {
+        let at = |path: String| join(prefix, &path);
+        match self {
+            InputError::Missing { path } => InputError::Missing { path: at(path) },
+            InputError::Type { path, expected } => InputError::Type {
+                path: at(path),
+                expected,
+            },
+            InputError::Unknown { path, what, value } => InputError::Unknown {
+                path: at(path),
+                what,
+                value,
+            },
+            InputError::Extra { path } => InputError::Extra { path: at(path) },
+            InputError::Invalid { path, message } => InputError::Invalid {
+                path: at(path),
+                message,
+            },
+        }
+    }
+
     /// A stable code for callers that branch on the kind of error.
     pub fn code(&self) -> &'static str {
         match self {

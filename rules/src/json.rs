@@ -191,6 +191,34 @@ impl Object {
     }
 }
 
+/// `snake_case` → `camelCase` (the keys are ASCII: no Unicode case tables for them).
+fn camel(key: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    let mut up = false;
+    for c in key.chars() {
+        if c == '_' {
+            up = true;
+        } else if up {
+            out.push(c.to_ascii_uppercase());
+            up = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The value with every object key in camelCase (values untouched).
+pub fn camel_keys(v: Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            crate::json::object_of(m.into_iter().map(|(k, v)| (camel(&k), camel_keys(v))))
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(camel_keys).collect()),
+        other => other,
+    }
+}
+
 /// A JSON object from pairs, keys sorted (the conformance areas write their actual values so).
 pub fn object<const N: usize>(pairs: [(&str, Value); N]) -> Value {
     object_of(pairs.into_iter().map(|(k, v)| (k.to_string(), v)))

@@ -118,10 +118,12 @@ export type TreeAgent = {
   ended?: number;
 };
 export type TreeInfo = { min: number; max: number; size: number; openSlots: number; agents: TreeAgent[]; ended: TreeAgent[] };
-export type CallAnswer = { result: string | null; delivered: Delivered; started: Delivered };
-/** A saved team: the options it was made with and every call that changed it, in order (`Team.fromJSON` makes them again). */
-export type TeamChange = [method: "call" | "setContext" | "contextFull" | "endTurn" | "setMainMode" | "personStop" | "delivered", args: unknown[]];
-export type TeamState = { options: TeamOptions; changes: TeamChange[] };
+/** A tool call's answer; `room` only for team_read: the messages it showed. */
+export type CallAnswer = { result: string | null; room?: { n: number; from: string; to: string }[]; delivered: Delivered; started: Delivered };
+/** A step as a team case writes it (conformance/README.md): `{ op, …its fields, now? }`. */
+export type TeamStep = { op: string; now?: number; [field: string]: unknown };
+/** A saved team: a team case without its expects — the options it was made with and every step that changed it, in order (`Team.fromJSON` does them again; a team case loads too). */
+export type TeamState = { start: TeamOptions; steps: TeamStep[] };
 type ToolMethod = (by: string, args?: Record<string, unknown>, now?: number) => CallAnswer;
 export class Team {
   constructor(options?: TeamOptions);
@@ -133,10 +135,16 @@ export class Team {
   offered(by: string): { tools: string[]; setting: boolean };
   /** True once the agent's context has reached pause_at of its window. */
   setContext(by: string, used: number, window: number): boolean;
-  contextFull(by: string, now?: number): { text: string | null; delivered: Delivered };
+  contextFull(by: string, now?: number): { text: string | null; delivered: Delivered; started: Delivered };
   endTurn(by: string, reply?: string, reason?: string | null, now?: number): { delivered: Delivered; started: Delivered };
   setMainMode(mode: Mode): null;
-  personStop(name: string, now?: number): { stopped: string[]; delivered: Delivered };
+  personStop(name: string, now?: number): { stopped: string[]; delivered: Delivered; started: Delivered };
+  /** What the agent's latest turn was started with. */
+  started(by: string): string | null;
+  /** Every live agent's state, by name. */
+  state(): Record<string, AgentState>;
+  /** The session model's capacity changes (turns waiting for a slot start when one frees). */
+  setCapacity(capacity: Capacity): null;
   delivered(): Delivered;
   toJSON(): TeamState;
   teamAdd: ToolMethod;

@@ -96,17 +96,23 @@ export class Pacer {
   }
 }
 
-const TOOLS = ["team_add", "team_send", "team_read", "team_stop", "team_whoami", "team_findings", "team_finish", "team_request", "team_decide", "team_assign", "team_replace"];
+const camel = (name) => name.replace(/_([a-z])/g, (_m, c) => c.toUpperCase());
 
-/** The main agent's tree of subagents (subagents.md §5–§13). */
+/**
+ * The main agent's tree of subagents (subagents.md §5–§13). Its methods are the core's team
+ * operations (`call`, `tree`, `endTurn`, …) and one per team tool (`teamAdd(by, args, now)`),
+ * made from the list the core gives when the first team is made: no operation is named here.
+ */
 export class Team {
   #inner;
+  static #made = false;
   constructor(options, inner) {
     try {
       this.#inner = inner ?? new WasmTeam(encode(options ?? {}));
     } catch (e) {
       throw notReady(e);
     }
+    Team.#makeMethods();
   }
   static fromJSON(state) {
     let inner;
@@ -117,51 +123,25 @@ export class Team {
     }
     return new Team(null, inner);
   }
+  static #makeMethods() {
+    if (Team.#made) return;
+    const { methods, tools } = run(() => wasmCall("teamMethods", "[]"));
+    for (const name of methods) {
+      Team.prototype[name] = function (...args) {
+        return this.#call(name, args);
+      };
+    }
+    for (const tool of tools) {
+      Team.prototype[camel(tool)] = function (by, args, now) {
+        return this.#call("call", [by, tool, args ?? {}, now]);
+      };
+    }
+    Team.#made = true;
+  }
   #call(name, args) {
     return run(() => this.#inner.call(name, encode(args)));
-  }
-  call(by, tool, args, now) {
-    return this.#call("call", [by, tool, args ?? {}, now]);
-  }
-  tree() {
-    return this.#call("tree", []);
-  }
-  read(by, since) {
-    return this.#call("read", [by, since]);
-  }
-  whoami(by) {
-    return this.#call("whoami", [by]);
-  }
-  offered(by) {
-    return this.#call("offered", [by]);
-  }
-  setContext(by, used, window) {
-    return this.#call("setContext", [by, used, window]);
-  }
-  contextFull(by, now) {
-    return this.#call("contextFull", [by, now]);
-  }
-  endTurn(by, reply, reason, now) {
-    return this.#call("endTurn", [by, reply, reason, now]);
-  }
-  setMainMode(mode) {
-    return this.#call("setMainMode", [mode]);
-  }
-  personStop(name, now) {
-    return this.#call("personStop", [name, now]);
-  }
-  delivered() {
-    return this.#call("delivered", []);
   }
   toJSON() {
     return this.#call("toJSON", []);
   }
-}
-
-// Every team tool as a method: team.teamAdd("lead", { name, role, task }).
-for (const tool of TOOLS) {
-  const method = tool.replace(/_([a-z])/g, (_m, c) => c.toUpperCase());
-  Team.prototype[method] = function (by, args, now) {
-    return this.call(by, tool, args, now);
-  };
 }

@@ -111,6 +111,28 @@ test("the team: tools as methods, the tree, reading, a subagent's life, saving a
   assert.match(b.result, /^Added b \(s2\)/);
   assert.deepEqual(back.personStop("b").stopped, ["s2"]);
   assert.deepEqual(back.delivered(), {});
+  assert.deepEqual(back.state(), { lead: "working" });
+  assert.equal(back.started("api"), full.text);
+  assert.equal(back.setCapacity({ parallel: 2 }), null);
+});
+
+test("a saved team is a team case without its expects, and a team case loads as a saved team", () => {
+  const team = new L.Team({ max: 3, now: 5 });
+  team.teamAdd("lead", { name: "api", role: "r", task: "t", goal: "g" }, 10);
+  team.endTurn("api", "Done.", "steps");
+  team.tree();
+  assert.deepEqual(team.toJSON(), {
+    start: { max: 3, now: 5 },
+    steps: [
+      { op: "call", by: "lead", tool: "team_add", args: { name: "api", role: "r", task: "t", goal: "g" }, now: 10 },
+      { op: "end_turn", by: "api", reply: "Done.", reason: "steps" },
+    ],
+  });
+  const file = JSON.parse(readFileSync(path.join(caseDir, "team.json"), "utf8"));
+  const c = file.cases[0];
+  const loaded = L.Team.fromJSON({ start: c.start, steps: c.steps });
+  assert.equal(loaded.toJSON().steps.length > 0, true);
+  assert.throws(() => team.fly(), TypeError);
 });
 
 test("an argument left out is null, a property set to undefined is absent", () => {

@@ -4,7 +4,7 @@
 //! without choices is classified — progress, usage or error — never dropped silently; a frame
 //! that is not JSON is an error event, never a panic.
 
-use super::client::one_line;
+use crate::text::one_line;
 use serde_json::Value;
 
 /// What a frame says.
@@ -191,6 +191,91 @@ fn read_whole(data: &str) -> Vec<ChatEvent> {
         out.push(ChatEvent::Other(one_line(data)));
     }
     out
+}
+
+/// A message of the conversation, as the chat completions API reads it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "role", rename_all = "lowercase")]
+pub enum Message {
+    /// What the agent is told first.
+    System {
+        /// The text.
+        content: String,
+    },
+    /// A prompt, or a text that reached the agent.
+    User {
+        /// The text.
+        content: String,
+    },
+    /// The model's reply: its text and the calls it made.
+    Assistant {
+        /// The text (empty when it only called tools).
+        content: String,
+        /// The calls, in the order made.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<AssistantCall>,
+    },
+    /// A call's output.
+    Tool {
+        /// The call it answers.
+        tool_call_id: String,
+        /// The output.
+        content: String,
+    },
+}
+
+/// A call as the assistant message carries it back.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct AssistantCall {
+    /// The call's id.
+    pub id: String,
+    /// Always `function`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Its name and arguments.
+    pub function: FunctionCall,
+}
+
+/// A function call's name and its arguments as the model wrote them.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct FunctionCall {
+    /// The tool's name.
+    pub name: String,
+    /// Its arguments, a JSON text.
+    pub arguments: String,
+}
+
+impl From<&ToolCall> for AssistantCall {
+    fn from(c: &ToolCall) -> AssistantCall {
+        AssistantCall {
+            id: c.id.clone(),
+            kind: "function",
+            function: FunctionCall {
+                name: c.name.clone(),
+                arguments: c.arguments.clone(),
+            },
+        }
+    }
+}
+
+/// A request: the model, the conversation and the tools, each by reference.
+#[derive(Debug, serde::Serialize)]
+pub struct ChatRequest<'a> {
+    /// The model's served id.
+    pub model: &'a str,
+    /// The conversation so far.
+    pub messages: &'a [Message],
+    /// The tools' definitions (`rules/spec/tools/`).
+    pub tools: &'a [Value],
+    /// Asks for the tokens used at the end of the stream.
+    pub stream_options: StreamOptions,
+}
+
+/// `stream_options`.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct StreamOptions {
+    /// Whether the last frame carries the usage.
+    pub include_usage: bool,
 }
 
 /// A tool call put together from its pieces.

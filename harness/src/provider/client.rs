@@ -4,8 +4,9 @@
 //! failure is one clear line: an HTTP error, a refused connection, a timeout, a stream that ended
 //! before the reply did. Nothing a server sends makes it panic.
 
-use super::chat::{read_frame, ChatEvent, Reply};
+use super::chat::{read_frame, ChatEvent, ChatRequest, Reply};
 use super::sse::SseSplitter;
+use crate::text::one_line;
 use serde_json::Value;
 use std::time::Duration;
 use thiserror::Error;
@@ -44,6 +45,16 @@ pub enum StreamEvent {
 /// The waits before the retries of a 5xx: at once, then after two seconds.
 pub const RETRY_WAITS: [u64; 2] = [0, 2];
 
+/// What is posted: the request, streamed.
+#[derive(serde::Serialize)]
+struct Body<'r, 'a> {
+    #[serde(flatten)]
+    request: &'r ChatRequest<'a>,
+    stream: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    return_progress: bool,
+}
+
 #[derive(Debug, Clone)]
 pub struct Provider {
     pub base: String,
@@ -53,21 +64,6 @@ pub struct Provider {
     /// Ask llama.cpp for its prompt processing (`return_progress: true`).
     pub return_progress: bool,
     client: reqwest::Client,
-}
-
-/// The most characters [`one_line`] keeps.
-pub(crate) const ONE_LINE_MAX: usize = 300;
-
-/// The first line of a text that says something, at most [`ONE_LINE_MAX`] characters: how an
-/// error or a frame the harness does not use is told.
-pub(crate) fn one_line(s: &str) -> String {
-    s.lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim()
-        .chars()
-        .take(ONE_LINE_MAX)
-        .collect()
 }
 
 impl Provider {
@@ -85,19 +81,19 @@ impl Provider {
         format!("{}/chat/completions", self.base)
     }
 
-    /// Sends `body` (its `stream` set to true) and reads the reply, telling `on` every event.
+    /// Sends the request (streamed; with `return_progress` when asked) and reads the reply,
+    /// telling `on` every event. The request is written from the caller's conversation as it
+    /// is sent: nothing is copied.
     pub async fn stream(
         &self,
-        body: &Value,
+        request: &ChatRequest<'_>,
         mut on: impl FnMut(StreamEvent),
     ) -> Result<Reply, ProviderError> {
-        let mut body = body.clone();
-        if let Value::Object(m) = &mut body {
-            m.insert("stream".into(), Value::Bool(true));
-            if self.return_progress {
-                m.insert("return_progress".into(), Value::Bool(true));
-            }
-        }
+        let body = Body {
+            request,
+            stream: true,
+            return_progress: self.return_progress,
+        };
         let mut attempt = 0usize;
         loop {
             match self.once(&body, &mut on).await {
@@ -128,7 +124,7 @@ impl Provider {
 
     async fn once(
         &self,
-        body: &Value,
+        body: &Body<'_, '_>,
         on: &mut impl FnMut(StreamEvent),
     ) -> Result<Reply, ProviderError> {
         let url = self.url();

@@ -8,12 +8,12 @@
 //! `team.rs`: the team's class.
 
 mod team;
-pub use team::ApiTeam;
+pub use team::{team_methods, ApiTeam};
 
 use crate::conformance;
 use crate::delegation::{self, Grant, Placement, Subagent};
 use crate::input::{self, InputError, Obj};
-use crate::json::{Object, ToJson};
+use crate::json::{camel_keys, Object, ToJson};
 use crate::permission::{self, approval, Context, Mode, Request, RiskClass};
 use crate::progress::{self, Paced, Pacer, Progress};
 use crate::subagents::{self, Models};
@@ -56,34 +56,6 @@ pub fn parse(what: &str, text: &str) -> Result<Value, ApiError> {
 /// An answer as JSON text, for JavaScript's `JSON.parse`.
 pub fn text(v: &Value) -> String {
     serde_json::to_string(v).unwrap_or_default()
-}
-
-/// `snake_case` → `camelCase` (the keys are ASCII: no Unicode case tables for them).
-fn camel(key: &str) -> String {
-    let mut out = String::with_capacity(key.len());
-    let mut up = false;
-    for c in key.chars() {
-        if c == '_' {
-            up = true;
-        } else if up {
-            out.push(c.to_ascii_uppercase());
-            up = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// The value with every object key in camelCase (values untouched).
-pub fn camel_keys(v: Value) -> Value {
-    match v {
-        Value::Object(m) => {
-            crate::json::object_of(m.into_iter().map(|(k, v)| (camel(&k), camel_keys(v))))
-        }
-        Value::Array(a) => Value::Array(a.into_iter().map(camel_keys).collect()),
-        other => other,
-    }
 }
 
 fn out<T: ToJson>(t: &T) -> ApiResult {
@@ -453,6 +425,7 @@ pub fn dispatch(name: &str, args: &Value) -> ApiResult {
         "areas" => Ok(areas()),
         "runCase" => run_case(a(0), a(1)),
         "runFile" => run_file(a(0), a(1)),
+        "teamMethods" => Ok(team_methods()),
         "version" => Ok(Value::from(crate::version())),
         "specVersion" => Ok(Value::from(crate::spec_version())),
         other => Err(unknown_function(other)),
@@ -518,11 +491,18 @@ mod tests {
         // A call that fails is kept too: it moved the clock before it failed.
         t.dispatch("call", &json!(["nobody", "team_read", {}, 99]))
             .unwrap_err();
-        t.dispatch("setContext", &json!(["a", 900, 1000])).unwrap();
+        assert_eq!(
+            t.dispatch("setContext", &json!(["a", 900, 1000])),
+            Ok(json!(true))
+        );
         t.dispatch("contextFull", &json!(["a"])).unwrap();
         t.dispatch("tree", &json!([])).unwrap();
         let saved = t.to_json();
-        assert_eq!(saved["changes"].as_array().unwrap().len(), 4, "{saved}");
+        assert_eq!(saved["steps"].as_array().unwrap().len(), 4, "{saved}");
+        assert_eq!(
+            saved["steps"][1],
+            json!({"op": "call", "by": "nobody", "tool": "team_read", "args": {}, "now": 99})
+        );
         let mut back = ApiTeam::from_json(&saved).unwrap();
         assert_eq!(back.tree(), t.tree());
         assert_eq!(back.to_json(), saved);
@@ -535,24 +515,28 @@ mod tests {
             back.dispatch("read", &json!(["lead"])),
             t.dispatch("read", &json!(["lead"]))
         );
+        // A team case loads as a saved team: its expects are not read.
+        let case = json!({"about": "x", "start": {"min": 1, "max": 3},
+            "steps": [{"op": "tree", "expect": {"size": 1}}]});
+        assert!(ApiTeam::from_json(&case).is_ok());
     }
 
     #[test]
     fn a_saved_team_that_is_not_one_is_refused_naming_what_is_wrong() {
         let cases = [
             (json!({"agents": 3}), "team.agents: not a field here"),
-            (json!({"options": {}}), "team.changes: missing"),
+            (json!({"start": {}}), "team.steps: missing"),
             (
-                json!({"options": {"max": "x"}, "changes": []}),
+                json!({"start": {"max": "x"}, "steps": []}),
                 "options.max: expected",
             ),
             (
-                json!({"options": {}, "changes": [["tree", []]]}),
-                "team.changes[0]: expected [method, arguments]",
+                json!({"start": {}, "steps": [["call", []]]}),
+                "team.steps[0]: expected an object",
             ),
             (
-                json!({"options": {}, "changes": [["call", "lead"]]}),
-                "team.changes[0]: expected [method, arguments]",
+                json!({"start": {}, "steps": [{"op": "fly"}]}),
+                "team.steps[0].op: unknown op \"fly\"",
             ),
         ];
         for (saved, message) in cases {

@@ -1,6 +1,7 @@
 //! Turns and slots (team.md §8), the room and delivery (team.md §5, §7), a subagent's life and
 //! its ends (subagents.md §9, §10).
 
+use super::operation::TurnEndReason;
 use super::{lead, team_spec, AgentState, RoomKind, RoomMessage, Team};
 use crate::permission::Mode;
 use crate::progress::Progress;
@@ -190,7 +191,7 @@ impl Team {
 
     /// An agent's turn ended with this final reply (team.md §7; §9 for a paused one). A
     /// subagent's reply is its report to its parent; the main agent becomes idle.
-    pub fn end_turn(&mut self, name: &str, reply: &str, reason: Option<&str>) {
+    pub fn end_turn(&mut self, name: &str, reply: &str, reason: &TurnEndReason) {
         let Some(a) = self.live(name) else { return };
         let (id, state, parent) = (a.id.clone(), a.state, self.parent_name(a));
         let now = self.now;
@@ -224,7 +225,7 @@ impl Team {
                     if body.is_empty() {
                         body = texts.no_report.to_string();
                     }
-                    if let Some(r) = reason.filter(|r| !r.is_empty() && *r != "stop") {
+                    if let Some(r) = reason.word() {
                         body = format!("{body}\n{}", fill(&texts.ended, &[("reason", r)]));
                     }
                     self.post(name, vec![p.clone()], vec![p], body, RoomKind::Report, "");

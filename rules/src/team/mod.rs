@@ -12,6 +12,7 @@
 
 mod life;
 mod manage;
+pub mod operation;
 pub mod prompt;
 pub mod tools;
 pub mod view;

@@ -1,3 +1,4 @@
+use super::operation::TurnEndReason;
 use super::*;
 use serde_json::json;
 
@@ -43,8 +44,8 @@ fn add_send_report_and_wake() {
         tm.take_started(),
         [("api".to_string(), "Write it.".to_string())]
     );
-    tm.end_turn("lead", "", None);
-    tm.end_turn("api", "Done: src/api.rs.", None);
+    tm.end_turn("lead", "", &TurnEndReason::Replied);
+    tm.end_turn("api", "Done: src/api.rs.", &TurnEndReason::Replied);
     let d = tm.take_delivered();
     assert_eq!(
         d,
@@ -77,7 +78,7 @@ fn capacity_makes_a_turn_wait_for_a_slot() {
     );
     assert!(b.contains("waits for a free slot"), "{b}");
     assert_eq!(tm.live("b").unwrap().state, AgentState::Waiting);
-    tm.end_turn("a", "ok", None);
+    tm.end_turn("a", "ok", &TurnEndReason::Replied);
     assert_eq!(tm.live("b").unwrap().state, AgentState::Working);
 }
 
@@ -215,7 +216,7 @@ mod properties {
                             let _ = tm.call(NAMES[by], tool, &args);
                         }
                     }
-                    Op::EndTurn(n, steps) => tm.end_turn(NAMES[n], "reply", steps.then_some("steps")),
+                    Op::EndTurn(n, steps) => tm.end_turn(NAMES[n], "reply", &if steps { TurnEndReason::Stopped(crate::progress::StopReason::Steps) } else { TurnEndReason::Replied }),
                     Op::ContextFull(n) => { tm.context_full(NAMES[n]); }
                     Op::MainMode(m) => tm.set_main_mode(m),
                     Op::PersonStop(n) => { tm.person_stop(NAMES[n]); }

@@ -1,0 +1,162 @@
+//! What a session says as it works, as one typed event that every front reads: the terminal draws
+//! it, the `--events` file writes it as a JSON line (the spec's shapes: `phase` with `agent` = a
+//! subagent's id, absent for the main agent's own; `team` with `tree`), and an editor's link
+//! sends it on.
+
+use lembas_rules::progress::Progress;
+use lembas_rules::team::lead;
+use lembas_rules::team::view::TreeInfo;
+use serde::{Serialize, Serializer};
+
+/// The agent an event is about: its id in the tree and its name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentRef {
+    /// `lead`, or a subagent's `s1`, `s2`, ….
+    pub id: String,
+    /// Its name in the tree.
+    pub name: String,
+}
+
+impl AgentRef {
+    /// The main agent.
+    pub fn main() -> AgentRef {
+        AgentRef {
+            id: lead().to_string(),
+            name: lead().to_string(),
+        }
+    }
+
+    /// Whether it is the main agent (whose events carry no `agent`).
+    pub fn is_main(&self) -> bool {
+        self.id == lead()
+    }
+}
+
+/// An agent is written as its id (subagents.md §12, acp.md's `phase` event).
+fn agent_id<S: Serializer>(agent: &AgentRef, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&agent.id)
+}
+
+/// How a session's run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DoneReason {
+    /// The main agent's turn ended and the tree is quiet.
+    Stop,
+    /// The main agent's turn failed.
+    Error,
+    /// The person stopped it.
+    Person,
+}
+
+/// Something a session says.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum SessionEvent {
+    /// An agent's progress, paced (progress.md §5); none: nothing runs.
+    Phase {
+        /// Whose; absent for the main agent.
+        #[serde(serialize_with = "agent_id", skip_serializing_if = "AgentRef::is_main")]
+        agent: AgentRef,
+        /// The progress.
+        progress: Option<Progress>,
+    },
+    /// A tool starts.
+    ToolStart {
+        /// Whose call; absent for the main agent.
+        #[serde(serialize_with = "agent_id", skip_serializing_if = "AgentRef::is_main")]
+        agent: AgentRef,
+        /// The tool.
+        tool: String,
+        /// What it is about, in a few words.
+        what: String,
+    },
+    /// A tool ended.
+    ToolEnd {
+        /// Whose call; absent for the main agent.
+        #[serde(serialize_with = "agent_id", skip_serializing_if = "AgentRef::is_main")]
+        agent: AgentRef,
+        /// The tool.
+        tool: String,
+        /// Its output, as the model reads it.
+        output: String,
+    },
+    /// A piece of an agent's reply.
+    Text {
+        /// Whose; absent for the main agent.
+        #[serde(serialize_with = "agent_id", skip_serializing_if = "AgentRef::is_main")]
+        agent: AgentRef,
+        /// The piece.
+        text: String,
+    },
+    /// The tree's state (subagents.md §12).
+    Team {
+        /// The tree.
+        tree: TreeInfo,
+    },
+    /// The main agent's final reply of a turn.
+    Reply {
+        /// The reply.
+        text: String,
+    },
+    /// An agent's turn failed.
+    Notice {
+        /// Whose; absent for the main agent.
+        #[serde(serialize_with = "agent_id", skip_serializing_if = "AgentRef::is_main")]
+        agent: AgentRef,
+        /// What went wrong, in one line.
+        text: String,
+    },
+    /// The run is over.
+    Done {
+        /// How it ended.
+        reason: DoneReason,
+        /// The error, when it failed.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+}
+
+impl SessionEvent {
+    /// The event as one JSON line of the `--events` file.
+    pub fn to_line(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lembas_rules::progress::{advance, Phase};
+    use serde_json::{json, Value};
+
+    #[test]
+    fn a_phase_names_a_subagent_by_id_and_the_main_agent_not_at_all() {
+        let progress = advance(None, Phase::Thinking, 5);
+        let sub = SessionEvent::Phase {
+            agent: AgentRef {
+                id: "s1".into(),
+                name: "api".into(),
+            },
+            progress: Some(progress.clone()),
+        };
+        let line: Value = serde_json::from_str(&sub.to_line()).unwrap();
+        assert_eq!(
+            line,
+            json!({"type": "phase", "agent": "s1", "progress": {"phase": "thinking", "since": 5}})
+        );
+        let main = SessionEvent::Phase {
+            agent: AgentRef::main(),
+            progress: None,
+        };
+        assert_eq!(main.to_line(), r#"{"type":"phase","progress":null}"#);
+        let done = SessionEvent::Done {
+            reason: DoneReason::Error,
+            error: Some("x".into()),
+        };
+        assert_eq!(
+            done.to_line(),
+            r#"{"type":"done","reason":"error","error":"x"}"#
+        );
+    }
+}
