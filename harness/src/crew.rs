@@ -482,7 +482,7 @@ impl Tree for Crew {
                 ..
             }) => {
                 self.dispatch(&mut inner, Some(name), delivered, started);
-                Some(result)
+                Some(result.text().to_string())
             }
             Ok(_) => None,
             Err(e) => Some(e.to_string()),

@@ -49,14 +49,14 @@ impl Step {
             }
             Operation::ContextFull { by } => format!("{by}'s context is full"),
             Operation::PersonStop { name } => format!("the person stops {name}"),
-            other => format!("{other:?}"),
+            other => other.kind().as_str().to_string(),
         }
     }
 
     /// What the step said, if anything.
     fn said(&self) -> Option<String> {
         match &self.answer {
-            Answer::Call { result, .. } => result.clone(),
+            Answer::Call { result, .. } => result.as_ref().map(|r| r.text().to_string()),
             Answer::ContextFull { text, .. } | Answer::Started(text) => text.clone(),
             Answer::Text(text) => Some(text.clone()),
             _ => None,

@@ -41,21 +41,56 @@ impl ToJson for Placed {
     }
 }
 
-/// The mode check of team_add / team_assign for a parent in `parent` (§7): the refusal's text,
-/// word for word, or the mode and options the subagent gets. In order: `wider`,
-/// `request_not_narrower`, `request_kind`.
-pub fn check_mode(parent: Mode, mode: Option<Mode>, request: &[&str]) -> Result<Placed, String> {
-    let texts = &loop_spec().team.texts;
+/// Why team_add or team_assign refuses a subagent's mode or request options (§7).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModeRefusal {
+    /// The mode is looser than the parent's (`wider`).
+    Wider {
+        /// The parent's mode.
+        parent: Mode,
+    },
+    /// Request options for a mode no stricter than the parent's (`request_not_narrower`).
+    RequestNotNarrower,
+    /// A request option that is not one (`request_kind`).
+    RequestKind {
+        /// The word given.
+        kind: String,
+    },
+}
+
+impl ModeRefusal {
+    /// The refusal's text, word for word (`loop.json` `team.texts`).
+    pub fn text(&self) -> String {
+        let texts = &loop_spec().team.texts;
+        match self {
+            ModeRefusal::Wider { parent } => {
+                fill(&texts.wider, &[("parent_mode", parent.as_str())])
+            }
+            ModeRefusal::RequestNotNarrower => texts.request_not_narrower.to_string(),
+            ModeRefusal::RequestKind { kind } => fill(&texts.request_kind, &[("kind", kind)]),
+        }
+    }
+}
+
+/// The mode check of team_add / team_assign for a parent in `parent` (§7): the refusal, or the
+/// mode and options the subagent gets. In order: `wider`, `request_not_narrower`, `request_kind`.
+pub fn check_mode(
+    parent: Mode,
+    mode: Option<Mode>,
+    request: &[&str],
+) -> Result<Placed, ModeRefusal> {
     let mode = mode.unwrap_or(parent);
     if mode < parent {
-        return Err(fill(&texts.wider, &[("parent_mode", parent.as_str())]));
+        return Err(ModeRefusal::Wider { parent });
     }
     if !request.is_empty() && mode <= parent {
-        return Err(texts.request_not_narrower.to_string());
+        return Err(ModeRefusal::RequestNotNarrower);
     }
     let mut kinds: Vec<RiskClass> = Vec::new();
     for k in request {
-        let kind = request_kind(k).ok_or_else(|| fill(&texts.request_kind, &[("kind", k)]))?;
+        let kind = request_kind(k).ok_or_else(|| ModeRefusal::RequestKind {
+            kind: (*k).to_string(),
+        })?;
         if !kinds.contains(&kind) {
             kinds.push(kind);
         }
@@ -333,14 +368,22 @@ mod tests {
     #[test]
     fn mode_checks_in_order() {
         assert_eq!(check_mode(Mode::Edit, None, &[]).unwrap().mode, Mode::Edit);
-        assert!(check_mode(Mode::Manual, Some(Mode::Edit), &["delete"])
-            .unwrap_err()
-            .contains("(manual)"));
+        let wider = check_mode(Mode::Manual, Some(Mode::Edit), &["delete"]).unwrap_err();
+        assert_eq!(
+            wider,
+            ModeRefusal::Wider {
+                parent: Mode::Manual
+            }
+        );
+        assert!(wider.text().contains("(manual)"));
         assert!(check_mode(Mode::Edit, None, &["delete"])
             .unwrap_err()
+            .text()
             .starts_with("Request options"));
         assert_eq!(
-            check_mode(Mode::Edit, Some(Mode::Plan), &["interact"]).unwrap_err(),
+            check_mode(Mode::Edit, Some(Mode::Plan), &["interact"])
+                .unwrap_err()
+                .text(),
             "interact is not a request option: use read, write or execute."
         );
         assert_eq!(

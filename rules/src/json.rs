@@ -192,7 +192,7 @@ impl Object {
 }
 
 /// `snake_case` → `camelCase` (the keys are ASCII: no Unicode case tables for them).
-fn camel(key: &str) -> String {
+pub fn camel(key: &str) -> String {
     let mut out = String::with_capacity(key.len());
     let mut up = false;
     for c in key.chars() {

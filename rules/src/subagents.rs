@@ -205,32 +205,60 @@ pub fn names(text: &str, model: &Model) -> bool {
         || names_word(text, &model.name, true)
 }
 
-/// Which model a subagent runs on: its served id, or the refusal's text, word for word. `said`
-/// are the person's messages of this session (oldest first); nothing else names a model.
+/// Why a subagent cannot run on the model asked for (§2–§4).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelRefusal {
+    /// No model of the list is the one named (`unknown_model`).
+    UnknownModel {
+        /// The name given.
+        model: String,
+    },
+    /// The session's model serves one request at a time (`one_request`).
+    OneRequest,
+    /// The person did not name the model (`not_named`).
+    NotNamed,
+    /// The model is on the session model's one-model server (`same_server`).
+    SameServer,
+}
+
+impl ModelRefusal {
+    /// The refusal's text, word for word (`loop.json` `subagents.texts`).
+    pub fn text(&self) -> String {
+        let texts = &loop_spec().subagents.texts;
+        match self {
+            ModelRefusal::UnknownModel { model } => fill(&texts.unknown_model, &[("model", model)]),
+            ModelRefusal::OneRequest => texts.one_request.to_string(),
+            ModelRefusal::NotNamed => texts.not_named.to_string(),
+            ModelRefusal::SameServer => texts.same_server.to_string(),
+        }
+    }
+}
+
+/// Which model a subagent runs on: its served id, or the refusal. `said` are the person's
+/// messages of this session (oldest first); nothing else names a model.
 pub fn subagent_model(
     session: &Model,
     models: &Models,
     said: &[&str],
     model: Option<&str>,
-) -> Result<String, String> {
-    let texts = &loop_spec().subagents.texts;
+) -> Result<String, ModelRefusal> {
     let chosen = match model {
         None => session,
-        Some(m) => models
-            .find(m)
-            .ok_or_else(|| fill(&texts.unknown_model, &[("model", m)]))?,
+        Some(m) => models.find(m).ok_or_else(|| ModelRefusal::UnknownModel {
+            model: m.to_string(),
+        })?,
     };
     if chosen.served == session.served {
         if session.capacity.one_at_a_time() {
-            return Err(texts.one_request.to_string());
+            return Err(ModelRefusal::OneRequest);
         }
         return Ok(session.served.clone());
     }
     if !said.iter().any(|s| names(s, chosen)) {
-        return Err(texts.not_named.to_string());
+        return Err(ModelRefusal::NotNamed);
     }
     if same_server(session, chosen) {
-        return Err(texts.same_server.to_string());
+        return Err(ModelRefusal::SameServer);
     }
     Ok(chosen.served.clone())
 }

@@ -96,12 +96,10 @@ export class Pacer {
   }
 }
 
-const camel = (name) => name.replace(/_([a-z])/g, (_m, c) => c.toUpperCase());
-
 /**
  * The main agent's tree of subagents (subagents.md §5–§13). Its methods are the core's team
- * operations (`call`, `tree`, `endTurn`, …) and one per team tool (`teamAdd(by, args, now)`),
- * made from the list the core gives when the first team is made: no operation is named here.
+ * operations and one per team tool, made from the list the core gives when the first team is
+ * made: no operation is named here.
  */
 export class Team {
   #inner;
@@ -125,15 +123,9 @@ export class Team {
   }
   static #makeMethods() {
     if (Team.#made) return;
-    const { methods, tools } = run(() => wasmCall("teamMethods", "[]"));
-    for (const name of methods) {
+    for (const name of run(() => wasmCall("teamMethods", "[]"))) {
       Team.prototype[name] = function (...args) {
         return this.#call(name, args);
-      };
-    }
-    for (const tool of tools) {
-      Team.prototype[camel(tool)] = function (by, args, now) {
-        return this.#call("call", [by, tool, args ?? {}, now]);
       };
     }
     Team.#made = true;

@@ -271,7 +271,7 @@ pub fn check_mode(parent: &Value, mode: &Value, request: &Value) -> ApiResult {
     };
     Ok(match delegation::check_mode(parent, mode, &list) {
         Ok(p) => out(&p)?,
-        Err(text) => one("refused", text),
+        Err(refusal) => one("refused", refusal.text()),
     })
 }
 
@@ -343,7 +343,7 @@ pub fn subagent_model(options: &Value) -> ApiResult {
     Ok(
         match subagents::subagent_model(&session, &models, &said, o.opt_str("model")?) {
             Ok(m) => one("model", m),
-            Err(text) => one("refused", text),
+            Err(refusal) => one("refused", refusal.text()),
         },
     )
 }
@@ -486,8 +486,8 @@ mod tests {
     fn a_team_round_trips_through_json() {
         let mut t = ApiTeam::new(&json!({"max": 4, "now": 5})).unwrap();
         let add = json!({"name": "a", "role": "r", "task": "t", "goal": "g"});
-        t.dispatch("call", &json!(["lead", "team_add", add, 10]))
-            .unwrap();
+        // A team tool's method is a call of it.
+        t.dispatch("teamAdd", &json!(["lead", add, 10])).unwrap();
         // A call that fails is kept too: it moved the clock before it failed.
         t.dispatch("call", &json!(["nobody", "team_read", {}, 99]))
             .unwrap_err();

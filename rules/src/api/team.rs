@@ -9,6 +9,7 @@
 
 use super::{unknown_function, ApiError, ApiResult};
 use crate::input::Obj;
+use crate::json::camel;
 use crate::team::operation::{Audience, OperationKind, TeamStep};
 use crate::team::{Team, TeamOptions};
 use serde_json::Value;
@@ -17,9 +18,10 @@ use serde_json::Value;
 #[derive(Debug)]
 pub struct ApiTeam {
     team: Team,
-    /// The options it was made with, and the steps that changed it since.
+    /// The options it was made with, and the steps that changed it since, as the case format
+    /// writes them.
     options: Value,
-    steps: Vec<TeamStep>,
+    steps: Vec<Value>,
 }
 
 fn not_saved(e: impl std::fmt::Display) -> ApiError {
@@ -50,10 +52,7 @@ impl ApiTeam {
     pub fn to_json(&self) -> Value {
         crate::json::Object::new()
             .with("start", &self.options)
-            .with_value(
-                "steps",
-                Value::Array(self.steps.iter().map(TeamStep::to_json).collect()),
-            )
+            .with("steps", &self.steps)
             .done()
     }
 
@@ -69,38 +68,45 @@ impl ApiTeam {
                 .and_then(|s| TeamStep::read(&s, &["expect", "about"]))
                 .map_err(not_saved)?;
             // The step answers as it answered the first time, an error too: both are past.
-            let _ = team.apply(s);
+            let _ = team.apply(s, step);
         }
         Ok(team)
     }
 
     /// Does a step; one that changes the team is kept for [`ApiTeam::to_json`] (an error too:
     /// a call that failed may still have moved the team's clock).
-    fn apply(&mut self, step: TeamStep) -> ApiResult {
+    fn apply(&mut self, step: TeamStep, written: &Value) -> ApiResult {
         let answer = self.team.apply(&step);
         if step.operation.kind().changes_team() {
-            self.steps.push(step);
+            self.steps.push(written.clone());
         }
         Ok(answer?.to_json(Audience::Package))
     }
 
-    /// The team's methods by name ([`OperationKind::method`], and `toJSON`), their arguments a
-    /// JSON array in the order of [`OperationKind::fields`].
+    /// The team's methods by name ([`OperationKind::method`], a team tool's method such as
+    /// `teamAdd(by, args, now)`, and `toJSON`), their arguments a JSON array in the order of
+    /// [`OperationKind::fields`].
     pub fn dispatch(&mut self, name: &str, args: &Value) -> ApiResult {
         if name == "toJSON" {
             return Ok(self.to_json());
         }
+        if let Some(tool) = team_tools().into_iter().find(|t| camel(t) == name) {
+            let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::Null);
+            let call = Value::Array(vec![arg(0), Value::from(tool), arg(1), arg(2)]);
+            return match TeamStep::from_method(OperationKind::Call.method(), &call)? {
+                Some((step, written)) => self.apply(step, &written),
+                None => Err(unknown_function(name)),
+            };
+        }
         match TeamStep::from_method(name, args)? {
-            Some(step) => self.apply(step),
+            Some((step, written)) => self.apply(step, &written),
             None => Err(unknown_function(name)),
         }
     }
 }
 
-/// The team's methods, for the package to make them: `{ methods, tools }`, the operations' method
-/// names and the team tools (each also a method, `team_add` as `teamAdd(by, args, now)`).
-pub fn team_methods() -> Value {
-    let methods: Vec<&str> = OperationKind::ALL.iter().map(|k| k.method()).collect();
+/// Every team tool, sorted.
+fn team_tools() -> Vec<&'static str> {
     let mut tools = crate::team::tools::lead_tools();
     for t in crate::team::tools::member_tools(true) {
         if !tools.contains(&t) {
@@ -108,8 +114,16 @@ pub fn team_methods() -> Value {
         }
     }
     tools.sort_unstable();
-    crate::json::Object::new()
-        .with("methods", methods.as_slice())
-        .with("tools", tools.as_slice())
-        .done()
+    tools
+}
+
+/// The team's methods, for the package to make them: the operations' ([`OperationKind::method`])
+/// and one per team tool (`team_add` as `teamAdd(by, args, now)`).
+pub fn team_methods() -> Value {
+    let mut methods: Vec<String> = OperationKind::ALL
+        .iter()
+        .map(|k| k.method().to_string())
+        .collect();
+    methods.extend(team_tools().into_iter().map(camel));
+    Value::from(methods)
 }

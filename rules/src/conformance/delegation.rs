@@ -40,7 +40,10 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
                     ("result", Value::Null),
                     ("mode", Value::String(placed.mode.as_str().into())),
                 ]),
-                Err(text) => object([("result", Value::String(text)), ("mode", Value::Null)]),
+                Err(refusal) => object([
+                    ("result", Value::String(refusal.text())),
+                    ("mode", Value::Null),
+                ]),
             };
             Ok(Outcome::whole(actual))
         }

@@ -30,7 +30,7 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
             case.opt_strings("other")?;
             let actual = match subagent_model(session, &models, &said, case.opt_str("model")?) {
                 Ok(served) => object([("model", Value::String(served))]),
-                Err(text) => object([("refused", Value::String(text))]),
+                Err(refusal) => object([("refused", Value::String(refusal.text()))]),
             };
             Ok(Outcome::whole(actual))
         }

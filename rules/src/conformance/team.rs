@@ -44,7 +44,7 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
         .zip(&expected)
         .map(|(g, e)| match (g, e) {
             (Value::Object(g), Value::Object(e)) => {
-                Value::Object(g.into_iter().filter(|(k, _)| e.contains_key(k)).collect())
+                crate::json::object_of(g.into_iter().filter(|(k, _)| e.contains_key(k)))
             }
             (g, _) => g,
         })

@@ -1,6 +1,7 @@
 //! The main agent's managing tools (subagents.md §7, §8): team_decide, team_assign and
 //! team_replace.
 
+use super::tools::{done, refuse, ToolAnswer};
 use super::{lead, team_spec, AgentState, RoomKind, Team};
 use crate::delegation::{check_mode, Grant};
 use crate::input::{InputError, Obj};
@@ -10,7 +11,7 @@ use crate::text::fill;
 
 impl Team {
     /// team_decide (§7): a grant when allowed; the subagent is told either way.
-    pub(super) fn decide(&mut self, a: &Obj<'_>) -> Result<String, InputError> {
+    pub(super) fn decide(&mut self, a: &Obj<'_>) -> Result<ToolAnswer, InputError> {
         let texts = &team_spec().texts;
         let id = a.str("id")?;
         let allow = a.opt_bool("allow")?.ok_or(InputError::Missing {
@@ -18,10 +19,10 @@ impl Team {
         })?;
         let note = a.opt_str("note")?.map(str::trim).unwrap_or("");
         let Some(r) = self.requests.iter().find(|r| r.id == id && r.open).cloned() else {
-            return Ok(fill(&texts.no_request, &[("id", id)]));
+            return refuse(fill(&texts.no_request, &[("id", id)]));
         };
         let Some(sub) = self.by_id(&r.from).filter(|s| !s.state.is_end()) else {
-            return Ok(fill(&texts.no_request, &[("id", id)]));
+            return refuse(fill(&texts.no_request, &[("id", id)]));
         };
         let name = sub.name.clone();
         for x in self.requests.iter_mut().filter(|x| x.id == id) {
@@ -65,14 +66,14 @@ impl Team {
         } else {
             &texts.refused
         };
-        Ok(fill(
+        done(fill(
             &texts.decided,
             &[("decision", decision), ("id", id), ("name", &name)],
         ))
     }
 
     /// team_assign (§8): a new task for a subagent that has not ended.
-    pub(super) fn assign(&mut self, a: &Obj<'_>) -> Result<String, InputError> {
+    pub(super) fn assign(&mut self, a: &Obj<'_>) -> Result<ToolAnswer, InputError> {
         let texts = &team_spec().texts;
         let name = a.str("name")?;
         let task = a.str("task")?;
@@ -83,7 +84,7 @@ impl Team {
                 .agents
                 .iter()
                 .any(|x| x.name == name && x.state.is_end());
-            return Ok(if ended {
+            return refuse(if ended {
                 fill(&texts.has_ended, &[("name", name)])
             } else {
                 self.unknown(name)
@@ -97,14 +98,14 @@ impl Team {
                 .unwrap_or_else(|| lead().to_string()),
         };
         let Some(parent) = self.live(&parent_name) else {
-            return Ok(self.unknown(&parent_name));
+            return refuse(self.unknown(&parent_name));
         };
         if !parent.manager {
-            return Ok(fill(&texts.not_manager, &[("name", &parent_name)]));
+            return refuse(fill(&texts.not_manager, &[("name", &parent_name)]));
         }
         let (pid, pmode) = (parent.id.clone(), parent.mode);
         if self.subtree(&tid).contains(&pid) {
-            return Ok(fill(
+            return refuse(fill(
                 &texts.cycle,
                 &[("name", name), ("parent", &parent_name)],
             ));
@@ -126,7 +127,7 @@ impl Team {
                 };
                 match check_mode(pmode, Some(m), &kinds) {
                     Ok(p) => (p.mode, p.request),
-                    Err(text) => return Ok(text),
+                    Err(refusal) => return refuse(refusal.text()),
                 }
             }
         };
@@ -160,12 +161,12 @@ impl Team {
             RoomKind::Assignment,
             "",
         );
-        Ok(fill(&texts.assigned, &[("name", name)]))
+        done(fill(&texts.assigned, &[("name", name)]))
     }
 
     /// team_replace (§8): the same name, position, parent, mode, request options and model; a
     /// new id; briefed with the task and the old one's findings; its subagents move under it.
-    pub(super) fn replace(&mut self, a: &Obj<'_>) -> Result<String, InputError> {
+    pub(super) fn replace(&mut self, a: &Obj<'_>) -> Result<ToolAnswer, InputError> {
         let texts = &team_spec().texts;
         let name = a.str("name")?;
         let task = a.opt_str("task")?.map(str::trim).filter(|x| !x.is_empty());
@@ -178,15 +179,15 @@ impl Team {
                 .find(|x| x.name == name && x.state.is_end())
             {
                 Some(x) => x.clone(),
-                None => return Ok(self.unknown(name)),
+                None => return refuse(self.unknown(name)),
             },
         };
         if old.parent.is_none() {
-            return Ok(self.unknown(name));
+            return refuse(self.unknown(name));
         }
         let live = !old.state.is_end();
         if !live && self.size() + 1 > self.max {
-            return Ok(fill(&texts.full, &[("max", &self.max.to_string())]));
+            return refuse(fill(&texts.full, &[("max", &self.max.to_string())]));
         }
         if live {
             // It alone ends: the subagents under it wait for the replacement.
@@ -255,7 +256,7 @@ impl Team {
             }
         }
         self.want_turn(&id, Some(brief));
-        Ok(fill(
+        done(fill(
             &texts.replaced,
             &[
                 ("name", name),

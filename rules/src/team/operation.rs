@@ -9,6 +9,7 @@
 //! records its session as steps and exports them as a case; the harness's crew applies typed
 //! operations. An operation's name is spelled only in this file.
 
+use super::tools::ToolAnswer;
 use super::view::TreeInfo;
 use super::{AgentState, Team, TeamOptions};
 use crate::input::{InputError, Obj};
@@ -410,8 +411,12 @@ impl TeamStep {
     }
 
     /// The step a package method makes of its arguments (a JSON array, in the order of
-    /// [`OperationKind::fields`]; a `null` is an argument left out).
-    pub fn from_method(method: &str, args: &Value) -> Result<Option<TeamStep>, InputError> {
+    /// [`OperationKind::fields`]; a `null` is an argument left out), read, with the object the
+    /// case format writes it as.
+    pub fn from_method(
+        method: &str,
+        args: &Value,
+    ) -> Result<Option<(TeamStep, Value)>, InputError> {
         let Some(kind) = OperationKind::from_method(method) else {
             return Ok(None);
         };
@@ -424,8 +429,8 @@ impl TeamStep {
             }
         }
         let object = Value::Object(fields);
-        let o = Obj::new("", &object)?;
-        TeamStep::read(&o, &[]).map(Some)
+        let step = TeamStep::read(&Obj::new("", &object)?, &[])?;
+        Ok(Some((step, object)))
     }
 
     /// The step as the case format writes it: `{ op, …its fields, now? }`.
@@ -502,9 +507,9 @@ pub struct RoomLine {
 pub enum Answer {
     /// A tool call's answer.
     Call {
-        /// The tool's answer word for word; none for a tool that is not the team's and is not
-        /// refused here (it goes on to its own checks).
-        result: Option<String>,
+        /// The tool's answer — done or refused, its text word for word; none for a tool that is
+        /// not the team's and is not refused here (it goes on to its own checks).
+        result: Option<ToolAnswer>,
         /// For team_read, the room messages it showed.
         room: Option<Vec<RoomLine>>,
         /// What reached whom.
@@ -651,7 +656,11 @@ impl Answer {
                         .collect::<Vec<Value>>()
                 });
                 Object::new()
-                    .with("result", result)
+                    .with("result", result.as_ref().map(ToolAnswer::text))
+                    .with(
+                        "refused",
+                        result.as_ref().is_some_and(ToolAnswer::is_refusal),
+                    )
                     .with_some("room", &room)
                     .with_value("delivered", deliveries(delivered))
                     .with_value("started", deliveries(started))
@@ -877,13 +886,14 @@ mod tests {
 
     #[test]
     fn every_method_takes_its_kind_fields_in_order() {
-        let s = TeamStep::from_method("endTurn", &json!(["a", "Left: tests.", null, 7]))
+        let (s, object) = TeamStep::from_method("endTurn", &json!(["a", "Left: tests.", null, 7]))
             .unwrap()
             .unwrap();
         assert_eq!(
-            s.to_json(),
+            object,
             json!({"op": "end_turn", "by": "a", "reply": "Left: tests.", "now": 7})
         );
+        assert_eq!(s.to_json(), object);
         assert_eq!(TeamStep::from_method("fly", &json!([])), Ok(None));
         for kind in OperationKind::ALL {
             assert_eq!(OperationKind::from_method(kind.method()), Some(kind));
@@ -907,10 +917,23 @@ mod tests {
             panic!("{answer:?}")
         };
         assert!(
-            result.as_deref().unwrap_or("").contains("api"),
+            matches!(result, Some(ToolAnswer::Done(text)) if text.contains("api")),
             "{result:?}"
         );
         assert_eq!(started.first().map(|(n, _)| n.as_str()), Some("api"));
+        // The same name again is refused, and says so.
+        let again = team.apply(&add).unwrap();
+        assert!(
+            matches!(
+                &again,
+                Answer::Call {
+                    result: Some(ToolAnswer::Refused(_)),
+                    ..
+                }
+            ),
+            "{again:?}"
+        );
+        assert_eq!(again.to_json(Audience::Package)["refused"], true);
         let nobody = step(json!({"op": "whoami", "by": "nobody"}));
         assert_eq!(
             team.apply(&nobody).unwrap_err().to_string(),

@@ -15,7 +15,10 @@ fn team(min: u32, max: u32, parallel: Option<u64>) -> Team {
 }
 
 fn call(t: &mut Team, by: &str, tool: &str, args: serde_json::Value) -> String {
-    t.call(by, tool, &args).unwrap().unwrap_or_default()
+    t.call(by, tool, &args)
+        .unwrap()
+        .map(|answer| answer.text().to_string())
+        .unwrap_or_default()
 }
 
 #[test]

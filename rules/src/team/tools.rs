@@ -36,6 +36,40 @@ pub fn member_tools(has_request: bool) -> Vec<&'static str> {
     v
 }
 
+/// A team tool's answer: what it did, or why it refused — each in the spec's words, which the
+/// model reads as they are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolAnswer {
+    /// It did what it was asked; the text says what.
+    Done(String),
+    /// It refused; the text says why (`loop.json` `team.texts`).
+    Refused(String),
+}
+
+impl ToolAnswer {
+    /// The text the model reads.
+    pub fn text(&self) -> &str {
+        match self {
+            ToolAnswer::Done(text) | ToolAnswer::Refused(text) => text,
+        }
+    }
+
+    /// Whether it refused.
+    pub fn is_refusal(&self) -> bool {
+        matches!(self, ToolAnswer::Refused(_))
+    }
+}
+
+/// A refusal as a tool's answer.
+pub(super) fn refuse(text: impl Into<String>) -> Result<ToolAnswer, InputError> {
+    Ok(ToolAnswer::Refused(text.into()))
+}
+
+/// What a tool did, as its answer.
+pub(super) fn done(text: String) -> Result<ToolAnswer, InputError> {
+    Ok(ToolAnswer::Done(text))
+}
+
 fn is_team_tool(tool: &str) -> bool {
     tool.starts_with("team_") && spec().tool(tool).is_some()
 }
@@ -115,13 +149,14 @@ impl Team {
         None
     }
 
-    /// A call by `by` to `tool` with `args`: the answer, or none for a call that goes on.
+    /// A call by `by` to `tool` with `args`: the answer — done or refused — or none for a call
+    /// that goes on.
     pub fn call(
         &mut self,
         by: &str,
         tool: &str,
         args: &Value,
-    ) -> Result<Option<String>, InputError> {
+    ) -> Result<Option<ToolAnswer>, InputError> {
         if self.live(by).is_none() {
             return Err(InputError::Unknown {
                 path: "by".into(),
@@ -130,7 +165,7 @@ impl Team {
             });
         }
         if let Some(no) = self.refusal(by, tool, args) {
-            return Ok(Some(no));
+            return Ok(Some(ToolAnswer::Refused(no)));
         }
         let empty = serde_json::Map::new();
         let a = match args {
@@ -143,9 +178,9 @@ impl Team {
         let answer = match tool {
             "team_add" => self.add(by, &a)?,
             "team_send" => self.send(by, &a)?,
-            "team_read" => self.read(by, a.opt_count("since")?.unwrap_or(0)),
+            "team_read" => ToolAnswer::Done(self.read(by, a.opt_count("since")?.unwrap_or(0))),
             "team_stop" => self.stop(&a)?,
-            "team_whoami" => self.whoami(by),
+            "team_whoami" => ToolAnswer::Done(self.whoami(by)),
             "team_findings" => self.findings(by, &a)?,
             "team_finish" => self.finish(by, &a)?,
             "team_request" => self.request(by, &a)?,
@@ -170,7 +205,7 @@ impl Team {
 
     /// team_add (§6): `unavailable` and `only_main` come first (in [`Team::refusal`]), then the
     /// name, goal and size, then `parent`, then the mode's, then the model's.
-    fn add(&mut self, _by: &str, a: &Obj<'_>) -> Result<String, InputError> {
+    fn add(&mut self, _by: &str, a: &Obj<'_>) -> Result<ToolAnswer, InputError> {
         let texts = &team_spec().texts;
         let names = &team_spec().names;
         let name = a.str("name")?;
@@ -180,32 +215,32 @@ impl Team {
         let request = a.opt_strings("request")?.unwrap_or_default();
         let mode = a.opt_word("mode", "mode", Mode::parse)?;
         if name == names.all {
-            return Ok(texts.all_name.to_string());
+            return refuse(texts.all_name.to_string());
         }
         let pattern_ok = name_matches(name);
         if !pattern_ok {
-            return Ok(fill(&texts.bad_name, &[("name", name)]));
+            return refuse(fill(&texts.bad_name, &[("name", name)]));
         }
         if self.live(name).is_some() || names.reserved.iter().any(|r| r == name) {
-            return Ok(fill(&texts.taken, &[("name", name)]));
+            return refuse(fill(&texts.taken, &[("name", name)]));
         }
         let lead_goal = self.lead().map(|l| l.goal.clone()).unwrap_or_default();
         if lead_goal.is_empty() && goal.is_none() {
-            return Ok(texts.no_goal.to_string());
+            return refuse(texts.no_goal.to_string());
         }
         if self.size() + 1 > self.max {
-            return Ok(fill(&texts.full, &[("max", &self.max.to_string())]));
+            return refuse(fill(&texts.full, &[("max", &self.max.to_string())]));
         }
         let parent_name = a.opt_str("parent")?.unwrap_or(lead());
         let Some(parent) = self.live(parent_name) else {
-            return Ok(self.unknown(parent_name));
+            return refuse(self.unknown(parent_name));
         };
         if !parent.manager {
-            return Ok(fill(&texts.not_manager, &[("name", parent_name)]));
+            return refuse(fill(&texts.not_manager, &[("name", parent_name)]));
         }
         let placed = match check_mode(parent.mode, mode, &request) {
             Ok(p) => p,
-            Err(text) => return Ok(text),
+            Err(refusal) => return refuse(refusal.text()),
         };
         let (parent_id, parent_goal) = (parent.id.clone(), parent.goal.clone());
         let model = match a.opt_str("model")? {
@@ -219,7 +254,7 @@ impl Team {
                 };
                 match subagent_model(&session, &Models(vec![session.clone()]), &[], Some(m)) {
                     Ok(served) => served,
-                    Err(text) => return Ok(text),
+                    Err(refusal) => return refuse(refusal.text()),
                 }
             }
         };
@@ -254,7 +289,7 @@ impl Team {
         } else {
             &texts.added
         };
-        Ok(fill(
+        done(fill(
             template,
             &[
                 ("name", name),
@@ -266,7 +301,7 @@ impl Team {
     }
 
     /// team_send (3.2.0; `parent` from 3.4.0).
-    fn send(&mut self, by: &str, a: &Obj<'_>) -> Result<String, InputError> {
+    fn send(&mut self, by: &str, a: &Obj<'_>) -> Result<ToolAnswer, InputError> {
         let texts = &team_spec().texts;
         let names = &team_spec().names;
         let message = a.str("message")?;
@@ -280,11 +315,11 @@ impl Team {
         for n in to {
             let n = if n == names.parent {
                 let Some(me) = self.live(by) else {
-                    return Ok(self.unknown(by));
+                    return refuse(self.unknown(by));
                 };
                 match self.parent_name(me) {
                     Some(p) => p,
-                    None => return Ok(texts.no_parent.to_string()),
+                    None => return refuse(texts.no_parent.to_string()),
                 }
             } else {
                 n.to_string()
@@ -306,17 +341,17 @@ impl Team {
                 .map(|x| x.name.clone())
                 .collect();
             if others.is_empty() {
-                return Ok(texts.nobody.to_string());
+                return refuse(texts.nobody.to_string());
             }
             list = vec![names.all.to_string()];
             others
         } else {
             for n in &list {
                 if n == by {
-                    return Ok(texts.self_.to_string());
+                    return refuse(texts.self_.to_string());
                 }
                 if self.live(n).is_none() {
-                    return Ok(self.unknown(n));
+                    return refuse(self.unknown(n));
                 }
             }
             list.clone()
@@ -329,11 +364,11 @@ impl Team {
             RoomKind::Message,
             "",
         );
-        Ok(fill(&texts.sent, &[("names", &list.join(", "))]))
+        done(fill(&texts.sent, &[("names", &list.join(", "))]))
     }
 
     /// team_stop (§10: the main agent's only).
-    fn stop(&mut self, a: &Obj<'_>) -> Result<String, InputError> {
+    fn stop(&mut self, a: &Obj<'_>) -> Result<ToolAnswer, InputError> {
         let texts = &team_spec().texts;
         let name = a.str("name")?;
         let ids: Vec<String> = if name == team_spec().names.all {
@@ -344,14 +379,14 @@ impl Team {
                 .map(|x| x.id.clone())
                 .collect();
             if all.is_empty() {
-                return Ok(texts.nobody_to_stop.to_string());
+                return refuse(texts.nobody_to_stop.to_string());
             }
             all
         } else {
             match self.live(name) {
                 Some(x) if x.parent.is_some() => self.subtree(&x.id.clone()),
-                Some(x) => return Ok(fill(&texts.not_yours, &[("name", &x.name.clone())])),
-                None => return Ok(self.unknown(name)),
+                Some(x) => return refuse(fill(&texts.not_yours, &[("name", &x.name.clone())])),
+                None => return refuse(self.unknown(name)),
             }
         };
         let names: Vec<String> = ids
@@ -359,7 +394,7 @@ impl Team {
             .filter_map(|id| self.by_id(id).map(|x| x.name.clone()))
             .collect();
         self.end(&ids, AgentState::Stopped);
-        Ok(fill(
+        done(fill(
             &texts.stopped,
             &[
                 ("names", &names.join(", ")),
@@ -370,17 +405,17 @@ impl Team {
     }
 
     /// team_findings write and read (§8).
-    fn findings(&mut self, by: &str, a: &Obj<'_>) -> Result<String, InputError> {
+    fn findings(&mut self, by: &str, a: &Obj<'_>) -> Result<ToolAnswer, InputError> {
         let texts = &team_spec().texts;
         match a.str("action")? {
             "write" => {
                 let text = a.opt_str("text")?.map(str::trim).unwrap_or("");
                 if text.is_empty() {
-                    return Ok(texts.finding_text.to_string());
+                    return refuse(texts.finding_text.to_string());
                 }
                 let now = self.now;
                 let Some(me) = self.live_mut(by) else {
-                    return Ok(String::new());
+                    return refuse(String::new());
                 };
                 let n = u32::try_from(me.findings.len())
                     .unwrap_or(u32::MAX)
@@ -390,9 +425,9 @@ impl Team {
                     text: text.to_string(),
                     time: now,
                 });
-                Ok(fill(&texts.noted, &[("n", &n.to_string())]))
+                done(fill(&texts.noted, &[("n", &n.to_string())]))
             }
-            "read" => Ok(self.read_findings(by, a.opt_str("of")?)),
+            "read" => done(self.read_findings(by, a.opt_str("of")?)),
             other => Err(InputError::Unknown {
                 path: "args.action".into(),
                 what: "action",
@@ -402,14 +437,14 @@ impl Team {
     }
 
     /// team_finish (§8): the report to its parent, and it ends (done).
-    fn finish(&mut self, by: &str, a: &Obj<'_>) -> Result<String, InputError> {
+    fn finish(&mut self, by: &str, a: &Obj<'_>) -> Result<ToolAnswer, InputError> {
         let texts = &team_spec().texts;
         let report = a.str("report")?.trim();
         let Some(me) = self.live(by) else {
-            return Ok(texts.no_parent.to_string());
+            return refuse(texts.no_parent.to_string());
         };
         let Some(parent) = self.parent_name(me) else {
-            return Ok(texts.no_parent.to_string());
+            return refuse(texts.no_parent.to_string());
         };
         let id = me.id.clone();
         let body = if report.is_empty() {
@@ -426,24 +461,24 @@ impl Team {
             "",
         );
         self.end(&[id], AgentState::Done);
-        Ok(fill(&texts.finished, &[("to", &parent)]))
+        done(fill(&texts.finished, &[("to", &parent)]))
     }
 
     /// team_request (§7).
-    fn request(&mut self, by: &str, a: &Obj<'_>) -> Result<String, InputError> {
+    fn request(&mut self, by: &str, a: &Obj<'_>) -> Result<ToolAnswer, InputError> {
         let texts = &team_spec().texts;
         let tool = a.str("tool")?;
         let pattern = a.str("pattern")?;
         let why = a.str("why")?;
         let Some(me) = self.live(by) else {
-            return Ok(texts.no_parent.to_string());
+            return refuse(texts.no_parent.to_string());
         };
         if me.parent.is_none() {
-            return Ok(texts.no_parent.to_string());
+            return refuse(texts.no_parent.to_string());
         }
         let class = spec().tool(tool).map(|x| x.risk);
         if let Some(no) = request_refusal(tool, class, &me.request) {
-            return Ok(no);
+            return refuse(no);
         }
         let from = me.id.clone();
         let id = self.next_request_id();
@@ -467,7 +502,7 @@ impl Team {
             RoomKind::Request,
             &id,
         );
-        Ok(requested(&id))
+        done(requested(&id))
     }
 }
 
