@@ -64,11 +64,17 @@ impl ApiTeam {
         let mut team = ApiTeam::new(options).map_err(|e| not_saved(e.message))?;
         for (i, step) in o.array("steps").map_err(not_saved)?.iter().enumerate() {
             let path = crate::input::index("team.steps", i);
-            let s = Obj::new(&path, step)
-                .and_then(|s| TeamStep::read(&s, &["expect", "about"]))
-                .map_err(not_saved)?;
+            let o = Obj::new(&path, step).map_err(not_saved)?;
+            let s = TeamStep::read(&o, &["expect", "about"]).map_err(not_saved)?;
+            // Kept as the case format writes it, without a case's expect and about.
+            let written = crate::json::object_of(
+                o.map
+                    .iter()
+                    .filter(|(k, _)| *k != "expect" && *k != "about")
+                    .map(|(k, v)| (k.clone(), v.clone())),
+            );
             // The step answers as it answered the first time, an error too: both are past.
-            let _ = team.apply(s, step);
+            let _ = team.apply(s, &written);
         }
         Ok(team)
     }
