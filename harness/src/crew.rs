@@ -16,7 +16,7 @@ use lembas_rules::input::InputError;
 use lembas_rules::permission::{Context, Request};
 use lembas_rules::progress::{advance, Phase, StopReason, WaitReason};
 use lembas_rules::spec::loop_spec;
-use lembas_rules::team::operation::{Answer, Deliveries, Operation, TeamStep, TurnEndReason};
+use lembas_rules::team::operation::{Deliveries, Operation, TeamAnswer, TeamStep, TurnEndReason};
 use lembas_rules::team::view::TreeInfo;
 use lembas_rules::team::{lead, AgentState, Team, TeamOptions};
 use serde_json::Value;
@@ -43,7 +43,7 @@ pub struct Setup {
 
 /// How the session ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub enum SessionEnd {
     /// The main agent's turn ended, no subagent works and no report waits to wake it.
     Finished,
     /// The main agent's turn failed.
@@ -82,7 +82,7 @@ pub struct Crew {
 
 impl Inner {
     /// Does an operation now; the answer, or the error its input made.
-    fn apply(&mut self, operation: Operation) -> Result<Answer, InputError> {
+    fn apply(&mut self, operation: Operation) -> Result<TeamAnswer, InputError> {
         self.team.apply(&TeamStep::untimed(operation))
     }
 
@@ -90,8 +90,8 @@ impl Inner {
     fn agent(&self, name: &str) -> AgentRef {
         match self.team.find(name) {
             Some(a) => AgentRef {
-                id: a.id.clone(),
-                name: a.name.clone(),
+                id: a.id().to_string(),
+                name: a.name().to_string(),
             },
             None => AgentRef {
                 id: name.to_string(),
@@ -144,12 +144,12 @@ impl Crew {
     }
 
     /// Waits until the session is over.
-    pub async fn finished(&self) -> Outcome {
+    pub async fn finished(&self) -> SessionEnd {
         let mut rx = self.quiet.subscribe();
         let _ = rx.wait_for(|q| *q).await;
         match self.lock().failed.clone() {
-            Some(e) => Outcome::Failed(e),
-            None => Outcome::Finished,
+            Some(e) => SessionEnd::Failed(e),
+            None => SessionEnd::Finished,
         }
     }
 
@@ -184,8 +184,8 @@ impl Crew {
             .team
             .tree()
             .iter()
-            .filter(|a| a.parent.as_deref() == Some(lead()))
-            .map(|a| a.name.clone())
+            .filter(|a| a.parent_id() == Some(lead()))
+            .map(|a| a.name().to_string())
             .collect();
         for name in children {
             // Nothing starts after a stop of everything: what the stop delivers stays unread.
@@ -278,7 +278,7 @@ impl Crew {
             }
         };
         let (delivered, started) = match ended.map(|op| inner.apply(op)) {
-            Some(Ok(Answer::TurnEnded { delivered, started })) => (delivered, started),
+            Some(Ok(TeamAnswer::TurnEnded { delivered, started })) => (delivered, started),
             _ => (Vec::new(), Vec::new()),
         };
         self.dispatch(&mut inner, None, delivered, started);
@@ -286,10 +286,10 @@ impl Crew {
             .team
             .tree()
             .iter()
-            .filter(|a| a.parent.is_some())
+            .filter(|a| a.parent_id().is_some())
             .filter(|a| {
                 matches!(
-                    a.state,
+                    a.state(),
                     AgentState::Working | AgentState::Paused | AgentState::Waiting
                 )
             })
@@ -309,9 +309,9 @@ impl Crew {
         let quiet = inner.tasks.values().all(|s| !s.running)
             && !inner
                 .team
-                .agents
+                .agents()
                 .iter()
-                .any(|a| a.state == AgentState::Waiting);
+                .any(|a| a.state() == AgentState::Waiting);
         drop(inner);
         if quiet {
             self.send_tree();
@@ -331,7 +331,7 @@ impl Crew {
     ) {
         inner.dirty = true;
         for (name, text) in delivered {
-            let id = inner.team.live(&name).map(|a| a.id.clone());
+            let id = inner.team.live(&name).map(|a| a.id().to_string());
             if let Some(task) = id.and_then(|id| inner.tasks.get_mut(&id)) {
                 if task.running {
                     task.inbox.push(text);
@@ -339,7 +339,7 @@ impl Crew {
             }
         }
         for (name, text) in started {
-            let Some(id) = inner.team.live(&name).map(|a| a.id.clone()) else {
+            let Some(id) = inner.team.live(&name).map(|a| a.id().to_string()) else {
                 continue;
             };
             inner.waiting.retain(|w| *w != id);
@@ -357,7 +357,7 @@ impl Crew {
             .tasks
             .iter()
             .filter(|(id, s)| {
-                inner.team.by_id(id).is_none_or(|a| a.state.is_end())
+                inner.team.by_id(id).is_none_or(|a| a.state().is_end())
                     && Some(s.agent.name.as_str()) != by
             })
             .map(|(id, _)| id.clone())
@@ -375,10 +375,18 @@ impl Crew {
         }
         let waiting: Vec<(String, String, String)> = inner
             .team
-            .agents
+            .agents()
             .iter()
-            .filter(|a| a.state == AgentState::Waiting && !inner.waiting.contains(&a.id))
-            .map(|a| (a.id.clone(), a.name.clone(), a.model.clone()))
+            .filter(|a| {
+                a.state() == AgentState::Waiting && !inner.waiting.iter().any(|w| w == a.id())
+            })
+            .map(|a| {
+                (
+                    a.id().to_string(),
+                    a.name().to_string(),
+                    a.model().to_string(),
+                )
+            })
             .collect();
         for (id, name, model) in waiting {
             let phase = Phase::WaitingForModel {
@@ -403,13 +411,13 @@ impl Crew {
         let s = &self.setup;
         let team = &inner.team;
         let mut system = vec![s.system.clone()];
-        let max_steps = if agent.parent.is_none() {
+        let max_steps = if agent.parent_id().is_none() {
             system.extend(team.lead_block());
             system.extend(team.notes());
-            team.steps.0
+            team.steps().0
         } else {
             system.extend(team.member_block(name, ""));
-            team.steps.1
+            team.steps().1
         };
         let me = AgentRef {
             id: id.to_string(),
@@ -417,7 +425,7 @@ impl Crew {
         };
         let mut engine = Engine::shared(
             s.provider.clone(),
-            &agent.model,
+            agent.model(),
             s.workspace.clone(),
             Arc::clone(&s.permissions),
             Arc::clone(&s.asker),
@@ -457,7 +465,7 @@ impl Crew {
 impl Tree for Crew {
     fn take_inbox(&self, name: &str) -> Vec<String> {
         let mut inner = self.lock();
-        let id = inner.team.live(name).map(|a| a.id.clone());
+        let id = inner.team.live(name).map(|a| a.id().to_string());
         id.and_then(|id| inner.tasks.get_mut(&id))
             .map(|s| std::mem::take(&mut s.inbox))
             .unwrap_or_default()
@@ -475,7 +483,7 @@ impl Tree for Crew {
             args: args.clone(),
         };
         match inner.apply(operation) {
-            Ok(Answer::Call {
+            Ok(TeamAnswer::Call {
                 result: Some(result),
                 delivered,
                 started,
@@ -491,12 +499,12 @@ impl Tree for Crew {
 
     fn who_decides(&self, name: &str, req: &Request, session: &Context) -> Option<Verdict> {
         let inner = self.lock();
-        let a = inner.team.live(name).filter(|a| a.parent.is_some())?;
-        let main = inner.team.lead().map_or(session.mode, |l| l.mode);
+        let a = inner.team.live(name).filter(|a| a.parent_id().is_some())?;
+        let main = inner.team.lead().map_or(session.mode, |l| l.mode());
         let sub = Subagent {
-            mode: a.mode,
-            request: &a.request,
-            grants: &a.grants,
+            mode: a.mode(),
+            request: a.request(),
+            grants: a.grants(),
         };
         Some(who_decides(req, session, &sub, main))
     }
@@ -511,12 +519,12 @@ impl Tree for Crew {
                 used,
                 window
             }),
-            Ok(Answer::Context { reached: true })
+            Ok(TeamAnswer::Context { reached: true })
         );
         if !reached {
             return None;
         }
-        let Ok(Answer::ContextFull {
+        let Ok(TeamAnswer::ContextFull {
             text: Some(_),
             delivered,
             started,

@@ -14,7 +14,7 @@ use crate::provider::chat::{AssistantCall, ChatEvent, ChatRequest, Message, Stre
 use crate::provider::chat::{Reply, ToolCall};
 use crate::provider::client::{Provider, StreamEvent};
 use crate::tools::{reads_only, run_bash, Args, Workspace};
-use lembas_rules::delegation::{Answer as Verdict, Verdict as Decision};
+use lembas_rules::delegation::{CallAnswer, Verdict};
 use lembas_rules::permission::approval::approve;
 use lembas_rules::permission::{evaluate, Context, Request, Target};
 use lembas_rules::progress::{
@@ -28,7 +28,7 @@ use thiserror::Error;
 
 /// The person's answer to an approval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Answer {
+pub enum Approval {
     Once,
     Always,
     Deny,
@@ -37,15 +37,15 @@ pub enum Answer {
 /// Who answers approvals: the terminal, a script in tests, or nobody (unattended). `agent` names
 /// the agent whose call it is (a subagent's call reaches the person naming it).
 pub trait Asker: Send + Sync {
-    fn ask(&self, agent: &str, tool: &str, what: &str) -> Answer;
+    fn ask(&self, agent: &str, tool: &str, what: &str) -> Approval;
 }
 
 /// Nobody can answer: every approval is refused.
 pub struct Unattended;
 
 impl Asker for Unattended {
-    fn ask(&self, _agent: &str, _tool: &str, _what: &str) -> Answer {
-        Answer::Deny
+    fn ask(&self, _agent: &str, _tool: &str, _what: &str) -> Approval {
+        Approval::Deny
     }
 }
 
@@ -60,7 +60,7 @@ pub trait Tree: Send + Sync {
     /// when the call goes on to permission.
     fn call(&self, name: &str, tool: &str, args: &Value) -> Option<String>;
     /// Who decides a subagent's call (§7); none for the main agent's own calls.
-    fn who_decides(&self, name: &str, request: &Request, session: &Context) -> Option<Decision>;
+    fn who_decides(&self, name: &str, request: &Request, session: &Context) -> Option<Verdict>;
     /// Its context use after a step; the steps it has left when that paused it (§9).
     fn context(&self, name: &str, used: u64, window: u64) -> Option<u32>;
     /// Whether `name` has ended (team_finish, or a stop while it worked).
@@ -599,13 +599,13 @@ impl Engine {
             Some(v) => (v.answer, v.text.unwrap_or_default()),
             None => {
                 let d = evaluate(&request, &permissions);
-                (Verdict::of(d.action), d.reason)
+                (CallAnswer::of(d.action), d.reason)
             }
         };
         match answer {
-            Verdict::Refused => Judged::Answer(refusal),
-            Verdict::Run => Judged::Run(args),
-            Verdict::Person => {
+            CallAnswer::Refused => Judged::Answer(refusal),
+            CallAnswer::Run => Judged::Run(args),
+            CallAnswer::Person => {
                 self.set_phase(
                     Some(Phase::WaitingForPerson {
                         what: PersonWait::Approval,
@@ -614,9 +614,9 @@ impl Engine {
                     on,
                 );
                 match self.asker.ask(&self.agent.name, tool, &what) {
-                    Answer::Deny => Judged::Answer(spec().modes_file.reasons.person.to_string()),
-                    Answer::Once => Judged::Run(args),
-                    Answer::Always => {
+                    Approval::Deny => Judged::Answer(spec().modes_file.reasons.person.to_string()),
+                    Approval::Once => Judged::Run(args),
+                    Approval::Always => {
                         let mut p = self
                             .permissions
                             .lock()

@@ -3,8 +3,8 @@
 //! when the main agent's turn has ended, no subagent works and no report waits to wake it. Exit
 //! 0 when the turn finished, 1 when it failed, 130 on Ctrl-C (which stops every subagent).
 
-use crate::crew::{Crew, Outcome, Setup};
-use crate::engine::{now_ms, Answer, Asker, Unattended};
+use crate::crew::{Crew, SessionEnd, Setup};
+use crate::engine::{now_ms, Approval, Asker, Unattended};
 use crate::events::{DoneReason, SessionEvent};
 use crate::provider::client::Provider;
 use crate::screen::Screen;
@@ -34,7 +34,7 @@ struct Terminal {
 }
 
 impl Asker for Terminal {
-    fn ask(&self, agent: &str, tool: &str, what: &str) -> Answer {
+    fn ask(&self, agent: &str, tool: &str, what: &str) -> Approval {
         tokio::task::block_in_place(|| {
             let _one = self.one.lock();
             self.asking.store(true, Ordering::SeqCst);
@@ -44,9 +44,9 @@ impl Asker for Terminal {
             let _ = std::io::stdin().lock().read_line(&mut answer);
             self.asking.store(false, Ordering::SeqCst);
             match answer.trim() {
-                "y" | "yes" => Answer::Once,
-                "a" | "always" => Answer::Always,
-                _ => Answer::Deny,
+                "y" | "yes" => Approval::Once,
+                "a" | "always" => Approval::Always,
+                _ => Approval::Deny,
             }
         })
     }
@@ -132,18 +132,18 @@ pub async fn run(o: RunOptions) -> Result<i32> {
         _ => return Ok(exit_code(outcome.as_ref())),
     };
     let (reason, error) = match &outcome {
-        Some(Outcome::Finished) => (DoneReason::Stop, None),
-        Some(Outcome::Failed(e)) => (DoneReason::Error, Some(e.clone())),
+        Some(SessionEnd::Finished) => (DoneReason::Stop, None),
+        Some(SessionEnd::Failed(e)) => (DoneReason::Error, Some(e.clone())),
         None => (DoneReason::Person, None),
     };
     screen.event(&SessionEvent::Done { reason, error });
     Ok(exit_code(outcome.as_ref()))
 }
 
-fn exit_code(outcome: Option<&Outcome>) -> i32 {
+fn exit_code(outcome: Option<&SessionEnd>) -> i32 {
     match outcome {
-        Some(Outcome::Finished) => 0,
-        Some(Outcome::Failed(_)) => 1,
+        Some(SessionEnd::Finished) => 0,
+        Some(SessionEnd::Failed(_)) => 1,
         None => 130,
     }
 }

@@ -10,7 +10,7 @@
 mod common;
 use common::{content, fake, tool_call, Answer};
 
-use lembas_harness::engine::{Answer as Approval, Asker, Engine, Unattended};
+use lembas_harness::engine::{Approval, Asker, Engine, Unattended};
 use lembas_harness::events::{AgentRef, SessionEvent as Event};
 use lembas_harness::provider::client::Provider;
 use lembas_harness::tools::Workspace;

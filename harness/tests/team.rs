@@ -12,8 +12,8 @@
 mod common;
 use common::scripted::{call, calls, content, rule, says, serve, usage, Reply, Server};
 
-use lembas_harness::crew::{Crew, Outcome, Setup};
-use lembas_harness::engine::{Answer, Asker};
+use lembas_harness::crew::{Crew, SessionEnd, Setup};
+use lembas_harness::engine::{Approval, Asker};
 use lembas_harness::events::SessionEvent as Out;
 use lembas_harness::provider::client::Provider;
 use lembas_harness::tools::Workspace;
@@ -36,12 +36,12 @@ fn project(name: &str) -> Workspace {
 
 /// Answers every approval with `answer`, and keeps who asked for what.
 struct Person {
-    answer: Answer,
+    answer: Approval,
     asked: Mutex<Vec<(String, String, String)>>,
 }
 
 impl Asker for Person {
-    fn ask(&self, agent: &str, tool: &str, what: &str) -> Answer {
+    fn ask(&self, agent: &str, tool: &str, what: &str) -> Approval {
         self.asked
             .lock()
             .unwrap()
@@ -51,7 +51,7 @@ impl Asker for Person {
 }
 
 struct Run {
-    outcome: Outcome,
+    outcome: SessionEnd,
     outs: Vec<Out>,
     tree: lembas_rules::team::view::TreeInfo,
 }
@@ -219,7 +219,7 @@ async fn a_subagent_writes_a_file_reports_and_wakes_the_main_agent() {
         "Write the notes.",
     )
     .await;
-    assert_eq!(run.outcome, Outcome::Finished);
+    assert_eq!(run.outcome, SessionEnd::Finished);
     assert_eq!(
         std::fs::read_to_string(w.root.join("notes.txt")).unwrap(),
         "n\n"
@@ -325,7 +325,7 @@ async fn a_narrowed_subagent_asks_the_main_agent_and_the_call_then_runs() {
     .await;
     let w = project("request");
     let person = Arc::new(Person {
-        answer: Answer::Deny,
+        answer: Approval::Deny,
         asked: Mutex::new(Vec::new()),
     });
     let run = session(
@@ -337,7 +337,7 @@ async fn a_narrowed_subagent_asks_the_main_agent_and_the_call_then_runs() {
         "Make the file.",
     )
     .await;
-    assert_eq!(run.outcome, Outcome::Finished);
+    assert_eq!(run.outcome, SessionEnd::Finished);
     let sub = server.bodies("You are \"maker\"");
     let results: Vec<String> = sub.iter().flat_map(tool_results).collect();
     assert!(results.iter().any(|r| *r == requestable), "{results:?}");
@@ -384,11 +384,11 @@ async fn in_an_all_edit_tree_a_subagents_bash_reaches_the_person_naming_it() {
     .await;
     let w = project("person");
     let person = Arc::new(Person {
-        answer: Answer::Once,
+        answer: Approval::Once,
         asked: Mutex::new(Vec::new()),
     });
     let run = session(&server, &w, Mode::Edit, None, person.clone(), "Run it.").await;
-    assert_eq!(run.outcome, Outcome::Finished);
+    assert_eq!(run.outcome, SessionEnd::Finished);
     let asked = person.asked.lock().unwrap().clone();
     let results: Vec<String> = server
         .bodies("You are \"runner\"")
@@ -451,7 +451,7 @@ async fn a_full_context_pauses_a_subagent_for_its_final_turn_and_keeps_its_findi
         "Read it all.",
     )
     .await;
-    assert_eq!(run.outcome, Outcome::Finished);
+    assert_eq!(run.outcome, SessionEnd::Finished);
     assert_eq!(server.unused(), Vec::<(String, String)>::new());
     let ended = &run.tree.ended;
     assert_eq!(ended.len(), 1, "{:?}", run.tree);
@@ -520,7 +520,7 @@ async fn a_message_during_the_last_step_wakes_the_agent_again() {
     )
     .await;
     opener.await.unwrap();
-    assert_eq!(run.outcome, Outcome::Finished);
+    assert_eq!(run.outcome, SessionEnd::Finished);
     assert_eq!(
         replies(&run.outs).last().map(String::as_str),
         Some("All done.")
@@ -574,7 +574,7 @@ async fn a_subagent_waits_for_a_slot_while_the_models_capacity_is_full() {
     )
     .await;
     let (outcome, outs) = (run.outcome, run.outs);
-    assert_eq!(outcome, Outcome::Finished);
+    assert_eq!(outcome, SessionEnd::Finished);
     let two = phases(&outs, "two");
     assert_eq!(
         two.first().map(String::as_str),

@@ -9,7 +9,7 @@
 use lembas_rules::permission::Mode;
 use lembas_rules::spec::{loop_spec, tool_file};
 use lembas_rules::subagents::Capacity;
-use lembas_rules::team::operation::{Answer, Audience, Operation, TeamStep, TurnEndReason};
+use lembas_rules::team::operation::{Audience, Operation, TeamAnswer, TeamStep, TurnEndReason};
 use lembas_rules::team::view::{TreeAgent, TreeInfo};
 use lembas_rules::team::{tools::lead_tools, Team, TeamOptions};
 use lembas_rules::text::fill;
@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 #[derive(Clone, PartialEq)]
 struct Step {
     step: TeamStep,
-    answer: Answer,
+    answer: TeamAnswer,
 }
 
 /// Does an operation on the team: the step, or the input error's message.
@@ -56,9 +56,9 @@ impl Step {
     /// What the step said, if anything.
     fn said(&self) -> Option<String> {
         match &self.answer {
-            Answer::Call { result, .. } => result.as_ref().map(|r| r.text().to_string()),
-            Answer::ContextFull { text, .. } | Answer::Started(text) => text.clone(),
-            Answer::Text(text) => Some(text.clone()),
+            TeamAnswer::Call { result, .. } => result.as_ref().map(|r| r.text().to_string()),
+            TeamAnswer::ContextFull { text, .. } | TeamAnswer::Started(text) => text.clone(),
+            TeamAnswer::Text(text) => Some(text.clone()),
             _ => None,
         }
     }
@@ -66,11 +66,11 @@ impl Step {
     /// What reached whom in this step.
     fn delivered(&self) -> &[(String, String)] {
         match &self.answer {
-            Answer::Call { delivered, .. }
-            | Answer::ContextFull { delivered, .. }
-            | Answer::TurnEnded { delivered, .. }
-            | Answer::PersonStopped { delivered, .. }
-            | Answer::Delivered(delivered) => delivered,
+            TeamAnswer::Call { delivered, .. }
+            | TeamAnswer::ContextFull { delivered, .. }
+            | TeamAnswer::TurnEnded { delivered, .. }
+            | TeamAnswer::PersonStopped { delivered, .. }
+            | TeamAnswer::Delivered(delivered) => delivered,
             _ => &[],
         }
     }
@@ -351,7 +351,12 @@ pub fn TreeView() -> impl IntoView {
     let agents = move || {
         team.with(|t| {
             t.as_ref()
-                .map(|t| t.tree().iter().map(|a| a.name.clone()).collect::<Vec<_>>())
+                .map(|t| {
+                    t.tree()
+                        .iter()
+                        .map(|a| a.name().to_string())
+                        .collect::<Vec<_>>()
+                })
                 .unwrap_or_default()
         })
     };

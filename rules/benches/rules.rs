@@ -249,7 +249,7 @@ fn team(c: &mut Criterion) {
         }
         let _ = tm.take_delivered();
     }
-    let since = tm.room.len() as u64 - 50;
+    let since = tm.room().len() as u64 - 50;
     c.bench_function("team_read newest 50 (main agent, room of 10,000)", |b| {
         b.iter(|| tm.read(black_box("lead"), black_box(since)))
     });
@@ -260,9 +260,15 @@ fn team(c: &mut Criterion) {
         // The clone is set up, and dropped, outside what is timed.
         b.iter_batched_ref(
             || {
-                // A clone's room is exactly full; room to grow, as a live room has.
+                // A clone's room is exactly full; one message more gives it room to grow, as a
+                // live room has.
                 let mut t = tm.clone();
-                t.room.reserve(64);
+                let _ = t.call(
+                    "w2-1",
+                    "team_send",
+                    &json!({"to": ["m2"], "message": "first"}),
+                );
+                let _ = t.take_delivered();
                 t
             },
             |t| {

@@ -27,12 +27,12 @@ pub fn request_kind(s: &str) -> Option<RiskClass> {
 
 /// What team_add or team_assign gives a subagent: its mode and request options.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Placed {
+pub struct SubagentMode {
     pub mode: Mode,
     pub request: Vec<RiskClass>,
 }
 
-impl ToJson for Placed {
+impl ToJson for SubagentMode {
     fn to_json(&self) -> Value {
         Object::new()
             .with("mode", self.mode)
@@ -78,7 +78,7 @@ pub fn check_mode(
     parent: Mode,
     mode: Option<Mode>,
     request: &[&str],
-) -> Result<Placed, ModeRefusal> {
+) -> Result<SubagentMode, ModeRefusal> {
     let mode = mode.unwrap_or(parent);
     if mode < parent {
         return Err(ModeRefusal::Wider { parent });
@@ -95,7 +95,7 @@ pub fn check_mode(
             kinds.push(kind);
         }
     }
-    Ok(Placed {
+    Ok(SubagentMode {
         mode,
         request: kinds,
     })
@@ -149,7 +149,7 @@ impl Grant {
 
 /// Who decides. Ordered loosest first, so the strictest of two is their `max()`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Answer {
+pub enum CallAnswer {
     /// It runs.
     Run,
     /// Nobody in the tree can allow it: an approval card to the person, naming the subagent.
@@ -158,15 +158,15 @@ pub enum Answer {
     Refused,
 }
 
-words!(Answer { Run => "run", Person => "person", Refused => "refused" });
+words!(CallAnswer { Run => "run", Person => "person", Refused => "refused" });
 
-impl Answer {
+impl CallAnswer {
     /// The answer a decision gives a call of the main agent's own.
-    pub fn of(action: Action) -> Answer {
+    pub fn of(action: Action) -> CallAnswer {
         match action {
-            Action::Allow => Answer::Run,
-            Action::Ask => Answer::Person,
-            Action::Deny => Answer::Refused,
+            Action::Allow => CallAnswer::Run,
+            Action::Ask => CallAnswer::Person,
+            Action::Deny => CallAnswer::Refused,
         }
     }
 }
@@ -174,7 +174,7 @@ impl Answer {
 /// Who decides a subagent's call, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verdict {
-    pub answer: Answer,
+    pub answer: CallAnswer,
     /// The refusal's text (for `refused`).
     pub text: Option<String>,
     /// The call in the subagent's own mode, with its grants.
@@ -205,7 +205,7 @@ impl ToJson for Grant {
     }
 }
 
-serialize_as_json!(Placed, Verdict, Grant);
+serialize_as_json!(SubagentMode, Verdict, Grant);
 
 /// A subagent's place, for [`who_decides`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -229,14 +229,14 @@ pub fn who_decides(req: &Request, session: &Context, sub: &Subagent<'_>, main: M
     };
     let own = decide(&prepared, session, sub.mode, &grants, false);
     let refused = |text: String, own: Decision, main: Option<Decision>| Verdict {
-        answer: Answer::Refused,
+        answer: CallAnswer::Refused,
         text: Some(text),
         own,
         main,
     };
     match own.action {
         Action::Allow => Verdict {
-            answer: Answer::Run,
+            answer: CallAnswer::Run,
             text: None,
             own,
             main: None,
@@ -262,7 +262,7 @@ pub fn who_decides(req: &Request, session: &Context, sub: &Subagent<'_>, main: M
                 Some(main_d),
             ),
             Action::Ask => Verdict {
-                answer: Answer::Person,
+                answer: CallAnswer::Person,
                 text: None,
                 own,
                 main: Some(main_d),
@@ -305,7 +305,7 @@ pub fn request_id(n: u64) -> String {
 
 /// A subagent in a tree handed to [`tighten`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Placement {
+pub struct TreeMember {
     pub name: String,
     pub parent: String,
     pub mode: Mode,
@@ -319,7 +319,7 @@ pub enum DelegationError {
 
 /// The main agent's mode became `main`: every subagent looser than its parent is made as strict as
 /// it, down the tree; a stricter one keeps its own (§7). Each one's mode after, in the order given.
-pub fn tighten(main: Mode, agents: &[Placement]) -> Result<Vec<(String, Mode)>, DelegationError> {
+pub fn tighten(main: Mode, agents: &[TreeMember]) -> Result<Vec<(String, Mode)>, DelegationError> {
     let lead = &loop_spec().team.names.lead;
     let mut done: Vec<(String, Mode)> = Vec::with_capacity(agents.len());
     let mode_of = |name: &str, done: &[(String, Mode)]| -> Option<Mode> {
@@ -396,7 +396,7 @@ mod tests {
 
     #[test]
     fn tighten_down_the_tree() {
-        let p = |n: &str, parent: &str, m| Placement {
+        let p = |n: &str, parent: &str, m| TreeMember {
             name: n.into(),
             parent: parent.into(),
             mode: m,
@@ -423,7 +423,7 @@ mod tests {
             grants: &[],
         };
         let v = who_decides(&bash("git push origin main"), &ctx, &sub, Mode::Edit);
-        assert_eq!(v.answer, Answer::Refused);
+        assert_eq!(v.answer, CallAnswer::Refused);
     }
 
     fn mode() -> impl Strategy<Value = Mode> {
@@ -471,9 +471,9 @@ mod tests {
             ctx.unattended = unattended;
             let grants: Vec<Grant> = grant.map(|g| Grant { tool: req.tool.clone(), permission: req.permission.clone(), pattern: g.into() }).into_iter().collect();
             let v = who_decides(&req, &ctx, &Subagent { mode: sub_mode, request: &kinds, grants: &grants }, main);
-            let main_answer = Answer::of(evaluate(&req, &ctx).action);
+            let main_answer = CallAnswer::of(evaluate(&req, &ctx).action);
             prop_assert!(v.answer >= main_answer, "{:?} for the subagent, {:?} for the main agent", v.answer, main_answer);
-            if v.answer == Answer::Refused { prop_assert!(v.text.is_some()); }
+            if v.answer == CallAnswer::Refused { prop_assert!(v.text.is_some()); }
         }
     }
 }

@@ -294,7 +294,7 @@ mod tests {
         assert!(parse_strict("{} x").is_err());
         assert!(parse_strict(&"[".repeat(1000)).is_err());
     }
-    use crate::delegation::Answer;
+    use crate::delegation::CallAnswer;
     use crate::permission::{evaluate, Context, Mode, Request};
     use serde_json::json;
 
@@ -317,7 +317,7 @@ mod tests {
         for mode in Mode::ALL {
             assert_eq!(Mode::parse(mode.as_str()), Some(mode));
         }
-        assert_eq!(Answer::parse("person"), Some(Answer::Person));
+        assert_eq!(CallAnswer::parse("person"), Some(CallAnswer::Person));
         assert_eq!(Mode::parse("Auto"), None);
         assert_eq!(Mode::parse(""), None);
     }
@@ -332,7 +332,7 @@ mod tests {
         assert_eq!(written["decided_by"]["by"], "mode");
         assert_eq!(serde_json::to_value(&decision).unwrap(), written);
         assert_eq!(
-            serde_json::to_value(Answer::Refused).unwrap(),
+            serde_json::to_value(CallAnswer::Refused).unwrap(),
             json!("refused")
         );
         assert_eq!(Mode::Plan.to_json(), json!("plan"));

@@ -11,7 +11,7 @@ mod team;
 pub use team::{team_methods, ApiTeam};
 
 use crate::conformance;
-use crate::delegation::{self, Grant, Placement, Subagent};
+use crate::delegation::{self, Grant, Subagent, TreeMember};
 use crate::input::{self, InputError, Obj};
 use crate::json::{camel_keys, Object, ToJson};
 use crate::permission::{self, approval, Context, Mode, Request, RiskClass};
@@ -298,7 +298,7 @@ pub fn tighten(main: &Value, agents: &Value) -> ApiResult {
         let p = input::index("agents", i);
         let o = Obj::new(&p, a)?;
         o.only(&["name", "parent", "mode"])?;
-        list.push(Placement {
+        list.push(TreeMember {
             name: o.str("name")?.to_string(),
             parent: o.str("parent")?.to_string(),
             mode: o.word("mode", "mode", Mode::parse)?,

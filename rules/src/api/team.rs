@@ -45,7 +45,7 @@ impl ApiTeam {
 
     /// The tree's data, as the package gives it.
     pub fn tree(&self) -> Value {
-        crate::team::operation::Answer::Tree(self.team.info()).to_json(Audience::Package)
+        crate::team::operation::TeamAnswer::Tree(self.team.info()).to_json(Audience::Package)
     }
 
     /// The saved team: `{ start, steps }`, what [`ApiTeam::from_json`] restores.

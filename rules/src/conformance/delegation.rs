@@ -1,10 +1,10 @@
 //! Area `delegation` (subagents.md §7): ops `add`, `call`, `request`, `switch`. The project root
 //! is /project and only the default rules apply.
 
-use super::{Compare, Outcome};
+use super::{CaseOutcome, Compare};
 use crate::delegation::{
-    check_mode, request_id, request_refusal, requested, tighten, who_decides, Grant, Placement,
-    Subagent,
+    check_mode, request_id, request_refusal, requested, tighten, who_decides, Grant, Subagent,
+    TreeMember,
 };
 use crate::input::{self, InputError, Obj};
 use crate::json::object;
@@ -27,7 +27,7 @@ fn kinds(case: &Obj<'_>) -> Result<Vec<RiskClass>, InputError> {
         .collect()
 }
 
-pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
+pub fn run(case: &Obj<'_>) -> Result<CaseOutcome, InputError> {
     let op = case.str("op")?;
     match op {
         "add" => {
@@ -45,7 +45,7 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
                     ("mode", Value::Null),
                 ]),
             };
-            Ok(Outcome::whole(actual))
+            Ok(CaseOutcome::whole(actual))
         }
         "call" => {
             case.only(&[
@@ -91,7 +91,7 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
             } else {
                 Compare::Whole
             };
-            Ok(Outcome {
+            Ok(CaseOutcome {
                 actual: Value::Object(actual),
                 compare,
                 expected: None,
@@ -105,7 +105,10 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
             let class = spec().tool(tool).map(|t| t.risk);
             let result =
                 request_refusal(tool, class, &request).unwrap_or_else(|| requested(&request_id(1)));
-            Ok(Outcome::whole(object([("result", Value::String(result))])))
+            Ok(CaseOutcome::whole(object([(
+                "result",
+                Value::String(result),
+            )])))
         }
         "switch" => {
             case.only(&["about", "op", "agents", "main_from", "main_to", "expect"])?;
@@ -116,7 +119,7 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
                 let p = input::index("agents", i);
                 let o = Obj::new(&p, a)?;
                 o.only(&["name", "parent", "mode"])?;
-                agents.push(Placement {
+                agents.push(TreeMember {
                     name: o.str("name")?.to_string(),
                     parent: o.str("parent")?.to_string(),
                     mode: o.word("mode", "mode", Mode::parse)?,
@@ -130,7 +133,7 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
             for (name, mode) in after {
                 m.insert(name, Value::String(mode.as_str().into()));
             }
-            Ok(Outcome::whole(Value::Object(m)))
+            Ok(CaseOutcome::whole(Value::Object(m)))
         }
         other => Err(InputError::Unknown {
             path: "op".into(),

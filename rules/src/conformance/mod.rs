@@ -72,7 +72,7 @@ pub enum Compare {
 
 /// What an area made of a case.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Outcome {
+pub struct CaseOutcome {
     pub actual: Value,
     pub compare: Compare,
     /// What the case expects, when it is not its `expect` (a team case: its steps' expects).
@@ -82,9 +82,9 @@ pub struct Outcome {
     pub why: Option<Value>,
 }
 
-impl Outcome {
-    pub fn whole(actual: Value) -> Outcome {
-        Outcome {
+impl CaseOutcome {
+    pub fn whole(actual: Value) -> CaseOutcome {
+        CaseOutcome {
             actual,
             compare: Compare::Whole,
             expected: None,
@@ -165,7 +165,7 @@ pub enum ConformanceError {
 }
 
 /// What an area makes of a case.
-fn outcome_of(area: Area, case: &Value) -> Result<Outcome, InputError> {
+fn outcome_of(area: Area, case: &Value) -> Result<CaseOutcome, InputError> {
     let o = Obj::new("case", case)?;
     if area != Area::Team && !o.has("expect") {
         return Err(InputError::Missing {
@@ -181,7 +181,7 @@ fn outcome_of(area: Area, case: &Value) -> Result<Outcome, InputError> {
     }
 }
 
-/// Why the rules answered a case so (see [`Outcome::why`]): none for a case that cannot run or
+/// Why the rules answered a case so (see [`CaseOutcome::why`]): none for a case that cannot run or
 /// an area that says no more than its answer.
 pub fn why(area: &str, case: &Value) -> Option<Value> {
     outcome_of(Area::parse(area)?, case).ok()?.why
@@ -225,7 +225,7 @@ pub fn run_area_case(area: Area, case: &Value) -> CaseResult {
     match outcome {
         Err(e) => fail(e.to_string()),
         Ok(_) if empty => fail("expect: nothing to compare".into()),
-        Ok(Outcome {
+        Ok(CaseOutcome {
             actual,
             compare,
             expected: steps,

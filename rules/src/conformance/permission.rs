@@ -2,7 +2,7 @@
 //! `approve`. `evaluate` compares the keys its expect names (`action`, `reason`, `decided_by`);
 //! `approve` compares the whole `{ rules }` or `{ refused }`.
 
-use super::{named_keys, Compare, Outcome};
+use super::{named_keys, CaseOutcome, Compare};
 use crate::input::{InputError, Obj};
 use crate::json::object;
 use crate::json::ToJson;
@@ -10,7 +10,7 @@ use crate::permission::approval::approve;
 use crate::permission::{evaluate, Context, Request};
 use serde_json::Value;
 
-pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
+pub fn run(case: &Obj<'_>) -> Result<CaseOutcome, InputError> {
     case.only(&["about", "op", "request", "context", "expect"])?;
     let request = case.get("request").ok_or(InputError::Missing {
         path: "request".into(),
@@ -25,7 +25,7 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
             let d = evaluate(&req, &ctx);
             let expect = case.get("expect").cloned().unwrap_or(Value::Null);
             let actual = d.to_json();
-            Ok(Outcome {
+            Ok(CaseOutcome {
                 why: Some(actual.clone()),
                 actual,
                 compare: Compare::Keys(named_keys(&expect)),
@@ -37,7 +37,7 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
                 Ok(rules) => object([("rules", rules.to_json())]),
                 Err(e) => object([("refused", Value::String(e.to_string()))]),
             };
-            Ok(Outcome::whole(actual))
+            Ok(CaseOutcome::whole(actual))
         }
         other => Err(InputError::Unknown {
             path: "op".into(),

@@ -1,12 +1,12 @@
 //! Area `subagents` (subagents.md §2–§4, spec 3.3.0): ops `model` and `offer`.
 
-use super::Outcome;
+use super::CaseOutcome;
 use crate::input::{InputError, Obj};
 use crate::json::object;
 use crate::subagents::{offer, subagent_model, Models};
 use serde_json::Value;
 
-pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
+pub fn run(case: &Obj<'_>) -> Result<CaseOutcome, InputError> {
     let op = case.str("op")?;
     let models_value = case.get("models").ok_or(InputError::Missing {
         path: "models".into(),
@@ -32,12 +32,12 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
                 Ok(served) => object([("model", Value::String(served))]),
                 Err(refusal) => object([("refused", Value::String(refusal.text()))]),
             };
-            Ok(Outcome::whole(actual))
+            Ok(CaseOutcome::whole(actual))
         }
         "offer" => {
             case.only(&["about", "op", "session", "models", "subagents", "expect"])?;
             let o = offer(session, &models, case.bool_or("subagents", true)?);
-            Ok(Outcome::whole(object([
+            Ok(CaseOutcome::whole(object([
                 ("offered", Value::Bool(o.offered)),
                 ("own", Value::Bool(o.own)),
                 ("note", o.note.map_or(Value::Null, Value::String)),

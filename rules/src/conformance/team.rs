@@ -3,7 +3,7 @@
 //! [`TeamStep`] reads it, with `expect` compared on the keys it names (`null`: the step answers
 //! nothing). conformance/README.md lists the operations.
 
-use super::{Compare, Outcome};
+use super::{CaseOutcome, Compare};
 use crate::input::{self, InputError, Obj};
 use crate::team::operation::{Audience, TeamStep};
 use crate::team::{Team, TeamOptions};
@@ -12,7 +12,7 @@ use serde_json::Value;
 /// The clock a team case starts at unless it says.
 pub const START: i64 = 1_762_790_400_000;
 
-pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
+pub fn run(case: &Obj<'_>) -> Result<CaseOutcome, InputError> {
     case.only(&["about", "start", "steps", "expect"])?;
     let start = case.opt_obj("start", "start")?.ok_or(InputError::Missing {
         path: "start".into(),
@@ -49,7 +49,7 @@ pub fn run(case: &Obj<'_>) -> Result<Outcome, InputError> {
             (g, _) => g,
         })
         .collect();
-    Ok(Outcome {
+    Ok(CaseOutcome {
         actual: Value::Array(shown),
         compare: Compare::Whole,
         expected: Some(Value::Array(expected)),

@@ -245,7 +245,7 @@ impl Team {
             parent: Some(parent_id),
             manager: old.manager,
             goal: old.goal.clone(),
-            agent: old.agent.clone(),
+            agent_kind: old.agent_kind.clone(),
             ..super::Agent::blank(id.clone(), &old.name, &old.model, old.mode.max(parent_mode))
         };
         self.agents.push(fresh);

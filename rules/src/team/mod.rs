@@ -109,44 +109,84 @@ pub struct Finding {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Agent {
     /// `lead`, or `s1`, `s2`, … in the order added, never reused.
-    pub id: String,
-    pub name: String,
+    pub(crate) id: String,
+    pub(crate) name: String,
     /// Its position, one line (team_add's `role`).
-    pub position: String,
-    pub task: String,
-    pub mode: Mode,
-    pub request: Vec<RiskClass>,
-    pub grants: Vec<Grant>,
-    pub findings: Vec<Finding>,
+    pub(crate) position: String,
+    pub(crate) task: String,
+    pub(crate) mode: Mode,
+    pub(crate) request: Vec<RiskClass>,
+    pub(crate) grants: Vec<Grant>,
+    pub(crate) findings: Vec<Finding>,
     /// Tokens in its context now, of its model's window.
-    pub context: Option<(u64, u64)>,
-    pub progress: Option<Progress>,
+    pub(crate) context: Option<(u64, u64)>,
+    pub(crate) progress: Option<Progress>,
     /// Its parent's id; none for the main agent.
-    pub parent: Option<String>,
+    pub(crate) parent: Option<String>,
     /// The main agent, or a sub-manager (added with `lead: true`).
-    pub manager: bool,
-    pub goal: String,
-    pub model: String,
-    /// Which agent it is (team_add's `agent`).
-    pub agent: String,
-    pub state: AgentState,
+    pub(crate) manager: bool,
+    pub(crate) goal: String,
+    pub(crate) model: String,
+    /// Which kind of agent it is (team_add's `agent`: `general` unless said).
+    pub(crate) agent_kind: String,
+    pub(crate) state: AgentState,
     /// Messages that wait for its next turn.
-    pub inbox: Vec<String>,
+    pub(crate) inbox: Vec<String>,
     /// What its next turn starts with, when it is waiting for a slot with work given.
-    pub brief: Option<String>,
+    pub(crate) brief: Option<String>,
     /// When its last turn ended.
-    pub last_ended: Option<i64>,
+    pub(crate) last_ended: Option<i64>,
     /// When it ended (an end state).
-    pub ended_at: Option<i64>,
+    pub(crate) ended_at: Option<i64>,
     /// The sub-manager it was under before that one ended by itself (a replacement takes it back).
-    pub moved_from: Option<String>,
+    pub(crate) moved_from: Option<String>,
     /// When it began to wait for a slot (the order slots are given in).
-    pub wait_since: Option<u64>,
+    pub(crate) wait_since: Option<u64>,
     /// Room messages from it or to it (kept as they are posted: the room is never scanned).
-    pub messages: u64,
+    pub(crate) messages: u64,
 }
 
 impl Agent {
+    /// Its id: `lead`, or `s1`, `s2`, … in the order added.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Its name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its parent's id; none for the main agent.
+    pub fn parent_id(&self) -> Option<&str> {
+        self.parent.as_deref()
+    }
+
+    /// Its state.
+    pub fn state(&self) -> AgentState {
+        self.state
+    }
+
+    /// The served id of the model it runs on.
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// Its mode.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Its request options (subagents.md §7).
+    pub fn request(&self) -> &[RiskClass] {
+        &self.request
+    }
+
+    /// The grants the main agent gave it (team_decide).
+    pub fn grants(&self) -> &[Grant] {
+        &self.grants
+    }
+
     /// A new agent's state: between turns, with no findings, grants, context or messages yet.
     pub fn blank(id: String, name: &str, model: &str, mode: Mode) -> Agent {
         Agent {
@@ -164,7 +204,7 @@ impl Agent {
             manager: false,
             goal: String::new(),
             model: model.to_string(),
-            agent: String::new(),
+            agent_kind: String::new(),
             state: AgentState::Finished,
             inbox: Vec::new(),
             brief: None,
@@ -250,30 +290,30 @@ impl Default for TeamOptions {
 /// The main agent and its subagents, their room, their requests.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Team {
-    pub min: u32,
-    pub max: u32,
-    pub cap: u32,
-    pub subagents: bool,
+    pub(crate) min: u32,
+    pub(crate) max: u32,
+    pub(crate) cap: u32,
+    pub(crate) subagents: bool,
     /// Whether the team tools are offered (fixed when the prompt is made).
-    pub offered: bool,
-    pub capacity: Capacity,
-    pub model: String,
-    pub steps: (u32, u32),
-    pub now: i64,
+    pub(crate) offered: bool,
+    pub(crate) capacity: Capacity,
+    pub(crate) model: String,
+    pub(crate) steps: (u32, u32),
+    pub(crate) now: i64,
     /// Every agent ever, the main agent first, in the order added; ended ones stay.
-    pub agents: Vec<Agent>,
-    pub room: Vec<RoomMessage>,
-    pub requests: Vec<OpenRequest>,
+    pub(crate) agents: Vec<Agent>,
+    pub(crate) room: Vec<RoomMessage>,
+    pub(crate) requests: Vec<OpenRequest>,
     /// Subagents that ended, in the order they ended (ids).
-    pub ended: Vec<String>,
+    pub(crate) ended: Vec<String>,
     /// `task` subagents running (they count toward the size).
-    pub tasks: u32,
+    pub(crate) tasks: u32,
     /// What reached whom since it was last taken: (name, text).
-    pub delivered: Vec<(String, String)>,
+    pub(crate) delivered: Vec<(String, String)>,
     /// Turns that started since last taken: (name, text).
-    pub started: Vec<(String, String)>,
+    pub(crate) started: Vec<(String, String)>,
     /// What each agent's latest turn was started with.
-    pub last_started: Vec<(String, String)>,
+    pub(crate) last_started: Vec<(String, String)>,
     id_seq: u64,
     req_seq: u64,
     wait_seq: u64,
@@ -352,6 +392,27 @@ impl Team {
         self.offered = self.subagents && !self.capacity.one_at_a_time();
     }
 
+    /// Every agent ever, the main agent first, in the order added; ended ones stay.
+    pub fn agents(&self) -> &[Agent] {
+        &self.agents
+    }
+
+    /// The room's messages, oldest first.
+    pub fn room(&self) -> &[RoomMessage] {
+        &self.room
+    }
+
+    /// The steps a turn may take: the main agent's, a subagent's.
+    pub fn steps(&self) -> (u32, u32) {
+        self.steps
+    }
+
+    /// Whether the team tools are offered (fixed when the prompt is made).
+    pub fn tools_offered(&self) -> bool {
+        self.offered
+    }
+
+    /// Moves the team's clock to `now` (Unix ms).
     pub fn set_now(&mut self, now: i64) {
         self.now = now;
     }

@@ -1,7 +1,7 @@
 //! What a shell does to a team, as values: one [`Operation`] per thing a shell can do or ask
 //! (subagents.md §5–§13: a tool call, a turn's end, a context's use, the person's stop, …),
 //! [`Team::apply`] to do it, and the one codec that reads and writes both the operation and its
-//! [`Answer`].
+//! [`TeamAnswer`].
 //!
 //! Every shell goes through here: the conformance runner reads a team case's steps with
 //! [`TeamStep::read`]; the npm package's `Team` calls an operation by its method name
@@ -504,7 +504,7 @@ pub struct RoomLine {
 
 /// What an operation answers.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Answer {
+pub enum TeamAnswer {
     /// A tool call's answer.
     Call {
         /// The tool's answer — done or refused, its text word for word; none for a tool that is
@@ -633,11 +633,11 @@ fn case_tree(info: &TreeInfo) -> Value {
         .done()
 }
 
-impl Answer {
+impl TeamAnswer {
     /// The answer as `audience` reads it.
     pub fn to_json(&self, audience: Audience) -> Value {
         match self {
-            Answer::Call {
+            TeamAnswer::Call {
                 result,
                 room,
                 delivered,
@@ -666,19 +666,19 @@ impl Answer {
                     .with_value("started", deliveries(started))
                     .done()
             }
-            Answer::Offered { tools, setting } => Object::new()
+            TeamAnswer::Offered { tools, setting } => Object::new()
                 .with("tools", tools.as_slice())
                 .with("setting", *setting)
                 .done(),
-            Answer::Tree(info) => match audience {
+            TeamAnswer::Tree(info) => match audience {
                 Audience::Case => case_tree(info),
                 Audience::Package => crate::json::camel_keys(info.to_json()),
             },
-            Answer::Context { reached } => match audience {
+            TeamAnswer::Context { reached } => match audience {
                 Audience::Case => Value::Null,
                 Audience::Package => Value::Bool(*reached),
             },
-            Answer::ContextFull {
+            TeamAnswer::ContextFull {
                 text,
                 delivered,
                 started,
@@ -687,18 +687,18 @@ impl Answer {
                 .with_value("delivered", deliveries(delivered))
                 .with_value("started", deliveries(started))
                 .done(),
-            Answer::TurnEnded { delivered, started } => Object::new()
+            TeamAnswer::TurnEnded { delivered, started } => Object::new()
                 .with_value("delivered", deliveries(delivered))
                 .with_value("started", deliveries(started))
                 .done(),
-            Answer::Started(text) => text_of(audience, text.as_deref()),
-            Answer::Text(text) => text_of(audience, Some(text)),
-            Answer::States(states) => crate::json::object_of(
+            TeamAnswer::Started(text) => text_of(audience, text.as_deref()),
+            TeamAnswer::Text(text) => text_of(audience, Some(text)),
+            TeamAnswer::States(states) => crate::json::object_of(
                 states
                     .iter()
                     .map(|(name, state)| (name.clone(), state.to_json())),
             ),
-            Answer::PersonStopped {
+            TeamAnswer::PersonStopped {
                 stopped,
                 delivered,
                 started,
@@ -707,8 +707,8 @@ impl Answer {
                 .with_value("delivered", deliveries(delivered))
                 .with_value("started", deliveries(started))
                 .done(),
-            Answer::Delivered(list) => deliveries(list),
-            Answer::Nothing => Value::Null,
+            TeamAnswer::Delivered(list) => deliveries(list),
+            TeamAnswer::Nothing => Value::Null,
         }
     }
 }
@@ -717,7 +717,7 @@ impl Team {
     /// Does one step: the clock moves to its `now`, then the operation is done. An agent named
     /// by `by` must be in the team (live, or ended with that name or id); a call's arguments are
     /// read by its tool, and an argument it cannot read is an error naming it (`args.name`).
-    pub fn apply(&mut self, step: &TeamStep) -> Result<Answer, InputError> {
+    pub fn apply(&mut self, step: &TeamStep) -> Result<TeamAnswer, InputError> {
         if let Some(now) = step.now {
             self.set_now(now);
         }
@@ -747,7 +747,7 @@ impl Team {
                         })
                         .collect()
                 });
-                Answer::Call {
+                TeamAnswer::Call {
                     result,
                     room,
                     delivered: self.take_delivered(),
@@ -756,23 +756,23 @@ impl Team {
             }
             Operation::Offered { by } => {
                 known(self, by)?;
-                Answer::Offered {
+                TeamAnswer::Offered {
                     tools: self.offered_tools(by),
                     setting: self.offered,
                 }
             }
-            Operation::Tree => Answer::Tree(self.info()),
+            Operation::Tree => TeamAnswer::Tree(self.info()),
             Operation::Context { by, used, window } => {
                 known(self, by)?;
                 self.set_context(by, *used, *window);
-                Answer::Context {
+                TeamAnswer::Context {
                     reached: self.context_reached(by),
                 }
             }
             Operation::ContextFull { by } => {
                 known(self, by)?;
                 let text = self.context_full(by);
-                Answer::ContextFull {
+                TeamAnswer::ContextFull {
                     text,
                     delivered: self.take_delivered(),
                     started: self.take_started(),
@@ -781,28 +781,28 @@ impl Team {
             Operation::EndTurn { by, reply, reason } => {
                 known(self, by)?;
                 self.end_turn(by, reply, reason);
-                Answer::TurnEnded {
+                TeamAnswer::TurnEnded {
                     delivered: self.take_delivered(),
                     started: self.take_started(),
                 }
             }
             Operation::Started { by } => {
                 known(self, by)?;
-                Answer::Started(self.started_with(by).map(str::to_string))
+                TeamAnswer::Started(self.started_with(by).map(str::to_string))
             }
             Operation::MainMode { mode } => {
                 self.set_main_mode(*mode);
-                Answer::Nothing
+                TeamAnswer::Nothing
             }
             Operation::Read { by, since } => {
                 known(self, by)?;
-                Answer::Text(self.read(by, *since))
+                TeamAnswer::Text(self.read(by, *since))
             }
             Operation::WhoAmI { by } => {
                 known(self, by)?;
-                Answer::Text(self.whoami(by))
+                TeamAnswer::Text(self.whoami(by))
             }
-            Operation::State => Answer::States(
+            Operation::State => TeamAnswer::States(
                 self.tree()
                     .into_iter()
                     .map(|a| (a.name.clone(), a.state))
@@ -810,7 +810,7 @@ impl Team {
             ),
             Operation::PersonStop { name } => {
                 let stopped = self.person_stop(name);
-                Answer::PersonStopped {
+                TeamAnswer::PersonStopped {
                     stopped,
                     delivered: self.take_delivered(),
                     started: self.take_started(),
@@ -819,9 +819,9 @@ impl Team {
             Operation::Capacity { capacity } => {
                 self.capacity = capacity.clone();
                 self.fill_slots();
-                Answer::Nothing
+                TeamAnswer::Nothing
             }
-            Operation::Delivered => Answer::Delivered(self.take_delivered()),
+            Operation::Delivered => TeamAnswer::Delivered(self.take_delivered()),
         })
     }
 }
@@ -910,7 +910,7 @@ mod tests {
         let add = step(json!({"op": "call", "by": "lead", "tool": "team_add",
             "args": {"name": "api", "role": "r", "task": "Write it.", "goal": "g"}}));
         let answer = team.apply(&add).unwrap();
-        let Answer::Call {
+        let TeamAnswer::Call {
             result, started, ..
         } = &answer
         else {
@@ -926,7 +926,7 @@ mod tests {
         assert!(
             matches!(
                 &again,
-                Answer::Call {
+                TeamAnswer::Call {
                     result: Some(ToolAnswer::Refused(_)),
                     ..
                 }

@@ -276,7 +276,7 @@ impl Team {
             parent: Some(parent_id),
             manager: a.bool_or("lead", false)?,
             goal,
-            agent: a.opt_str("agent")?.unwrap_or("general").to_string(),
+            agent_kind: a.opt_str("agent")?.unwrap_or("general").to_string(),
             ..super::Agent::blank(id.clone(), name, &model, placed.mode)
         };
         self.agents.push(agent);

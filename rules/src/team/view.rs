@@ -20,7 +20,7 @@ pub struct TreeAgent {
     pub request: Vec<crate::permission::RiskClass>,
     pub manager: bool,
     pub task: Option<String>,
-    pub context: Option<Context>,
+    pub context: Option<ContextUse>,
     pub progress: Option<Progress>,
     pub findings: usize,
     pub messages: usize,
@@ -28,12 +28,12 @@ pub struct TreeAgent {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Context {
+pub struct ContextUse {
     pub used: u64,
     pub window: u64,
 }
 
-impl ToJson for Context {
+impl ToJson for ContextUse {
     fn to_json(&self) -> Value {
         Object::new()
             .with("used", self.used)
@@ -89,7 +89,7 @@ impl ToJson for TreeInfo {
     }
 }
 
-serialize_as_json!(TreeAgent, Context, TreeInfo);
+serialize_as_json!(TreeAgent, ContextUse, TreeInfo);
 
 /// A mode with its request options, as team_read writes it (`manual + write, execute`).
 fn mode_text(mode: crate::permission::Mode, request: &[crate::permission::RiskClass]) -> String {
@@ -140,7 +140,7 @@ impl Team {
             request: a.request.clone(),
             manager: a.manager,
             task: a.parent.as_ref().map(|_| a.task.clone()),
-            context: a.context.map(|(used, window)| Context { used, window }),
+            context: a.context.map(|(used, window)| ContextUse { used, window }),
             progress: a.progress.clone(),
             findings: a.findings.len(),
             messages: usize::try_from(a.messages).unwrap_or(usize::MAX),
