@@ -5,7 +5,7 @@
 
 use anyhow::{anyhow, bail, Context as _, Result};
 use lembas_rules::permission::Mode;
-use serde_json::{Map, Value};
+use std::num::NonZeroU64;
 use std::path::{Path, PathBuf};
 
 /// The environment variable the API key is read from unless `--api-key-env` names another.
@@ -16,6 +16,80 @@ fn mode_value() -> impl clap::builder::TypedValueParser<Value = Mode> {
     use clap::builder::TypedValueParser;
     clap::builder::PossibleValuesParser::new(Mode::ALL.map(Mode::as_str))
         .try_map(|word| Mode::parse(&word).ok_or("not a mode"))
+}
+
+/// How many agents the tree may have, the main agent included: `MIN..MAX`, or `N` for `1..N`
+/// (team.md §2: 1 ≤ MIN ≤ MAX).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgentRange {
+    /// The fewest the main agent is asked to work with.
+    pub min: u32,
+    /// The most there may be.
+    pub max: u32,
+}
+
+impl std::str::FromStr for AgentRange {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<AgentRange, String> {
+        parse_agents(s)
+            .map(|(min, max)| AgentRange { min, max })
+            .ok_or_else(|| format!("\"{s}\" is not MIN..MAX with 1 ≤ MIN ≤ MAX (e.g. 1..4)"))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for AgentRange {
+    /// `"MIN..MAX"`, `"N"` or the number `N`.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<AgentRange, D::Error> {
+        #[derive(serde::Deserialize)]
+        #[serde(untagged)]
+        enum Written {
+            Text(String),
+            Count(u32),
+        }
+        match Written::deserialize(d)? {
+            Written::Text(text) => text.parse().map_err(serde::de::Error::custom),
+            Written::Count(n) => n.to_string().parse().map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+/// A mode as a config file writes it: one of the rules' words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModeSetting(pub Mode);
+
+impl<'de> serde::Deserialize<'de> for ModeSetting {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ModeSetting, D::Error> {
+        let word = String::deserialize(d)?;
+        Mode::parse(&word).map(ModeSetting).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "\"{word}\" is not a mode ({})",
+                Mode::ALL.map(Mode::as_str).join(", ")
+            ))
+        })
+    }
+}
+
+/// The config file: every key optional, an unknown key an error naming it.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    /// The server's base URL (…/v1).
+    pub base_url: Option<String>,
+    /// The model's id.
+    pub model: Option<String>,
+    /// The environment variable holding the API key.
+    pub api_key_env: Option<String>,
+    /// The model's context window in tokens.
+    pub context: Option<NonZeroU64>,
+    /// The permission mode.
+    pub mode: Option<ModeSetting>,
+    /// How many agents the tree may have.
+    pub agents: Option<AgentRange>,
+    /// Requests the server serves at once.
+    pub parallel: Option<NonZeroU64>,
+    /// Ask the server for its prompt processing.
+    pub return_progress: Option<bool>,
 }
 
 /// The settings of a run (`lembas run --help`).
@@ -32,16 +106,16 @@ pub struct RunOptions {
     pub api_key_env: Option<String>,
     /// The model's context window in tokens: a subagent is paused at 85% of it. Unknown: none.
     #[arg(long)]
-    pub context: Option<u64>,
+    pub context: Option<NonZeroU64>,
     /// The permission mode (default: edit, or the config's mode).
     #[arg(long, value_parser = mode_value())]
     pub mode: Option<Mode>,
     /// How many agents the tree may have, the main agent included: MIN..MAX (default 1..4).
     #[arg(long)]
-    pub agents: Option<String>,
+    pub agents: Option<AgentRange>,
     /// Requests the server serves at once (none: no limit; 1: no subagents on it).
     #[arg(long)]
-    pub parallel: Option<u64>,
+    pub parallel: Option<NonZeroU64>,
     /// Ask the server for its prompt processing (llama.cpp's return_progress).
     #[arg(long)]
     pub return_progress: bool,
@@ -61,26 +135,23 @@ pub struct RunOptions {
 /// The settings resolved.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
+    /// The server's base URL.
     pub base_url: String,
+    /// The model's id.
     pub model: String,
+    /// The API key, when its variable is set.
     pub api_key: Option<String>,
+    /// The model's context window in tokens, when known.
     pub context: Option<u64>,
+    /// The permission mode.
     pub mode: Mode,
-    pub agents: (u32, u32),
+    /// How many agents the tree may have.
+    pub agents: AgentRange,
+    /// Requests the server serves at once; none: no limit.
     pub parallel: Option<u64>,
+    /// Ask the server for its prompt processing.
     pub return_progress: bool,
 }
-
-const KEYS: &[&str] = &[
-    "base_url",
-    "model",
-    "api_key_env",
-    "context",
-    "mode",
-    "agents",
-    "parallel",
-    "return_progress",
-];
 
 /// The config file to read: the one given, else the project's, else the person's, if any.
 fn config_path(given: Option<&Path>, root: &Path) -> Option<PathBuf> {
@@ -98,23 +169,14 @@ fn config_path(given: Option<&Path>, root: &Path) -> Option<PathBuf> {
     person.is_file().then_some(person)
 }
 
-/// The config file's object (empty without one), its keys checked.
-pub fn read_config(path: &Path) -> Result<Map<String, Value>> {
+/// The config file, read: an error names the file and what is wrong in it, and where.
+pub fn read_config(path: &Path) -> Result<ConfigFile> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("the config file {}", path.display()))?;
-    let value: Value = serde_json::from_str(&text)
-        .with_context(|| format!("the config file {} is not JSON", path.display()))?;
-    let Value::Object(map) = value else {
-        bail!("the config file {}: not a JSON object", path.display());
-    };
-    if let Some(k) = map.keys().find(|k| !KEYS.contains(&k.as_str())) {
-        bail!(
-            "the config file {}: unknown key \"{k}\" (known: {})",
-            path.display(),
-            KEYS.join(", ")
-        );
+    if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(&text) {
+        bail!("the config file {} is not JSON: {e}", path.display());
     }
-    Ok(map)
+    serde_json::from_str(&text).map_err(|e| anyhow!("the config file {}: {e}", path.display()))
 }
 
 /// `MIN..MAX`, or `N` for 1..N.
@@ -126,115 +188,53 @@ pub fn parse_agents(s: &str) -> Option<(u32, u32)> {
     (1 <= min && min <= max).then_some((min, max))
 }
 
-struct Source<'a> {
-    file: Option<(PathBuf, Map<String, Value>)>,
-    env: &'a dyn Fn(&str) -> Option<String>,
-}
-
-impl Source<'_> {
-    /// The flag, else the variable, else the file's key (as text).
-    fn text(&self, flag: Option<String>, env: Option<&str>, key: &str) -> Result<Option<String>> {
-        if flag.is_some() {
-            return Ok(flag);
-        }
-        if let Some(v) = env.and_then(|e| (self.env)(e)).filter(|v| !v.is_empty()) {
-            return Ok(Some(v));
-        }
-        let Some((path, map)) = &self.file else {
-            return Ok(None);
-        };
-        match map.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(Value::Number(n)) => Ok(Some(n.to_string())),
-            Some(Value::Bool(b)) => Ok(Some(b.to_string())),
-            Some(_) => bail!("the config file {}: {key} must be a string", path.display()),
-        }
-    }
-
-    fn where_(&self) -> String {
-        match &self.file {
-            Some((p, _)) => format!(" or the config file {}", p.display()),
-            None => String::new(),
-        }
-    }
-}
-
 impl Settings {
-    /// Resolves the options in `root` with the environment `env`.
+    /// Resolves the options in `root` with the environment `env`: each setting from its flag,
+    /// else its variable, else the config file, else its default.
     pub fn resolve(
         o: &RunOptions,
         root: &Path,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Settings> {
         let file = match config_path(o.config.as_deref(), root) {
-            Some(p) => Some((p.clone(), read_config(&p)?)),
-            None => None,
+            Some(p) => read_config(&p)?,
+            None => ConfigFile::default(),
         };
-        let src = Source { file, env };
+        let variable = |name: &str| env(name).filter(|v| !v.is_empty());
         let missing = |what: &str, flag: &str, var: &str, key: &str| {
             anyhow!(
                 "no {what}: give {flag}, set {var}, or put \"{key}\" in a config file (.lembas.json)"
             )
         };
-        let base_url = src
-            .text(o.base_url.clone(), Some("LEMBAS_BASE_URL"), "base_url")?
+        let base_url = o
+            .base_url
+            .clone()
+            .or_else(|| variable("LEMBAS_BASE_URL"))
+            .or(file.base_url)
             .ok_or_else(|| missing("server", "--base-url URL", "LEMBAS_BASE_URL", "base_url"))?;
-        let model = src
-            .text(o.model.clone(), Some("LEMBAS_MODEL"), "model")?
+        let model = o
+            .model
+            .clone()
+            .or_else(|| variable("LEMBAS_MODEL"))
+            .or(file.model)
             .ok_or_else(|| missing("model", "--model ID", "LEMBAS_MODEL", "model"))?;
-        let key_env = src
-            .text(o.api_key_env.clone(), None, "api_key_env")?
+        let key_env = o
+            .api_key_env
+            .clone()
+            .or(file.api_key_env)
             .unwrap_or_else(|| API_KEY_ENV.into());
-        let api_key = env(&key_env).filter(|v| !v.is_empty());
-        let number = |flag: Option<u64>, key: &str| -> Result<Option<u64>> {
-            match src.text(flag.map(|n| n.to_string()), None, key)? {
-                None => Ok(None),
-                Some(t) => match t.parse::<u64>() {
-                    Ok(n) if n > 0 => Ok(Some(n)),
-                    _ => bail!(
-                        "{key}: \"{t}\" is not a whole number above 0{}",
-                        src.where_()
-                    ),
-                },
-            }
-        };
-        let context = number(o.context, "context")?;
-        let parallel = number(o.parallel, "parallel")?;
-        let mode = match o.mode {
-            Some(mode) => mode,
-            None => {
-                let text = src
-                    .text(None, None, "mode")?
-                    .unwrap_or_else(|| Mode::Edit.as_str().into());
-                Mode::parse(&text).ok_or_else(|| {
-                    anyhow!(
-                        "mode: \"{text}\" is not a mode ({}){}",
-                        Mode::ALL.map(Mode::as_str).join(", "),
-                        src.where_()
-                    )
-                })?
-            }
-        };
-        let agents_text = src
-            .text(o.agents.clone(), None, "agents")?
-            .unwrap_or_else(|| "1..4".into());
-        let agents = parse_agents(&agents_text).ok_or_else(|| {
-            anyhow!("agents: \"{agents_text}\" is not MIN..MAX with 1 ≤ MIN ≤ MAX (e.g. 1..4)")
-        })?;
-        let return_progress = o.return_progress
-            || src
-                .text(None, None, "return_progress")?
-                .is_some_and(|v| v == "true");
         Ok(Settings {
             base_url,
             model,
-            api_key,
-            context,
-            mode,
-            agents,
-            parallel,
-            return_progress,
+            api_key: variable(&key_env),
+            context: o.context.or(file.context).map(NonZeroU64::get),
+            mode: o.mode.or(file.mode.map(|m| m.0)).unwrap_or(Mode::Edit),
+            agents: o
+                .agents
+                .or(file.agents)
+                .unwrap_or(AgentRange { min: 1, max: 4 }),
+            parallel: o.parallel.or(file.parallel).map(NonZeroU64::get),
+            return_progress: o.return_progress || file.return_progress.unwrap_or(false),
         })
     }
 }
@@ -276,16 +276,19 @@ mod tests {
         let s = Settings::resolve(&opts(), &d, &env).unwrap();
         assert_eq!(s.base_url, "http://file/v1");
         assert_eq!(s.model, "env-m");
-        assert_eq!(s.agents, (2, 5));
+        assert_eq!(s.agents, AgentRange { min: 2, max: 5 });
         assert_eq!(s.context, Some(8192));
         assert_eq!(s.mode, Mode::Edit);
         let o = RunOptions {
             model: Some("flag-m".into()),
-            agents: Some("3".into()),
+            agents: Some("3".parse().unwrap()),
             ..opts()
         };
         let s = Settings::resolve(&o, &d, &env).unwrap();
-        assert_eq!((s.model.as_str(), s.agents), ("flag-m", (1, 3)));
+        assert_eq!(
+            (s.model.as_str(), s.agents),
+            ("flag-m", AgentRange { min: 1, max: 3 })
+        );
     }
 
     #[test]
@@ -310,7 +313,7 @@ mod tests {
         let e = Settings::resolve(&opts(), &d, &no_env)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("unknown key \"modle\""), "{e}");
+        assert!(e.contains("unknown field `modle`"), "{e}");
         let d = dir(
             "bad",
             Some(r#"{"base_url": "u", "model": "m", "agents": "5..2"}"#),
@@ -318,7 +321,24 @@ mod tests {
         let e = Settings::resolve(&opts(), &d, &no_env)
             .unwrap_err()
             .to_string();
-        assert!(e.starts_with("agents: \"5..2\""), "{e}");
+        assert!(e.contains("\"5..2\" is not MIN..MAX"), "{e}");
+        // Numbers are numbers: a zero window, or a window written as text, is named.
+        let d = dir(
+            "zero",
+            Some(r#"{"base_url": "u", "model": "m", "context": 0}"#),
+        );
+        let e = Settings::resolve(&opts(), &d, &no_env)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 1 column"), "{e}");
+        let d = dir(
+            "text",
+            Some(r#"{"base_url": "u", "model": "m", "parallel": "2", "agents": 3}"#),
+        );
+        let e = Settings::resolve(&opts(), &d, &no_env)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("invalid type: string \"2\""), "{e}");
         let d = dir(
             "badmode",
             Some(r#"{"base_url": "u", "model": "m", "mode": "yolo"}"#),

@@ -101,8 +101,8 @@ pub async fn run(o: RunOptions) -> Result<i32> {
         system: fill(SYSTEM.trim(), &[("root", &root)]),
     };
     let options = TeamOptions {
-        min: s.agents.0,
-        max: s.agents.1,
+        min: s.agents.min,
+        max: s.agents.max,
         capacity: Capacity {
             group: None,
             parallel: s.parallel,
