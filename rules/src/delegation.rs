@@ -28,7 +28,9 @@ pub fn request_kind(s: &str) -> Option<RiskClass> {
 /// What team_add or team_assign gives a subagent: its mode and request options.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SubagentMode {
+    /// Its mode.
     pub mode: Mode,
+    /// The risk classes it may ask the main agent for (its request options).
     pub request: Vec<RiskClass>,
 }
 
@@ -104,9 +106,11 @@ pub fn check_mode(
 /// A grant the main agent gave a subagent (team_decide): an allow rule for it alone.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Grant {
+    /// The tool it allows.
     pub tool: String,
     /// The tool's permission key (edit and write share `edit`).
     pub permission: String,
+    /// The pattern it allows (a path or a command pattern).
     pub pattern: String,
 }
 
@@ -174,6 +178,7 @@ impl CallAnswer {
 /// Who decides a subagent's call, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verdict {
+    /// Who decides.
     pub answer: CallAnswer,
     /// The refusal's text (for `refused`).
     pub text: Option<String>,
@@ -210,8 +215,11 @@ serialize_as_json!(SubagentMode, Verdict, Grant);
 /// A subagent's place, for [`who_decides`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Subagent<'a> {
+    /// Its mode.
     pub mode: Mode,
+    /// Its request options.
     pub request: &'a [RiskClass],
+    /// The grants the main agent gave it.
     pub grants: &'a [Grant],
 }
 
@@ -306,15 +314,25 @@ pub fn request_id(n: u64) -> String {
 /// A subagent in a tree handed to [`tighten`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TreeMember {
+    /// Its name.
     pub name: String,
+    /// Its parent's name.
     pub parent: String,
+    /// Its mode.
     pub mode: Mode,
 }
 
+/// A tree [`tighten`] cannot read.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum DelegationError {
+    /// An agent's parent is not in the list.
     #[error("agents[{index}].parent: unknown agent \"{parent}\"")]
-    UnknownParent { index: usize, parent: String },
+    UnknownParent {
+        /// The agent's place in the list.
+        index: usize,
+        /// The parent named.
+        parent: String,
+    },
 }
 
 /// The main agent's mode became `main`: every subagent looser than its parent is made as strict as

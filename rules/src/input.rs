@@ -8,23 +8,44 @@ use thiserror::Error;
 /// Input that does not say what the rules need. The message names the field and the value.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum InputError {
+    /// A field that must be there is not.
     #[error("{path}: missing")]
-    Missing { path: String },
+    Missing {
+        /// The field.
+        path: String,
+    },
+    /// A field of the wrong JSON type.
     #[error("{path}: expected {expected}")]
     Type {
+        /// The field.
         path: String,
+        /// What it should be (`a string`, `a whole number`).
         expected: &'static str,
     },
+    /// A word the rules do not know (a mode, a phase, an op).
     #[error("{path}: unknown {what} \"{value}\"")]
     Unknown {
+        /// The field.
         path: String,
+        /// What kind of word it should be.
         what: &'static str,
+        /// The word given.
         value: String,
     },
+    /// A field the object does not have.
     #[error("{path}: not a field here")]
-    Extra { path: String },
+    Extra {
+        /// The field.
+        path: String,
+    },
+    /// A value of the right type that cannot be (a min above the max).
     #[error("{path}: {message}")]
-    Invalid { path: String, message: String },
+    Invalid {
+        /// The field.
+        path: String,
+        /// What is wrong with it.
+        message: String,
+    },
 }
 
 impl InputError {
@@ -90,7 +111,9 @@ pub fn index(path: &str, i: usize) -> String {
 /// An object read field by field.
 #[derive(Clone, Copy)]
 pub struct Obj<'a> {
+    /// Where the object is (`steps[2]`), for the paths its errors name.
     pub path: &'a str,
+    /// Its fields.
     pub map: &'a Map<String, Value>,
 }
 
@@ -106,6 +129,7 @@ impl<'a> Obj<'a> {
         }
     }
 
+    /// The path of a field of it (`steps[2].by`).
     pub fn at(&self, key: &str) -> String {
         join(self.path, key)
     }
@@ -118,6 +142,7 @@ impl<'a> Obj<'a> {
         }
     }
 
+    /// Whether the field is there and not null.
     pub fn has(&self, key: &str) -> bool {
         self.get(key).is_some()
     }
@@ -133,10 +158,12 @@ impl<'a> Obj<'a> {
         }
     }
 
+    /// A string field that must be there.
     pub fn str(&self, key: &str) -> Result<&'a str, InputError> {
         self.opt_str(key)?.ok_or_else(|| self.missing(key))
     }
 
+    /// A string field, if there.
     pub fn opt_str(&self, key: &str) -> Result<Option<&'a str>, InputError> {
         match self.get(key) {
             None => Ok(None),
@@ -145,10 +172,12 @@ impl<'a> Obj<'a> {
         }
     }
 
+    /// An integer field that must be there.
     pub fn int(&self, key: &str) -> Result<i64, InputError> {
         self.opt_int(key)?.ok_or_else(|| self.missing(key))
     }
 
+    /// An integer field, if there.
     pub fn opt_int(&self, key: &str) -> Result<Option<i64>, InputError> {
         match self.get(key) {
             None => Ok(None),
@@ -177,10 +206,12 @@ impl<'a> Obj<'a> {
         }
     }
 
+    /// A whole-number field (0 or more) that must be there.
     pub fn count(&self, key: &str) -> Result<u64, InputError> {
         self.opt_count(key)?.ok_or_else(|| self.missing(key))
     }
 
+    /// A number field, if there.
     pub fn opt_number(&self, key: &str) -> Result<Option<f64>, InputError> {
         match self.get(key) {
             None => Ok(None),
@@ -192,6 +223,7 @@ impl<'a> Obj<'a> {
         }
     }
 
+    /// A boolean field, if there.
     pub fn opt_bool(&self, key: &str) -> Result<Option<bool>, InputError> {
         match self.get(key) {
             None => Ok(None),
@@ -200,10 +232,12 @@ impl<'a> Obj<'a> {
         }
     }
 
+    /// A boolean field, `default` when it is not there.
     pub fn bool_or(&self, key: &str, default: bool) -> Result<bool, InputError> {
         Ok(self.opt_bool(key)?.unwrap_or(default))
     }
 
+    /// An array field, if there.
     pub fn opt_array(&self, key: &str) -> Result<Option<&'a Vec<Value>>, InputError> {
         match self.get(key) {
             None => Ok(None),
@@ -212,6 +246,7 @@ impl<'a> Obj<'a> {
         }
     }
 
+    /// An array field that must be there.
     pub fn array(&self, key: &str) -> Result<&'a Vec<Value>, InputError> {
         self.opt_array(key)?.ok_or_else(|| self.missing(key))
     }
@@ -236,6 +271,7 @@ impl<'a> Obj<'a> {
             .map(Some)
     }
 
+    /// An object field, if there, read at `path`.
     pub fn opt_obj(&self, key: &str, path: &'a str) -> Result<Option<Obj<'a>>, InputError> {
         match self.get(key) {
             None => Ok(None),
@@ -260,6 +296,7 @@ impl<'a> Obj<'a> {
         }
     }
 
+    /// A field whose string names one of a fixed set, read with `parse`; it must be there.
     pub fn word<T>(
         &self,
         key: &str,

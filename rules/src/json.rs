@@ -93,6 +93,7 @@ impl<'de> serde::de::Visitor<'de> for StrictVisitor {
 
 /// A value as the spec's JSON writes it.
 pub trait ToJson {
+    /// The value as JSON.
     fn to_json(&self) -> Value;
 }
 
@@ -154,6 +155,7 @@ impl<T: ToJson + ?Sized> ToJson for &T {
 pub struct Object(Map<String, Value>);
 
 impl Object {
+    /// An empty object.
     pub fn new() -> Object {
         Object(Map::new())
     }
@@ -186,6 +188,7 @@ impl Object {
         self
     }
 
+    /// The object as a JSON value.
     pub fn done(self) -> Value {
         Value::Object(self.0)
     }

@@ -20,6 +20,8 @@
 //! Every text the spec fixes comes from [`spec`]'s data, never from a literal here. Bad input is an
 //! [`input::InputError`] naming its field; nothing in this crate panics.
 
+#![warn(missing_docs)]
+
 #[macro_use]
 pub mod json;
 

@@ -21,8 +21,11 @@ use std::fmt;
 /// Why a model cannot take the turn yet (`waiting_for_model.reason`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WaitReason {
+    /// The server is busy with other requests.
     Busy,
+    /// Every slot of the model is taken (a subagent waits for one).
     Slots,
+    /// Another model of its one-model server group is loaded.
     Group,
 }
 
@@ -31,8 +34,11 @@ words!(WaitReason { Busy => "busy", Slots => "slots", Group => "group" });
 /// What the person is asked for (`waiting_for_person.what`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PersonWait {
+    /// An approval of a call.
     Approval,
+    /// An answer to a question.
     Question,
+    /// A plan to accept.
     Plan,
 }
 
@@ -41,8 +47,11 @@ words!(PersonWait { Approval => "approval", Question => "question", Plan => "pla
 /// Why a turn stopped (`stopped.reason`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StopReason {
+    /// The person stopped it.
     Person,
+    /// Its steps ran out.
     Steps,
+    /// Its budget ran out.
     Budget,
 }
 
@@ -51,45 +60,75 @@ words!(StopReason { Person => "person", Steps => "steps", Budget => "budget" });
 /// A phase with its data (progress.md §2). A field that is not known is `None`, never a guess.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Phase {
+    /// The request waits in the server's queue.
     Queued {
+        /// Requests ahead of it.
         ahead: Option<u64>,
     },
+    /// The model cannot take the turn yet.
     WaitingForModel {
+        /// The model.
         model: String,
+        /// Why it waits.
         reason: WaitReason,
     },
+    /// The server loads the model.
     LoadingModel {
+        /// The model.
         model: String,
     },
+    /// The model reads the prompt.
     ReadingPrompt {
+        /// Tokens read so far.
         done: Option<u64>,
+        /// Tokens in the prompt.
         total: Option<u64>,
     },
+    /// The model reasons before it writes.
     Thinking,
+    /// The model writes its reply.
     Writing {
+        /// Tokens a second.
         rate: Option<f64>,
     },
+    /// A tool runs.
     RunningTool {
+        /// The tool.
         tool: String,
+        /// What it is about, in a few words.
         what: Option<String>,
     },
+    /// The person is asked.
     WaitingForPerson {
+        /// What for.
         what: PersonWait,
+        /// The tool whose call it is, for an approval.
         tool: Option<String>,
     },
+    /// The main agent waits for its subagents.
     WaitingForSubagents {
+        /// Subagents at work.
         running: u64,
     },
+    /// The conversation is made shorter.
     Compacting,
+    /// A request failed and is sent again.
     Retrying {
+        /// Why it failed, in one line.
         reason: String,
+        /// Seconds until it is sent again.
         in_secs: u64,
+        /// Which retry it is.
         attempt: Option<u64>,
     },
+    /// The turn stopped before its final reply.
     Stopped {
+        /// Why.
         reason: Option<StopReason>,
     },
+    /// The turn failed.
     Failed {
+        /// Why, in one line.
         reason: String,
     },
 }
@@ -217,6 +256,7 @@ pub struct Progress {
 }
 
 impl Progress {
+    /// A phase begun at `since` (Unix ms).
     pub fn new(phase: Phase, since: i64) -> Progress {
         Progress { phase, since }
     }
@@ -605,9 +645,15 @@ pub fn advance(prev: Option<&Progress>, next: Phase, now: i64) -> Progress {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Paced {
     /// Send this now (None: nothing runs — the `null` progress).
-    Send { progress: Option<Progress> },
+    Send {
+        /// What to send.
+        progress: Option<Progress>,
+    },
     /// Held: it goes out at `due` (call [`Pacer::poll`] then), unless something newer replaces it.
-    Later { due: i64 },
+    Later {
+        /// When it goes out (Unix ms).
+        due: i64,
+    },
     /// Nothing to send: it is what was sent last.
     Unchanged,
 }
@@ -643,6 +689,7 @@ impl Default for Pacer {
 }
 
 impl Pacer {
+    /// A pacer that has sent nothing yet.
     pub fn new() -> Pacer {
         let per_second = i64::from(loop_spec().progress.pace_per_second.max(1));
         Pacer {

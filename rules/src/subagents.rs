@@ -35,6 +35,7 @@ impl ToJson for Capacity {
 }
 
 impl Capacity {
+    /// A capacity as the spec writes it (`{ group?, parallel? }`), read at `path`.
     pub fn from_json(path: &str, value: &Value) -> Result<Capacity, InputError> {
         let o = Obj::new(path, value)?;
         o.only(&["group", "parallel"])?;
@@ -66,6 +67,7 @@ pub struct Model {
     pub id: String,
     /// Its display name (`Coder 30B`).
     pub name: String,
+    /// How many requests it serves at once, and its one-model server group.
     pub capacity: Capacity,
 }
 
@@ -104,6 +106,7 @@ impl Models {
         Ok(Models(out))
     }
 
+    /// The model whose served id is `served`.
     pub fn get(&self, served: &str) -> Option<&Model> {
         self.0.iter().find(|m| m.served == served)
     }
@@ -272,8 +275,11 @@ fn same_server(session: &Model, other: &Model) -> bool {
 /// says it cannot (`context.note.team_own`, only where they are offered).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Offer {
+    /// Whether subagents are offered at all.
     pub offered: bool,
+    /// Whether the session's model can serve its own subagents.
     pub own: bool,
+    /// The note that says it cannot, where they are offered (`context.note.team_own`).
     pub note: Option<String>,
 }
 

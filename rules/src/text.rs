@@ -29,9 +29,13 @@ pub fn fill_into<W: Write>(out: &mut W, template: &str, values: &[(&str, &dyn Di
 
 /// A value to fill in, written without going through `Display` where it can be.
 pub enum Arg<'a> {
+    /// A text as it is.
     Str(&'a str),
+    /// An integer.
     Int(i64),
+    /// A count.
     Count(u64),
+    /// Anything else, written with `Display`.
     Show(&'a dyn Display),
 }
 

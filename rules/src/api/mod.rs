@@ -23,7 +23,9 @@ use serde_json::Value;
 /// An error for JavaScript: a stable code and a message naming what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ApiError {
+    /// A stable code to branch on (`missing_field`, `wrong_type`, `not_json`, …).
     pub code: &'static str,
+    /// What is wrong, naming the field.
     pub message: String,
 }
 
@@ -42,6 +44,7 @@ impl std::fmt::Display for ApiError {
     }
 }
 
+/// An answer for JavaScript, or its error.
 pub type ApiResult = Result<Value, ApiError>;
 
 /// Parses a JSON text coming from JavaScript (its `JSON.stringify`); serde_json's depth limit
@@ -106,22 +109,26 @@ fn str_arg<'a>(path: &str, v: &'a Value) -> Result<&'a str, ApiError> {
 
 // ── progress ─────────────────────────────────────────────────────────────────
 
+/// `progressText(progress, now)`: the phase's text (progress.md §3).
 pub fn progress_text(p: &Value, now: &Value) -> ApiResult {
     let p = Progress::from_json("progress", p)?;
     Ok(Value::String(progress::text(&p, int_arg("now", now)?)))
 }
 
+/// `progressLine(progress, now)`: the one line a client shows (progress.md §4).
 pub fn progress_line(p: &Value, now: &Value) -> ApiResult {
     let p = Progress::from_json("progress", p)?;
     Ok(Value::String(progress::line(&p, int_arg("now", now)?)))
 }
 
+/// `samePhase(a, b)`: whether two progress objects are the same phase for the same thing.
 pub fn same_phase(a: &Value, b: &Value) -> ApiResult {
     let a = Progress::from_json("a", a)?;
     let b = Progress::from_json("b", b)?;
     Ok(Value::Bool(progress::same_phase(&a.phase, &b.phase)))
 }
 
+/// `shortWhat(text)`: a few words of a command or path for `what`, or null.
 pub fn short_what(text: &Value) -> ApiResult {
     Ok(progress::short_what(str_arg("text", text)?).map_or(Value::Null, Value::String))
 }
@@ -142,24 +149,29 @@ fn paced(p: Option<Paced>) -> Value {
 pub struct ApiPacer(Pacer);
 
 impl ApiPacer {
+    /// A pacer that has sent nothing yet.
     pub fn new() -> ApiPacer {
         ApiPacer(Pacer::new())
     }
 
+    /// `push(progress, now)`: what to do with a new state.
     pub fn push(&mut self, p: &Value, now: &Value) -> ApiResult {
         let p = optional_progress(p)?;
         let now = int_arg("now", now)?;
         Ok(paced(Some(self.0.push(p, now))))
     }
 
+    /// `poll(now)`: what was held back, once its time has come.
     pub fn poll(&mut self, now: &Value) -> ApiResult {
         Ok(paced(self.0.poll(int_arg("now", now)?)))
     }
 
+    /// `flush(now)`: what was held back, now (the end of a turn).
     pub fn flush(&mut self, now: &Value) -> ApiResult {
         Ok(paced(self.0.flush(int_arg("now", now)?)))
     }
 
+    /// `due()`: when what is held back goes out, or null.
     pub fn due(&self) -> Value {
         self.0.due().map_or(Value::Null, Value::from)
     }
@@ -167,12 +179,14 @@ impl ApiPacer {
 
 // ── permissions and delegation ───────────────────────────────────────────────
 
+/// `evaluate(request, context)`: the permission decision `{ action, reason, decidedBy }`.
 pub fn evaluate(request: &Value, context: &Value) -> ApiResult {
     let req = Request::from_json("request", request)?;
     let ctx = Context::from_json("context", context)?;
     out(&permission::evaluate(&req, &ctx))
 }
 
+/// `approve(request, context)`: the rules "always allow" adds (`{ rules }`), or `{ refused }`.
 pub fn approve(request: &Value, context: &Value) -> ApiResult {
     let req = Request::from_json("request", request)?;
     let ctx = Context::from_json("context", context)?;
@@ -362,6 +376,7 @@ pub fn offer(options: &Value) -> ApiResult {
 
 // ── conformance ──────────────────────────────────────────────────────────────
 
+/// `areas()`: the conformance areas' names.
 pub fn areas() -> Value {
     Value::Array(
         conformance::Area::ALL

@@ -73,7 +73,9 @@ pub enum Compare {
 /// What an area made of a case.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CaseOutcome {
+    /// What the rules answered, as the case format writes it.
     pub actual: Value,
+    /// How it is compared with the case's expect.
     pub compare: Compare,
     /// What the case expects, when it is not its `expect` (a team case: its steps' expects).
     pub expected: Option<Value>,
@@ -83,6 +85,7 @@ pub struct CaseOutcome {
 }
 
 impl CaseOutcome {
+    /// An answer compared whole with the case's expect.
     pub fn whole(actual: Value) -> CaseOutcome {
         CaseOutcome {
             actual,
@@ -96,19 +99,28 @@ impl CaseOutcome {
 /// One case's result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CaseResult {
+    /// Whether the answer is the expected one.
     pub pass: bool,
+    /// The case's `about`.
     pub about: Option<String>,
+    /// What the case expects.
     pub expected: Value,
+    /// What the rules answered.
     pub actual: Value,
+    /// Why the case could not run, or how it differs.
     pub message: Option<String>,
 }
 
 /// A whole file's results.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FileResult {
+    /// The file's area.
     pub area: String,
+    /// Cases that passed.
     pub passed: usize,
+    /// Cases that failed.
     pub failed: usize,
+    /// Each case's result, in the file's order.
     pub results: Vec<CaseResult>,
 }
 
@@ -156,10 +168,13 @@ serialize_as_json!(CaseResult, FileResult);
 /// A case file that cannot be run at all.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ConformanceError {
+    /// The file is not a case file (`cases` missing, `area` not a string).
     #[error("{0}")]
     Input(#[from] InputError),
+    /// Its area is none of the areas.
     #[error("area: unknown area \"{0}\" (the areas are {areas})", areas = Area::names())]
     UnknownArea(String),
+    /// It names no area and the caller gave no file name.
     #[error("area: missing, and no file name to take it from")]
     NoArea,
 }

@@ -17,8 +17,6 @@
 //! program whose target is known only when it runs are never allowed by a rule, an approval or a
 //! grant: auto refuses them, plan and unattended refuse them, manual and edit ask.
 
-#![warn(missing_docs)]
-
 pub mod approval;
 pub mod hardline;
 pub mod plain;

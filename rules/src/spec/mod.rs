@@ -23,12 +23,22 @@ mod data {
 /// A file under `rules/spec/` that does not say what the rules need.
 #[derive(Debug, Error)]
 pub enum SpecError {
+    /// The file does not fit its type.
     #[error("spec data {file}: {message}")]
-    Parse { file: &'static str, message: String },
+    Parse {
+        /// The file.
+        file: &'static str,
+        /// What does not fit.
+        message: String,
+    },
+    /// A word the rules do not know.
     #[error("spec data {file}: {field}: unknown value \"{value}\"")]
     Value {
+        /// The file.
         file: &'static str,
+        /// The field.
         field: String,
+        /// The word.
         value: String,
     },
 }
@@ -36,8 +46,11 @@ pub enum SpecError {
 /// What a tool is to the rules: its risk class, its permission key and to whom it is offered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ToolInfo {
+    /// Its name (`read`, `bash`, `team_add`).
     pub name: &'static str,
+    /// Its risk class.
     pub risk: RiskClass,
+    /// Its permission key (edit and write share `edit`).
     pub permission: &'static str,
     /// `main`: the main agent only; `subagent`: subagents only; none: both.
     pub offered: Option<&'static str>,
@@ -46,15 +59,20 @@ pub struct ToolInfo {
 /// One mode's answers, by risk class (`permission/modes.json`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ModeAnswers {
+    /// For a call that reads.
     pub read: Action,
+    /// For a call that writes.
     pub write: Action,
+    /// For a call that runs a command.
     pub execute: Action,
+    /// For a call that asks the person.
     pub interact: Action,
     /// What an ask becomes in this mode (auto: allow).
     pub ask_becomes: Option<Action>,
 }
 
 impl ModeAnswers {
+    /// The action for a risk class.
     pub fn for_class(&self, class: RiskClass) -> Action {
         match class {
             RiskClass::Read => self.read,
@@ -69,10 +87,15 @@ impl ModeAnswers {
 /// `permission/defaults.json` once.
 #[derive(Debug)]
 pub struct Spec {
+    /// `loop.json`: progress, the team, subagents, the session notes.
     pub loop_spec: &'static types::Loop,
+    /// `permission/modes.json`: each mode's actions and reasons.
     pub modes_file: &'static types::ModesFile,
+    /// `permission/defaults.json`'s rules, read.
     pub defaults: Vec<Rule>,
+    /// `permission/arity.json`: how many words of a command an approval keeps.
     pub arity: &'static types::ArityFile,
+    /// `permission/hardline.json`: what no mode or rule allows.
     pub hardline: &'static types::HardlineFile,
 }
 

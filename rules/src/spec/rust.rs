@@ -7,6 +7,7 @@ use std::borrow::Cow;
 /// Writes a value as the constant Rust expression that builds it (`build.rs` writes the spec data
 /// so: a `static`, made by no code at run time).
 pub trait Rust {
+    /// Writes the value's Rust expression to `out`.
     fn rust(&self, out: &mut String);
 
     /// The empty value of the type, for a field that is not kept ([`NOT_KEPT`]).
@@ -86,7 +87,13 @@ pub const NOT_KEPT: &[&str] = &["about", "ours"];
 macro_rules! spec_struct {
     ($(#[$m:meta])* pub struct $name:ident { $($(#[$fm:meta])* pub $f:ident : $t:ty),* $(,)? }) => {
         $(#[$m])*
-        pub struct $name { $($(#[$fm])* pub $f: $t),* }
+        pub struct $name {
+            $(
+                $(#[$fm])*
+                #[doc = concat!("The spec file's `", stringify!($f), "`.")]
+                pub $f: $t
+            ),*
+        }
 
         impl Rust for $name {
             fn rust(&self, out: &mut String) {

@@ -25,15 +25,18 @@ impl<T: Clone + 'static> Default for Map<T> {
 }
 
 impl<T: Clone + 'static> Map<T> {
+    /// The value under `key`.
     pub fn get(&self, key: &str) -> Option<&T> {
         let i = self.0.binary_search_by(|(k, _)| k.as_ref().cmp(key)).ok()?;
         self.0.get(i).map(|(_, v)| v)
     }
 
+    /// Every key with its value, sorted by key.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &T)> {
         self.0.iter().map(|(k, v)| (k.as_ref(), v))
     }
 
+    /// Every key, sorted.
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.0.iter().map(|(k, _)| k.as_ref())
     }
@@ -85,6 +88,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// `loop.json` `progress`: progress.md's phases, texts, line and pacing.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct ProgressSpec {
@@ -105,6 +109,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// Each phase's text (progress.md §3), with its variants for missing data (`.bare`).
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct ProgressTexts {
@@ -135,6 +140,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// `waiting_for_model`'s reasons, in words.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct WaitReasons {
@@ -145,6 +151,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// `waiting_for_person`'s `what`, in words.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct PersonWhat {
@@ -157,6 +164,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// `stopped`'s reasons, in words.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct StoppedReasons {
@@ -167,6 +175,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// How elapsed time is written (seconds, minutes, hours).
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct ElapsedTexts {
@@ -178,6 +187,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// `loop.json` `team`: the main agent's tree (subagents.md §5–§13).
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct TeamSpec {
@@ -200,6 +210,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// The Subagents setting's defaults and its cap (team.md §2).
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct AgentsSetting {
@@ -211,6 +222,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// The names of the tree: the pattern a name fits, the main agent's, the reserved ones.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct Names {
@@ -225,6 +237,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// The marks a delivered text starts with, by what it is.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct Marks {
@@ -238,6 +251,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// What a team tool answers while the team cannot be had.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct Unavailable {
@@ -248,6 +262,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// What a manager leaves to its subagents (team.md §6).
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct Work {
@@ -258,6 +273,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// The team tools' answers and refusals, word for word.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct TeamTexts {
@@ -314,6 +330,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// team_read's texts: the tree's lines, the room, the states.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct ReadTexts {
@@ -339,6 +356,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// Each agent state's word.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct StateWords {
@@ -354,6 +372,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// The tools only the main agent may call.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct MainOnly {
@@ -363,6 +382,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// When a subagent's context is full, and the steps of its final turn (§9).
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct TeamContext {
@@ -373,6 +393,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// team_request's request options and request ids (§7).
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct RequestSpec {
@@ -383,6 +404,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// team_whoami's text.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct Whoami {
@@ -392,6 +414,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// team_whoami's lines.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct WhoamiLines {
@@ -409,6 +432,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// team_findings' texts.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct FindingsTexts {
@@ -419,6 +443,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// `loop.json` `subagents`: which model a subagent runs on (subagents.md §2–§4).
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct SubagentsSpec {
@@ -430,6 +455,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// The model choice's refusals, word for word.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct SubagentsTexts {
@@ -441,6 +467,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// The Subagents setting's labels, for a client.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct SettingLabels {
@@ -452,6 +479,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// `loop.json` `context`: the notes a session adds to the main agent's context.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct ContextSpec {
@@ -461,6 +489,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// The session notes (team.md §10), word for word.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct Notes {
@@ -487,6 +516,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// A mode's action for each risk class.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct ModeTable {
@@ -500,6 +530,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// The reasons a decision gives, word for word.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct ModeReasons {
@@ -538,8 +569,11 @@ spec_struct! {
 pub struct Setting(pub List<(Str, SettingValue)>);
 
 #[derive(Debug, Clone, PartialEq)]
+/// A permission setting's value for a key.
 pub enum SettingValue {
+    /// One action for every pattern.
     Action(Str),
+    /// Patterns, each with its action, in the order written.
     Patterns(List<(Str, Str)>),
 }
 
@@ -630,6 +664,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// The approval's texts (what "always allow" says it cannot do).
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct ArityTexts {
@@ -706,6 +741,7 @@ spec_struct! {
 }
 
 spec_struct! {
+    /// A hardline redirect: where a write may never go, and why.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct HardRedirect {

@@ -276,6 +276,7 @@ impl Team {
         })
     }
 
+    /// An agent's progress, as its engine last said it (the tree shows it).
     pub fn set_progress(&mut self, name: &str, progress: Option<Progress>) {
         if let Some(a) = self.live_mut(name) {
             a.progress = progress;

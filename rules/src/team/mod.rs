@@ -100,8 +100,11 @@ impl AgentState {
 /// A finding kept beyond an agent's context (team_findings write).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
+    /// Its number, from 1, per agent.
     pub n: u32,
+    /// What it says.
     pub text: String,
+    /// When it was written (Unix ms).
     pub time: i64,
 }
 
@@ -220,43 +223,60 @@ impl Agent {
 /// What a room message is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RoomKind {
+    /// team_send's.
     Message,
+    /// A subagent's final reply, or team_finish's report, to its parent.
     Report,
+    /// team_assign's new task.
     Assignment,
+    /// team_request's request to the main agent.
     Request,
+    /// team_decide's answer to a request.
     Decision,
 }
 
 /// A message of the room, numbered from 1.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RoomMessage {
+    /// Its number in the room.
     pub n: u64,
+    /// Who posted it (a name).
     pub from: String,
     /// As addressed (`all`, names).
     pub to: Vec<String>,
     /// Who it was posted to (names).
     pub recipients: Vec<String>,
+    /// What it says.
     pub text: String,
+    /// When it was posted (Unix ms).
     pub time: i64,
+    /// What it is.
     pub kind: RoomKind,
 }
 
 /// A subagent's request to the main agent (team_request), open until decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpenRequest {
+    /// Its id (`r1`, `r2`, …).
     pub id: String,
     /// The asking subagent's id.
     pub from: String,
+    /// The tool it asks for.
     pub tool: String,
+    /// The pattern it asks for.
     pub pattern: String,
+    /// Why, in the subagent's words.
     pub why: String,
+    /// Whether it waits for team_decide.
     pub open: bool,
 }
 
 /// How a team starts (the team area's `start`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TeamOptions {
+    /// The fewest agents the main agent is asked to work with (the main agent included).
     pub min: u32,
+    /// The most agents there may be (the main agent included).
     pub max: u32,
     /// The Subagents setting is on (default).
     pub subagents: bool,
@@ -268,6 +288,7 @@ pub struct TeamOptions {
     pub mode: Mode,
     /// Steps a turn may take: the main agent's, a subagent's.
     pub steps: (u32, u32),
+    /// The clock (Unix ms).
     pub now: i64,
 }
 
@@ -329,6 +350,7 @@ pub fn lead() -> &'static str {
 }
 
 impl Team {
+    /// A team as `o` says: the main agent alone, working.
     pub fn new(o: &TeamOptions) -> Team {
         let spec = team_spec();
         let lead_agent = Agent {
@@ -432,6 +454,7 @@ impl Team {
             .find(|a| a.name == name && !a.state.is_end())
     }
 
+    /// An agent by id, ended or not.
     pub fn by_id(&self, id: &str) -> Option<&Agent> {
         self.agents.iter().find(|a| a.id == id)
     }
@@ -447,6 +470,7 @@ impl Team {
             .or_else(|| self.agents.iter().rev().find(|a| a.name == name_or_id))
     }
 
+    /// The main agent.
     pub fn lead(&self) -> Option<&Agent> {
         self.agents.first()
     }

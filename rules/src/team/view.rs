@@ -10,26 +10,44 @@ use serde_json::Value;
 /// A row of the tree (§12).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TreeAgent {
+    /// Its id.
     pub id: String,
+    /// Its name.
     pub name: String,
+    /// Its position, one line.
     pub position: String,
+    /// Its parent's name; none for the main agent.
     pub parent: Option<String>,
+    /// Its state.
     pub state: AgentState,
+    /// The served id of its model.
     pub model: String,
+    /// Its mode.
     pub mode: crate::permission::Mode,
+    /// Its request options.
     pub request: Vec<crate::permission::RiskClass>,
+    /// Whether it manages subagents.
     pub manager: bool,
+    /// Its task (a subagent's).
     pub task: Option<String>,
+    /// Its context use, as its engine last said it.
     pub context: Option<ContextUse>,
+    /// Its progress, as its engine last said it.
     pub progress: Option<Progress>,
+    /// Its findings kept.
     pub findings: usize,
+    /// Room messages from or to it.
     pub messages: usize,
+    /// When it ended (Unix ms), for an ended one.
     pub ended: Option<i64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Tokens in an agent's context, of its model's window.
 pub struct ContextUse {
+    /// Tokens in its context.
     pub used: u64,
+    /// Its model's window.
     pub window: u64,
 }
 
@@ -45,11 +63,17 @@ impl ToJson for ContextUse {
 /// The tree as clients draw it (§12).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TreeInfo {
+    /// The setting's min.
     pub min: u32,
+    /// The setting's max.
     pub max: u32,
+    /// The team's size (team.md §3).
     pub size: u32,
+    /// Open slots (§6).
     pub open_slots: u32,
+    /// The live agents in tree order.
     pub agents: Vec<TreeAgent>,
+    /// The ended ones, in the order they ended.
     pub ended: Vec<TreeAgent>,
 }
 
