@@ -6,15 +6,12 @@ use lembas_rules::delegation::{
     request_id, request_refusal, requested, who_decides, Grant, Subagent,
 };
 use lembas_rules::permission::{Context, Decision, Mode, Request, RiskClass, Target};
+use lembas_rules::json::ToJson;
 use leptos::prelude::*;
 
+/// A decision in a line, as the Cases tab's Why writes it.
 fn decided(d: &Decision) -> String {
-    format!(
-        "{} — {} ({})",
-        d.action.as_str(),
-        d.reason,
-        serde_json::to_string(&d.decided_by).unwrap_or_default()
-    )
+    crate::views::decision_line(&d.to_json())
 }
 
 fn mode_select(value: RwSignal<Mode>, label: &'static str) -> impl IntoView {

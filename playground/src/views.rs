@@ -308,8 +308,9 @@ fn Editor(
     }
 }
 
-/// One decision in a line: its action, its reason, and what decided it.
-fn decision_line(d: &Value) -> String {
+/// One decision in a line: its action, its reason, and what decided it (the one writer of a
+/// decision for people, here and in the Delegation tab).
+pub(crate) fn decision_line(d: &Value) -> String {
     format!(
         "{} — {} (decided by {})",
         d["action"].as_str().unwrap_or(""),
