@@ -5,8 +5,8 @@
 use lembas_rules::delegation::{
     request_id, request_refusal, requested, who_decides, Grant, Subagent,
 };
-use lembas_rules::permission::{Context, Decision, Mode, Request, RiskClass, Target};
 use lembas_rules::json::ToJson;
+use lembas_rules::permission::{Context, Decision, Mode, Request, RiskClass, Target};
 use leptos::prelude::*;
 
 /// A decision in a line, as the Cases tab's Why writes it.

@@ -61,25 +61,16 @@ impl InputError {
     }
 
     /// The error with its path read from `prefix` (`by` under `steps[3]` is `steps[3].by`).
-    pub fn under(self, prefix: &str) -> InputError {
-        let at = |path: String| join(prefix, &path);
-        match self {
-            InputError::Missing { path } => InputError::Missing { path: at(path) },
-            InputError::Type { path, expected } => InputError::Type {
-                path: at(path),
-                expected,
-            },
-            InputError::Unknown { path, what, value } => InputError::Unknown {
-                path: at(path),
-                what,
-                value,
-            },
-            InputError::Extra { path } => InputError::Extra { path: at(path) },
-            InputError::Invalid { path, message } => InputError::Invalid {
-                path: at(path),
-                message,
-            },
-        }
+    pub fn under(mut self, prefix: &str) -> InputError {
+        let path = match &mut self {
+            InputError::Missing { path }
+            | InputError::Type { path, .. }
+            | InputError::Unknown { path, .. }
+            | InputError::Extra { path }
+            | InputError::Invalid { path, .. } => path,
+        };
+        *path = join(prefix, path);
+        self
     }
 
     /// A stable code for callers that branch on the kind of error.

@@ -39,89 +39,81 @@ pub fn has_expansion(reading: &shell::Reading) -> bool {
     })
 }
 
-/// The pattern an approval of one command adds: its wrappers as written, then the wrapped
-/// command's first `arity` words, then ` *`.
+/// The pattern an approval of one command adds: its wrappers as written (each read by its own
+/// grammar, the hardline's reading), then the wrapped command's first `arity` words, then ` *`.
+/// A wrapper that runs a line of its own (`flock -c LINE`, `env -S`) or whose words may split is
+/// kept exactly as it stands.
 pub fn command_pattern(cmd: &Command) -> String {
     let arity = &spec().arity;
     let plain = &spec().hardline.plain;
-    let words: Vec<String> = cmd.words.iter().map(|w| w.text.clone()).collect();
+    let exact = || {
+        cmd.words
+            .iter()
+            .map(|w| w.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     let is_shell = |p: &str| {
         plain.shells.iter().any(|s| s == p)
             || plain.other_shells.iter().any(|s| s == p)
             || plain.opaque.get(p).is_some()
     };
     let mut kept: Vec<&str> = Vec::new();
-    let mut rest: &[String] = &words;
+    let mut rest: &[shell::Word] = &cmd.words;
     loop {
         // Assignments before the command stay as written.
         while let Some(w) = rest
             .first()
-            .filter(|w| w.contains('=') && !w.starts_with('-'))
+            .filter(|w| w.text.contains('=') && !w.text.starts_with('-'))
         {
-            kept.push(w);
+            kept.push(&w.text);
             rest = rest.get(1..).unwrap_or(&[]);
         }
-        let n = wrapper_len(rest);
-        if n == 0 {
+        let Some(wrapper) = rest
+            .first()
+            .and_then(|w| plain.wrappers.get(shell::program_name(&w.text)))
+        else {
             break;
+        };
+        let args = rest.get(1..).unwrap_or(&[]);
+        let scan = plain::scan_wrapper(wrapper, args);
+        let own_line = scan.parts.iter().any(|p| {
+            matches!(
+                p,
+                plain::WrapperPart::Splits
+                    | plain::WrapperPart::Joined(_)
+                    | plain::WrapperPart::Line(_)
+            )
+        });
+        if own_line {
+            return exact();
         }
-        kept.extend(rest.iter().take(n).map(String::as_str));
-        rest = rest.get(n..).unwrap_or(&[]);
+        let command = scan.command(args, false);
+        let wrapper_words = rest.len().saturating_sub(command.len()).max(1);
+        kept.extend(rest.iter().take(wrapper_words).map(|w| w.text.as_str()));
+        rest = rest.get(wrapper_words..).unwrap_or(&[]);
     }
-    let program = rest.first().map(|p| shell::program_name(p)).unwrap_or("");
+    let program = rest
+        .first()
+        .map(|p| shell::program_name(&p.text))
+        .unwrap_or("");
     if is_shell(program) || rest.is_empty() {
         // A shell's own line, or a wrapper alone: exactly as it stands.
-        return words.join(" ");
+        return exact();
     }
     let mut n = arity.default;
     let mut best = 0usize;
     for (key, k) in arity.arity.iter() {
         let key_words: Vec<&str> = key.split(' ').collect();
         let starts =
-            key_words.len() <= rest.len() && key_words.iter().zip(rest).all(|(a, b)| a == b);
+            key_words.len() <= rest.len() && key_words.iter().zip(rest).all(|(a, b)| *a == b.text);
         if starts && key_words.len() > best {
             best = key_words.len();
             n = *k;
         }
     }
-    kept.extend(rest.iter().take(n.max(1)).map(String::as_str));
+    kept.extend(rest.iter().take(n.max(1)).map(|w| w.text.as_str()));
     format!("{} *", kept.join(" "))
-}
-
-/// How many words at the start of `words` are a wrapper's: the wrapper, its options (with the
-/// values of those that take one) and its positional words. Zero when it does not start with one.
-fn wrapper_len(words: &[String]) -> usize {
-    let Some(first) = words.first() else { return 0 };
-    let Some(spec) = spec()
-        .hardline
-        .plain
-        .wrappers
-        .get(shell::program_name(first))
-    else {
-        return 0;
-    };
-    let mut i = 1;
-    let mut positional = spec.positional;
-    while let Some(w) = words.get(i) {
-        if w == "--" {
-            i += 1;
-            break;
-        }
-        if w.starts_with('-') && w.len() > 1 {
-            i += 1;
-            if spec.value.iter().any(|v| v == w) {
-                i += 1;
-            }
-        } else if spec.assignments && shell::assignment_name(w).is_some() {
-            i += 1;
-        } else if positional > 0 {
-            positional -= 1;
-            i += 1;
-        } else {
-            break;
-        }
-    }
-    i.min(words.len())
 }
 
 /// The folder pattern an approval of a path adds: the file's folder and everything in it.
@@ -279,6 +271,31 @@ mod tests {
             pattern("timeout 10 cargo build"),
             "timeout 10 cargo build *"
         );
+        // Each wrapper read by its own grammar, as the hardline reads it: long options with
+        // their values, clusters, `--`, wrappers in wrappers.
+        for (line, want) in [
+            (
+                "sudo --user=root apt install x",
+                "sudo --user=root apt install *",
+            ),
+            (
+                "sudo -u root -- apt install x",
+                "sudo -u root -- apt install *",
+            ),
+            (
+                "timeout --signal=KILL 5 cargo build",
+                "timeout --signal=KILL 5 cargo build *",
+            ),
+            (
+                "nice -n 5 sudo apt install x",
+                "nice -n 5 sudo apt install *",
+            ),
+            // A wrapper that runs a line of its own is kept exactly.
+            ("env -S 'npm test' x", "env -S npm test x"),
+            ("flock /tmp/l -c 'npm test'", "flock /tmp/l -c npm test"),
+        ] {
+            assert_eq!(pattern(line), want, "{line}");
+        }
     }
 
     #[test]

@@ -428,135 +428,30 @@ impl Walker<'_> {
         depth: usize,
         moved: &mut Option<Option<Vec<String>>>,
     ) {
-        let mut i = 0;
-        let mut positional = spec.positional;
+        let scan = scan_wrapper(spec, args);
+        let has_lines = scan.parts.iter().any(|p| matches!(p, WrapperPart::Line(_)));
+        let rest = scan.command(args, has_lines);
         let mut lines: Vec<Word> = Vec::new();
-        // Where the command starts, when words after it are still read as options.
-        let mut command: Option<usize> = None;
-        let has = |list: &[crate::spec::types::Str], o: &str| list.iter().any(|x| x == o);
-        while let Some(w) = args.get(i) {
-            let t = w.text.as_str();
-            // A wrapper's own word from an unquoted expansion may split into several (`timeout
-            // $T -rf /` with T="5 rm"): where its command starts is known only when it runs.
-            if command.is_none() && w.splits() {
-                self.opaque(Construct::WrapperLine);
-                return;
-            }
-            if t == "--" {
-                i += 1;
-                break;
-            }
-            if t == "-" {
-                // `su -`: a login shell.
-                i += 1;
-                continue;
-            }
-            if let Some(long) = t.strip_prefix("--").filter(|l| !l.is_empty()) {
-                let (name, value) = match long.split_once('=') {
-                    Some((n, v)) => (format!("--{n}"), Some(v)),
-                    None => (t.to_string(), None),
-                };
-                if has(&spec.chdir, &name) {
-                    match value {
-                        Some(v) => {
-                            self.run_in(&strip_word_prefix(w, name.len() + 1, v), scope, moved)
-                        }
-                        None => {
-                            if let Some(v) = args.get(i + 1) {
-                                self.run_in(v, scope, moved);
-                            }
-                        }
-                    }
-                }
-                if has(&spec.line, &name) {
-                    match value {
-                        Some(v) => lines.push(Word::literal(v)),
-                        None => {
-                            if let Some(v) = args.get(i + 1) {
-                                lines.push(v.clone());
-                            }
-                            i += 1;
-                        }
-                    }
-                } else if has(&spec.joined, &name) {
-                    self.joined(args.get(i + 1..).unwrap_or(&[]), depth);
+        for part in scan.parts {
+            match part {
+                WrapperPart::Splits => {
+                    self.opaque(Construct::WrapperLine);
                     return;
-                } else if value.is_none() && has(&spec.value, &name) {
-                    i += 1;
                 }
-                i += 1;
-                continue;
-            }
-            if t.starts_with('-') && t.len() > 1 {
-                let cluster: Vec<char> = t.chars().skip(1).collect();
-                for (k, c) in cluster.iter().enumerate() {
-                    let opt = format!("-{c}");
-                    let rest: String = cluster.get(k + 1..).unwrap_or(&[]).iter().collect();
-                    if has(&spec.line, &opt) {
-                        if rest.is_empty() {
-                            if let Some(v) = args.get(i + 1) {
-                                lines.push(v.clone());
-                            }
-                            i += 1;
-                        } else {
-                            lines.push(Word::literal(&rest));
-                        }
-                        break;
-                    }
-                    if has(&spec.joined, &opt) {
-                        self.joined(args.get(i + 1..).unwrap_or(&[]), depth);
-                        return;
-                    }
-                    if has(&spec.chdir, &opt) {
-                        if rest.is_empty() {
-                            if let Some(v) = args.get(i + 1) {
-                                self.run_in(v, scope, moved);
-                            }
-                        } else {
-                            self.run_in(&strip_word_prefix(w, k + 2, &rest), scope, moved);
-                        }
-                    }
-                    if has(&spec.value, &opt) {
-                        if rest.is_empty() {
-                            i += 1;
-                        }
-                        break;
-                    }
-                }
-                i += 1;
-                continue;
-            }
-            if spec.assignments {
-                if let Some(name) = shell::assignment_name(t) {
-                    if self.unsafe_variable(name) {
+                WrapperPart::Chdir(dir) => self.run_in(&dir, scope, moved),
+                WrapperPart::Line(line) => lines.push(line),
+                WrapperPart::Assignment(name) => {
+                    if self.unsafe_variable(&name) {
                         self.opaque(Construct::UnsafeVariable);
                     }
-                    i += 1;
-                    continue;
+                }
+                WrapperPart::Joined(at) => {
+                    self.joined(args.get(at..).unwrap_or(&[]), depth);
+                    return;
                 }
             }
-            if positional > 0 {
-                positional -= 1;
-                i += 1;
-                continue;
-            }
-            if !spec.line.is_empty() && command.is_none() {
-                // Options may follow operands (GNU order): look on for a line option.
-                command = Some(i);
-                i += 1;
-                continue;
-            }
-            if command.is_some() {
-                i += 1;
-                continue;
-            }
-            break;
         }
-        let rest = match command {
-            Some(c) if lines.is_empty() => args.get(c..).unwrap_or(&[]),
-            Some(_) => &[],
-            None => args.get(i..).unwrap_or(&[]),
-        };
+
         for line in &lines {
             if line.dynamic() {
                 self.opaque(Construct::WrapperLine);
@@ -1301,6 +1196,187 @@ fn shape(w: &Word) -> Option<String> {
         }
     }
     known.then_some(out)
+}
+
+/// What a wrapper's own words say, in the order written, read by its option grammar
+/// (`hardline.json` `plain.wrappers`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum WrapperPart {
+    /// A word of its own from an unquoted expansion, which may split: where its command starts
+    /// is known only when it runs.
+    Splits,
+    /// An option that moves the wrapped command's folder, with the folder.
+    Chdir(Word),
+    /// An option whose value is a line the wrapper runs (`flock -c LINE`).
+    Line(Word),
+    /// A variable it sets for the command (`env NAME=value`).
+    Assignment(String),
+    /// An option after which its words are joined into one line (`env -S`): they start here.
+    Joined(usize),
+}
+
+/// A wrapper's words read: its parts, where its options end, and its first operand when it was
+/// read on past it for a line option (GNU order).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct WrapperScan {
+    /// What its words say, in order.
+    pub parts: Vec<WrapperPart>,
+    /// The first word after its options (after `--` when it has one).
+    pub end: usize,
+    /// The first operand, when options were read after it.
+    pub first_operand: Option<usize>,
+}
+
+impl WrapperScan {
+    /// The words of the command it runs: from its first operand, or after its options — none
+    /// when a line option gave its command and the operands are that option's.
+    pub fn command<'w>(&self, args: &'w [Word], has_lines: bool) -> &'w [Word] {
+        match self.first_operand {
+            Some(c) if !has_lines => args.get(c..).unwrap_or(&[]),
+            Some(_) => &[],
+            None => args.get(self.end..).unwrap_or(&[]),
+        }
+    }
+}
+
+/// Reads a wrapper's arguments (the words after its name) by its grammar: options with their
+/// values (`--opt=v`, `--opt v`, `-o v`, `-ov`, clusters), `--`, assignments, positional words,
+/// and — for a wrapper with line options — options after its operands (GNU order). The one
+/// reading of a wrapper's words: the hardline's walk and an approval's pattern both use it. It
+/// stops at the first [`WrapperPart::Splits`] or [`WrapperPart::Joined`].
+pub(crate) fn scan_wrapper(spec: &Wrapper, args: &[Word]) -> WrapperScan {
+    let mut parts = Vec::new();
+    let mut i = 0;
+    let mut positional = spec.positional;
+    // Where the command starts, when words after it are still read as options.
+    let mut command: Option<usize> = None;
+    let has = |list: &[crate::spec::types::Str], o: &str| list.iter().any(|x| x == o);
+    let stop = |parts: Vec<WrapperPart>| WrapperScan {
+        parts,
+        end: args.len(),
+        first_operand: None,
+    };
+    while let Some(w) = args.get(i) {
+        let t = w.text.as_str();
+        // A wrapper's own word from an unquoted expansion may split into several (`timeout $T
+        // -rf /` with T="5 rm"): where its command starts is known only when it runs.
+        if command.is_none() && w.splits() {
+            parts.push(WrapperPart::Splits);
+            return stop(parts);
+        }
+        if t == "--" {
+            i += 1;
+            break;
+        }
+        if t == "-" {
+            // `su -`: a login shell.
+            i += 1;
+            continue;
+        }
+        if let Some(long) = t.strip_prefix("--").filter(|l| !l.is_empty()) {
+            let (name, value) = match long.split_once('=') {
+                Some((n, v)) => (format!("--{n}"), Some(v)),
+                None => (t.to_string(), None),
+            };
+            if has(&spec.chdir, &name) {
+                match value {
+                    Some(v) => {
+                        parts.push(WrapperPart::Chdir(strip_word_prefix(w, name.len() + 1, v)))
+                    }
+                    None => {
+                        if let Some(v) = args.get(i + 1) {
+                            parts.push(WrapperPart::Chdir(v.clone()));
+                        }
+                    }
+                }
+            }
+            if has(&spec.line, &name) {
+                match value {
+                    Some(v) => parts.push(WrapperPart::Line(Word::literal(v))),
+                    None => {
+                        if let Some(v) = args.get(i + 1) {
+                            parts.push(WrapperPart::Line(v.clone()));
+                        }
+                        i += 1;
+                    }
+                }
+            } else if has(&spec.joined, &name) {
+                parts.push(WrapperPart::Joined(i + 1));
+                return stop(parts);
+            } else if value.is_none() && has(&spec.value, &name) {
+                i += 1;
+            }
+            i += 1;
+            continue;
+        }
+        if t.starts_with('-') && t.len() > 1 {
+            let cluster: Vec<char> = t.chars().skip(1).collect();
+            for (k, c) in cluster.iter().enumerate() {
+                let opt = format!("-{c}");
+                let rest: String = cluster.get(k + 1..).unwrap_or(&[]).iter().collect();
+                if has(&spec.line, &opt) {
+                    if rest.is_empty() {
+                        if let Some(v) = args.get(i + 1) {
+                            parts.push(WrapperPart::Line(v.clone()));
+                        }
+                        i += 1;
+                    } else {
+                        parts.push(WrapperPart::Line(Word::literal(&rest)));
+                    }
+                    break;
+                }
+                if has(&spec.joined, &opt) {
+                    parts.push(WrapperPart::Joined(i + 1));
+                    return stop(parts);
+                }
+                if has(&spec.chdir, &opt) {
+                    if rest.is_empty() {
+                        if let Some(v) = args.get(i + 1) {
+                            parts.push(WrapperPart::Chdir(v.clone()));
+                        }
+                    } else {
+                        parts.push(WrapperPart::Chdir(strip_word_prefix(w, k + 2, &rest)));
+                    }
+                }
+                if has(&spec.value, &opt) {
+                    if rest.is_empty() {
+                        i += 1;
+                    }
+                    break;
+                }
+            }
+            i += 1;
+            continue;
+        }
+        if spec.assignments {
+            if let Some(name) = shell::assignment_name(t) {
+                parts.push(WrapperPart::Assignment(name.to_string()));
+                i += 1;
+                continue;
+            }
+        }
+        if positional > 0 {
+            positional -= 1;
+            i += 1;
+            continue;
+        }
+        if !spec.line.is_empty() && command.is_none() {
+            // Options may follow operands (GNU order): look on for a line option.
+            command = Some(i);
+            i += 1;
+            continue;
+        }
+        if command.is_some() {
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    WrapperScan {
+        parts,
+        end: i,
+        first_operand: command,
+    }
 }
 
 /// A word whose value is known only when it runs.

@@ -298,35 +298,39 @@ impl Operation {
 
     /// The operation a kind's fields make (`o` holds them; `op` and `now` are read by the caller).
     fn read(kind: OperationKind, o: &Obj<'_>) -> Result<Operation, InputError> {
-        let by = || o.str("by").map(str::to_string);
+        // The agent acting, read once for every kind that names one.
+        let by = match kind.fields().first() {
+            Some(&"by") => o.str("by")?.to_string(),
+            _ => String::new(),
+        };
         Ok(match kind {
             OperationKind::Call => Operation::Call {
-                by: by()?,
+                by,
                 tool: o.str("tool")?.to_string(),
                 args: o.get("args").cloned().unwrap_or(Value::Null),
             },
-            OperationKind::Offered => Operation::Offered { by: by()? },
+            OperationKind::Offered => Operation::Offered { by },
             OperationKind::Tree => Operation::Tree,
             OperationKind::Context => Operation::Context {
-                by: by()?,
+                by,
                 used: o.count("used")?,
                 window: o.count("window")?,
             },
-            OperationKind::ContextFull => Operation::ContextFull { by: by()? },
+            OperationKind::ContextFull => Operation::ContextFull { by },
             OperationKind::EndTurn => Operation::EndTurn {
-                by: by()?,
+                by,
                 reply: o.opt_str("reply")?.unwrap_or("").to_string(),
                 reason: TurnEndReason::from_word(o.opt_str("reason")?),
             },
-            OperationKind::Started => Operation::Started { by: by()? },
+            OperationKind::Started => Operation::Started { by },
             OperationKind::MainMode => Operation::MainMode {
                 mode: o.word("mode", "mode", Mode::parse)?,
             },
             OperationKind::Read => Operation::Read {
-                by: by()?,
+                by,
                 since: o.opt_count("since")?.unwrap_or(0),
             },
-            OperationKind::WhoAmI => Operation::WhoAmI { by: by()? },
+            OperationKind::WhoAmI => Operation::WhoAmI { by },
             OperationKind::State => Operation::State,
             OperationKind::PersonStop => Operation::PersonStop {
                 name: o.str("name")?.to_string(),
