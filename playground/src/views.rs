@@ -398,7 +398,7 @@ fn ProgressView() -> impl IntoView {
         <section class="progress">
             <label>"Phase "
                 <select on:change=move |ev| set_phase(&event_target_value(&ev))>
-                    {lembas_rules::progress::PHASE_NAMES.iter().map(|p| view! { <option value=*p selected=*p == "running_tool">{*p}</option> }).collect_view()}
+                    {lembas_rules::progress::PhaseKind::ALL.map(|k| k.as_str()).into_iter().map(|p| view! { <option value=p selected=p == "running_tool">{p}</option> }).collect_view()}
                 </select>
             </label>
             <p class="line" data-testid="progress-line">{move || drawn().unwrap_or_else(|e| e)}</p>

@@ -133,113 +133,165 @@ pub enum Phase {
     },
 }
 
-/// The thirteen names, in the order a turn usually meets them (`loop.json` `progress.phases`).
-pub const PHASE_NAMES: [&str; 13] = [
-    "queued",
-    "waiting_for_model",
-    "loading_model",
-    "reading_prompt",
-    "thinking",
-    "writing",
-    "running_tool",
-    "waiting_for_person",
-    "waiting_for_subagents",
-    "compacting",
-    "retrying",
-    "stopped",
-    "failed",
-];
+/// A phase without its data: the thirteen names of progress.md §2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PhaseKind {
+    /// `queued`.
+    Queued,
+    /// `waiting_for_model`.
+    WaitingForModel,
+    /// `loading_model`.
+    LoadingModel,
+    /// `reading_prompt`.
+    ReadingPrompt,
+    /// `thinking`.
+    Thinking,
+    /// `writing`.
+    Writing,
+    /// `running_tool`.
+    RunningTool,
+    /// `waiting_for_person`.
+    WaitingForPerson,
+    /// `waiting_for_subagents`.
+    WaitingForSubagents,
+    /// `compacting`.
+    Compacting,
+    /// `retrying`.
+    Retrying,
+    /// `stopped`.
+    Stopped,
+    /// `failed`.
+    Failed,
+}
+
+words!(PhaseKind {
+    Queued => "queued",
+    WaitingForModel => "waiting_for_model",
+    LoadingModel => "loading_model",
+    ReadingPrompt => "reading_prompt",
+    Thinking => "thinking",
+    Writing => "writing",
+    RunningTool => "running_tool",
+    WaitingForPerson => "waiting_for_person",
+    WaitingForSubagents => "waiting_for_subagents",
+    Compacting => "compacting",
+    Retrying => "retrying",
+    Stopped => "stopped",
+    Failed => "failed",
+});
+
+impl PhaseKind {
+    /// The thirteen, in the order a turn usually meets them (`loop.json` `progress.phases`).
+    pub const ALL: [PhaseKind; 13] = [
+        PhaseKind::Queued,
+        PhaseKind::WaitingForModel,
+        PhaseKind::LoadingModel,
+        PhaseKind::ReadingPrompt,
+        PhaseKind::Thinking,
+        PhaseKind::Writing,
+        PhaseKind::RunningTool,
+        PhaseKind::WaitingForPerson,
+        PhaseKind::WaitingForSubagents,
+        PhaseKind::Compacting,
+        PhaseKind::Retrying,
+        PhaseKind::Stopped,
+        PhaseKind::Failed,
+    ];
+
+    /// The data fields a phase of this kind may carry (progress.md §2).
+    pub fn fields(self) -> &'static [&'static str] {
+        match self {
+            PhaseKind::Queued => &["ahead"],
+            PhaseKind::WaitingForModel => &["model", "reason"],
+            PhaseKind::LoadingModel => &["model"],
+            PhaseKind::ReadingPrompt => &["done", "total"],
+            PhaseKind::Thinking | PhaseKind::Compacting => &[],
+            PhaseKind::Writing => &["rate"],
+            PhaseKind::RunningTool => &["tool", "what"],
+            PhaseKind::WaitingForPerson => &["what", "tool"],
+            PhaseKind::WaitingForSubagents => &["running"],
+            PhaseKind::Retrying => &["reason", "in", "attempt"],
+            PhaseKind::Stopped | PhaseKind::Failed => &["reason"],
+        }
+    }
+}
 
 impl Phase {
-    /// The phase's name (`running_tool`).
-    pub fn name(&self) -> &'static str {
+    /// The phase's kind.
+    pub fn kind(&self) -> PhaseKind {
         match self {
-            Phase::Queued { .. } => "queued",
-            Phase::WaitingForModel { .. } => "waiting_for_model",
-            Phase::LoadingModel { .. } => "loading_model",
-            Phase::ReadingPrompt { .. } => "reading_prompt",
-            Phase::Thinking => "thinking",
-            Phase::Writing { .. } => "writing",
-            Phase::RunningTool { .. } => "running_tool",
-            Phase::WaitingForPerson { .. } => "waiting_for_person",
-            Phase::WaitingForSubagents { .. } => "waiting_for_subagents",
-            Phase::Compacting => "compacting",
-            Phase::Retrying { .. } => "retrying",
-            Phase::Stopped { .. } => "stopped",
-            Phase::Failed { .. } => "failed",
+            Phase::Queued { .. } => PhaseKind::Queued,
+            Phase::WaitingForModel { .. } => PhaseKind::WaitingForModel,
+            Phase::LoadingModel { .. } => PhaseKind::LoadingModel,
+            Phase::ReadingPrompt { .. } => PhaseKind::ReadingPrompt,
+            Phase::Thinking => PhaseKind::Thinking,
+            Phase::Writing { .. } => PhaseKind::Writing,
+            Phase::RunningTool { .. } => PhaseKind::RunningTool,
+            Phase::WaitingForPerson { .. } => PhaseKind::WaitingForPerson,
+            Phase::WaitingForSubagents { .. } => PhaseKind::WaitingForSubagents,
+            Phase::Compacting => PhaseKind::Compacting,
+            Phase::Retrying { .. } => PhaseKind::Retrying,
+            Phase::Stopped { .. } => PhaseKind::Stopped,
+            Phase::Failed { .. } => PhaseKind::Failed,
         }
     }
 
-    /// The data fields this phase may carry (progress.md §2).
-    pub fn fields(name: &str) -> Option<&'static [&'static str]> {
-        Some(match name {
-            "queued" => &["ahead"],
-            "waiting_for_model" => &["model", "reason"],
-            "loading_model" => &["model"],
-            "reading_prompt" => &["done", "total"],
-            "thinking" | "compacting" => &[],
-            "writing" => &["rate"],
-            "running_tool" => &["tool", "what"],
-            "waiting_for_person" => &["what", "tool"],
-            "waiting_for_subagents" => &["running"],
-            "retrying" => &["reason", "in", "attempt"],
-            "stopped" | "failed" => &["reason"],
-            _ => return None,
-        })
+    /// The phase's name (`running_tool`).
+    pub fn name(&self) -> &'static str {
+        self.kind().as_str()
     }
 
     /// Reads the phase's data from `o` (its `phase` field names it).
     fn from_obj(o: &Obj<'_>) -> Result<Phase, InputError> {
         let name = o.str("phase")?;
-        let fields = Phase::fields(name).ok_or_else(|| InputError::Unknown {
+        let kind = PhaseKind::parse(name).ok_or_else(|| InputError::Unknown {
             path: o.at("phase"),
             what: "phase",
             value: name.to_string(),
         })?;
         let mut allowed: Vec<&str> = vec!["phase", "since"];
-        allowed.extend_from_slice(fields);
+        allowed.extend_from_slice(kind.fields());
         o.only(&allowed)?;
-        Ok(match name {
-            "queued" => Phase::Queued {
+        Ok(match kind {
+            PhaseKind::Queued => Phase::Queued {
                 ahead: o.opt_count("ahead")?,
             },
-            "waiting_for_model" => Phase::WaitingForModel {
+            PhaseKind::WaitingForModel => Phase::WaitingForModel {
                 model: o.str("model")?.to_string(),
                 reason: o.word("reason", "reason", WaitReason::parse)?,
             },
-            "loading_model" => Phase::LoadingModel {
+            PhaseKind::LoadingModel => Phase::LoadingModel {
                 model: o.str("model")?.to_string(),
             },
-            "reading_prompt" => Phase::ReadingPrompt {
+            PhaseKind::ReadingPrompt => Phase::ReadingPrompt {
                 done: o.opt_count("done")?,
                 total: o.opt_count("total")?,
             },
-            "thinking" => Phase::Thinking,
-            "writing" => Phase::Writing {
+            PhaseKind::Thinking => Phase::Thinking,
+            PhaseKind::Writing => Phase::Writing {
                 rate: o.opt_number("rate")?,
             },
-            "running_tool" => Phase::RunningTool {
+            PhaseKind::RunningTool => Phase::RunningTool {
                 tool: o.str("tool")?.to_string(),
                 what: o.opt_str("what")?.map(str::to_string),
             },
-            "waiting_for_person" => Phase::WaitingForPerson {
+            PhaseKind::WaitingForPerson => Phase::WaitingForPerson {
                 what: o.word("what", "request", PersonWait::parse)?,
                 tool: o.opt_str("tool")?.map(str::to_string),
             },
-            "waiting_for_subagents" => Phase::WaitingForSubagents {
+            PhaseKind::WaitingForSubagents => Phase::WaitingForSubagents {
                 running: o.count("running")?,
             },
-            "compacting" => Phase::Compacting,
-            "retrying" => Phase::Retrying {
+            PhaseKind::Compacting => Phase::Compacting,
+            PhaseKind::Retrying => Phase::Retrying {
                 reason: o.str("reason")?.to_string(),
                 in_secs: o.count("in")?,
                 attempt: o.opt_count("attempt")?,
             },
-            "stopped" => Phase::Stopped {
+            PhaseKind::Stopped => Phase::Stopped {
                 reason: o.opt_word("reason", "reason", StopReason::parse)?,
             },
-            // `Phase::fields` knows only these names, so this arm is "failed".
-            _ => Phase::Failed {
+            PhaseKind::Failed => Phase::Failed {
                 reason: o.str("reason")?.to_string(),
             },
         })
@@ -766,9 +818,14 @@ mod tests {
     #[test]
     fn the_phases_and_their_fields_are_the_spec_data() {
         let spec = &loop_spec().progress;
-        assert!(spec.phases.iter().eq(PHASE_NAMES.iter()));
-        for name in PHASE_NAMES {
-            let mut ours: Vec<&str> = Phase::fields(name).unwrap().to_vec();
+        assert!(spec
+            .phases
+            .iter()
+            .map(|p| p.as_ref())
+            .eq(PhaseKind::ALL.map(PhaseKind::as_str)));
+        for kind in PhaseKind::ALL {
+            let name = kind.as_str();
+            let mut ours: Vec<&str> = kind.fields().to_vec();
             let mut theirs: Vec<&str> = spec.fields.get(name).unwrap().keys().collect();
             ours.sort_unstable();
             theirs.sort_unstable();
