@@ -520,8 +520,7 @@ fn write_text<W: fmt::Write>(f: &mut W, p: &Progress, now: i64) -> fmt::Result {
             done: Some(done),
             total: Some(total),
         } if *total > 0 => {
-            let percent = (u128::from(*done) * 100) / u128::from(*total);
-            let percent = u64::try_from(percent).unwrap_or(u64::MAX);
+            let percent = crate::text::whole_percent(*done, *total);
             fill_args(
                 f,
                 &t.reading_prompt,

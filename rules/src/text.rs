@@ -108,3 +108,48 @@ mod tests {
         assert_eq!(fill("{{a}}{{a}}", &[("a", "é")]), "éé");
     }
 }
+
+/// `part` of `whole` in whole percent, rounded down (`whole` 0 is read as 1): exact while `whole`
+/// is under 1.8 × 10¹⁷, and no 128-bit division (a kilobyte of the `.wasm`) for it.
+pub fn whole_percent(part: u64, whole: u64) -> u64 {
+    let whole = whole.max(1);
+    let (times, rest) = (part / whole, part % whole);
+    let rest = match rest.checked_mul(100) {
+        Some(hundredfold) => hundredfold / whole,
+        None => rest / (whole / 100),
+    };
+    times.saturating_mul(100).saturating_add(rest)
+}
+
+#[cfg(test)]
+mod percent_tests {
+    use super::whole_percent;
+
+    #[test]
+    fn whole_percent_is_the_exact_floor() {
+        for (part, whole) in [
+            (0, 0),
+            (1, 3),
+            (2, 3),
+            (64, 100),
+            (90_000, 140_000),
+            (999, 1000),
+            (150, 100),
+            (u64::MAX, u64::MAX),
+            (u64::MAX - 1, u64::MAX),
+            (u64::MAX, 1),
+            (12_345_678_901, 98_765_432_109),
+        ] {
+            let exact = (u128::from(part) * 100) / u128::from(whole.max(1));
+            let want = u64::try_from(exact).unwrap_or(u64::MAX);
+            if whole < 180_000_000_000_000_000 {
+                assert_eq!(whole_percent(part, whole), want, "{part} of {whole}");
+            } else {
+                assert!(
+                    whole_percent(part, whole).abs_diff(want) <= 1,
+                    "{part} of {whole}"
+                );
+            }
+        }
+    }
+}

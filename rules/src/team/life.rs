@@ -231,10 +231,10 @@ impl Team {
                     self.post(name, vec![p.clone()], vec![p], body, RoomKind::Report, "");
                 }
                 self.fill_slots();
-                // Messages that came while it ended wake it again.
-                let wake = self
-                    .by_id(&id)
-                    .is_some_and(|a| !a.inbox.is_empty() && !a.state.holds_slot());
+                // Messages that came while it ended (or the person's next prompt) wake it again.
+                let wake = self.by_id(&id).is_some_and(|a| {
+                    (!a.inbox.is_empty() || a.brief.is_some()) && !a.state.holds_slot()
+                });
                 if wake {
                     self.want_turn(&id, None);
                 }
@@ -306,6 +306,33 @@ impl Team {
         self.delivered.push((name.to_string(), text.clone()));
         self.note_start(name, text.clone());
         Some(text)
+    }
+
+    /// The person's prompt (a session's next turn): the main agent's next turn starts with it —
+    /// after the session notes when the Subagents setting changed since they were told (team.md
+    /// §10), and before what waits in its inbox — now if it rests, else when it can.
+    pub fn prompt(&mut self, text: &str) {
+        let told = std::mem::take(&mut self.setting_changed);
+        let lead_id = lead().to_string();
+        let notes = if told { self.notes() } else { Vec::new() };
+        let Some(a) = self.by_id_mut(&lead_id) else {
+            return;
+        };
+        let mut parts = notes;
+        parts.push(text.to_string());
+        parts.append(&mut a.inbox);
+        let brief = parts.join("\n\n");
+        self.want_turn(&lead_id, Some(brief));
+    }
+
+    /// The person changed the Subagents setting between turns (subagents.md §6): read as team.md
+    /// §2 says, and told to the main agent with its next prompt. New open slots are filled by it.
+    pub fn change_setting(&mut self, min: u32, max: u32) {
+        let before = (self.min, self.max);
+        self.set_setting(min, max);
+        if (self.min, self.max) != before {
+            self.setting_changed = true;
+        }
     }
 
     /// The main agent's mode changed: stricter reaches down the tree, looser changes nobody (§7).

@@ -335,6 +335,8 @@ pub struct Team {
     pub(crate) started: Vec<(String, String)>,
     /// What each agent's latest turn was started with.
     pub(crate) last_started: Vec<(String, String)>,
+    /// The Subagents setting changed since the main agent was told it.
+    pub(crate) setting_changed: bool,
     id_seq: u64,
     req_seq: u64,
     wait_seq: u64,
@@ -377,6 +379,7 @@ impl Team {
             delivered: Vec::new(),
             started: Vec::new(),
             last_started: Vec::new(),
+            setting_changed: false,
             id_seq: 0,
             req_seq: 0,
             wait_seq: 0,

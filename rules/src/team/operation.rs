@@ -50,6 +50,10 @@ pub enum OperationKind {
     Capacity,
     /// What reached whom since last asked.
     Delivered,
+    /// The person's prompt: the main agent's next turn.
+    Prompt,
+    /// The person changes the Subagents setting between turns.
+    Agents,
 }
 
 words!(OperationKind {
@@ -67,11 +71,13 @@ words!(OperationKind {
     PersonStop => "person_stop",
     Capacity => "capacity",
     Delivered => "delivered",
+    Prompt => "prompt",
+    Agents => "agents",
 });
 
 impl OperationKind {
     /// Every kind, in the order the case format lists them.
-    pub const ALL: [OperationKind; 14] = [
+    pub const ALL: [OperationKind; 16] = [
         OperationKind::Call,
         OperationKind::Offered,
         OperationKind::Tree,
@@ -86,6 +92,8 @@ impl OperationKind {
         OperationKind::PersonStop,
         OperationKind::Capacity,
         OperationKind::Delivered,
+        OperationKind::Prompt,
+        OperationKind::Agents,
     ];
 
     /// Its method on the npm package's `Team`.
@@ -105,6 +113,8 @@ impl OperationKind {
             OperationKind::PersonStop => "personStop",
             OperationKind::Capacity => "setCapacity",
             OperationKind::Delivered => "delivered",
+            OperationKind::Prompt => "prompt",
+            OperationKind::Agents => "setAgents",
         }
     }
 
@@ -128,6 +138,8 @@ impl OperationKind {
             OperationKind::Read => &["by", "since"],
             OperationKind::PersonStop => &["name", "now"],
             OperationKind::Capacity => &["capacity"],
+            OperationKind::Prompt => &["text", "now"],
+            OperationKind::Agents => &["min", "max"],
         }
     }
 
@@ -141,7 +153,9 @@ impl OperationKind {
             | OperationKind::MainMode
             | OperationKind::PersonStop
             | OperationKind::Capacity
-            | OperationKind::Delivered => true,
+            | OperationKind::Delivered
+            | OperationKind::Prompt
+            | OperationKind::Agents => true,
             OperationKind::Offered
             | OperationKind::Tree
             | OperationKind::Started
@@ -264,6 +278,19 @@ pub enum Operation {
     },
     /// What reached whom since last asked.
     Delivered,
+    /// The person's prompt: the main agent's next turn starts with it (team.md §10's notes
+    /// first when the Subagents setting changed).
+    Prompt {
+        /// The prompt.
+        text: String,
+    },
+    /// The person changes the Subagents setting between turns (read as team.md §2 says).
+    Agents {
+        /// The fewest agents, the main agent included.
+        min: u32,
+        /// The most agents, the main agent included.
+        max: u32,
+    },
 }
 
 /// An operation at a time: the team's clock moves to `now` first when there is one.
@@ -293,6 +320,8 @@ impl Operation {
             Operation::PersonStop { .. } => OperationKind::PersonStop,
             Operation::Capacity { .. } => OperationKind::Capacity,
             Operation::Delivered => OperationKind::Delivered,
+            Operation::Prompt { .. } => OperationKind::Prompt,
+            Operation::Agents { .. } => OperationKind::Agents,
         }
     }
 
@@ -344,6 +373,25 @@ impl Operation {
                 )?,
             },
             OperationKind::Delivered => Operation::Delivered,
+            OperationKind::Prompt => Operation::Prompt {
+                text: o.str("text")?.to_string(),
+            },
+            OperationKind::Agents => {
+                let count = |k: &str| -> Result<u32, InputError> {
+                    u32::try_from(o.count(k)?).map_err(|_| InputError::Invalid {
+                        path: o.at(k),
+                        message: "too large".into(),
+                    })
+                };
+                let (min, max) = (count("min")?, count("max")?);
+                if let Some(message) = Team::impossible_setting(min, max) {
+                    return Err(InputError::Invalid {
+                        path: o.path.to_string(),
+                        message,
+                    });
+                }
+                Operation::Agents { min, max }
+            }
         })
     }
 
@@ -381,6 +429,11 @@ impl Operation {
             }
             Operation::PersonStop { name } => put("name", name.to_json()),
             Operation::Capacity { capacity } => put("capacity", capacity.to_json()),
+            Operation::Prompt { text } => put("text", text.to_json()),
+            Operation::Agents { min, max } => {
+                put("min", min.to_json());
+                put("max", max.to_json());
+            }
             Operation::Tree | Operation::State | Operation::Delivered => {}
         }
     }
@@ -544,6 +597,13 @@ pub enum TeamAnswer {
         /// Whose turns started, with what (the paused agent's final turn).
         started: Deliveries,
     },
+    /// The person's prompt was taken.
+    Prompted {
+        /// What reached whom.
+        delivered: Deliveries,
+        /// Whose turns started, with what (the main agent's, when it rested).
+        started: Deliveries,
+    },
     /// A turn ended.
     TurnEnded {
         /// What reached whom.
@@ -691,7 +751,8 @@ impl TeamAnswer {
                 .with_value("delivered", deliveries(delivered))
                 .with_value("started", deliveries(started))
                 .done(),
-            TeamAnswer::TurnEnded { delivered, started } => Object::new()
+            TeamAnswer::TurnEnded { delivered, started }
+            | TeamAnswer::Prompted { delivered, started } => Object::new()
                 .with_value("delivered", deliveries(delivered))
                 .with_value("started", deliveries(started))
                 .done(),
@@ -826,6 +887,17 @@ impl Team {
                 TeamAnswer::Nothing
             }
             Operation::Delivered => TeamAnswer::Delivered(self.take_delivered()),
+            Operation::Prompt { text } => {
+                self.prompt(text);
+                TeamAnswer::Prompted {
+                    delivered: self.take_delivered(),
+                    started: self.take_started(),
+                }
+            }
+            Operation::Agents { min, max } => {
+                self.change_setting(*min, *max);
+                TeamAnswer::Nothing
+            }
         })
     }
 }
@@ -903,6 +975,66 @@ mod tests {
             assert_eq!(OperationKind::from_method(kind.method()), Some(kind));
             assert_eq!(OperationKind::parse(kind.as_str()), Some(kind));
         }
+    }
+
+    #[test]
+    fn a_prompt_starts_the_main_agents_next_turn_after_the_notes_of_a_changed_setting() {
+        let mut team = Team::new(&TeamOptions {
+            max: 4,
+            ..TeamOptions::default()
+        });
+        let ended = team
+            .apply(&step(
+                json!({"op": "end_turn", "by": "lead", "reply": "Done."}),
+            ))
+            .unwrap();
+        assert!(matches!(ended, TeamAnswer::TurnEnded { .. }));
+        // The same setting told again is no change.
+        team.apply(&step(json!({"op": "agents", "min": 1, "max": 4})))
+            .unwrap();
+        let first = team
+            .apply(&step(json!({"op": "prompt", "text": "Next."})))
+            .unwrap();
+        assert_eq!(
+            first.to_json(Audience::Case),
+            json!({"delivered": {}, "started": {"lead": ["Next."]}})
+        );
+        team.apply(&step(
+            json!({"op": "end_turn", "by": "lead", "reply": "ok"}),
+        ))
+        .unwrap();
+        team.apply(&step(json!({"op": "agents", "min": 2, "max": 3})))
+            .unwrap();
+        let notes = team.notes().join("\n\n");
+        assert!(notes.contains('2') && notes.contains('3'), "{notes}");
+        let second = team
+            .apply(&step(json!({"op": "prompt", "text": "And now?"})))
+            .unwrap();
+        let TeamAnswer::Prompted { started, .. } = second else {
+            panic!("{second:?}")
+        };
+        assert_eq!(
+            started,
+            [("lead".to_string(), format!("{notes}\n\nAnd now?"))]
+        );
+        // Told once: the next prompt is the prompt alone.
+        team.apply(&step(
+            json!({"op": "end_turn", "by": "lead", "reply": "ok"}),
+        ))
+        .unwrap();
+        let third = team
+            .apply(&step(json!({"op": "prompt", "text": "Last."})))
+            .unwrap();
+        assert_eq!(
+            third.to_json(Audience::Package)["started"],
+            json!({"lead": ["Last."]})
+        );
+        let bad = TeamStep::read(
+            &Obj::new("s", &json!({"op": "agents", "min": 3, "max": 2})).unwrap(),
+            &[],
+        )
+        .unwrap_err();
+        assert_eq!(bad.to_string(), "s: min: 3 is more than max 2");
     }
 
     #[test]

@@ -130,8 +130,7 @@ fn mode_text(mode: crate::permission::Mode, request: &[crate::permission::RiskCl
 
 /// Tokens used of a window, in whole percent.
 fn percent(used: u64, window: u64) -> u64 {
-    let p = (u128::from(used) * 100) / u128::from(window.max(1));
-    u64::try_from(p).unwrap_or(u64::MAX)
+    crate::text::whole_percent(used, window)
 }
 
 impl TreeAgent {
