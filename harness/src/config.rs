@@ -92,9 +92,9 @@ pub struct ConfigFile {
     pub return_progress: Option<bool>,
 }
 
-/// The settings of a run (`lembas run --help`).
+/// The settings of a session (`lembas run --help`, `lembas chat --help`).
 #[derive(Debug, Clone, Default, clap::Args)]
-pub struct RunOptions {
+pub struct SessionOptions {
     /// The server's base URL (…/v1); else LEMBAS_BASE_URL, else the config's base_url.
     #[arg(long)]
     pub base_url: Option<String>,
@@ -128,6 +128,14 @@ pub struct RunOptions {
     /// Write every event as one JSON object a line to FILE.
     #[arg(long)]
     pub events: Option<PathBuf>,
+}
+
+/// `lembas run`: a session of one turn.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RunOptions {
+    /// The session's settings.
+    #[command(flatten)]
+    pub session: SessionOptions,
     /// What to do.
     pub prompt: String,
 }
@@ -192,7 +200,7 @@ impl Settings {
     /// Resolves the options in `root` with the environment `env`: each setting from its flag,
     /// else its variable, else the config file, else its default.
     pub fn resolve(
-        o: &RunOptions,
+        o: &SessionOptions,
         root: &Path,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Settings> {
@@ -253,11 +261,8 @@ mod tests {
         d
     }
 
-    fn opts() -> RunOptions {
-        RunOptions {
-            prompt: "p".into(),
-            ..RunOptions::default()
-        }
+    fn opts() -> SessionOptions {
+        SessionOptions::default()
     }
 
     fn no_env(_: &str) -> Option<String> {
@@ -279,7 +284,7 @@ mod tests {
         assert_eq!(s.agents, AgentRange { min: 2, max: 5 });
         assert_eq!(s.context, Some(8192));
         assert_eq!(s.mode, Mode::Edit);
-        let o = RunOptions {
+        let o = SessionOptions {
             model: Some("flag-m".into()),
             agents: Some("3".parse().unwrap()),
             ..opts()
@@ -294,13 +299,13 @@ mod tests {
     #[test]
     fn what_is_missing_or_wrong_is_named() {
         let d = dir("missing", None);
-        let o = RunOptions {
+        let o = SessionOptions {
             config: Some(d.join("none.json")),
             ..opts()
         };
         let e = Settings::resolve(&o, &d, &no_env).unwrap_err().to_string();
         assert!(e.contains("none.json"), "{e}");
-        let o = RunOptions {
+        let o = SessionOptions {
             base_url: Some("http://x/v1".into()),
             ..opts()
         };

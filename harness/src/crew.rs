@@ -21,6 +21,7 @@ use lembas_rules::team::view::TreeInfo;
 use lembas_rules::team::{lead, AgentState, Team, TeamOptions};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 use tokio::sync::{mpsc, watch};
@@ -57,6 +58,8 @@ struct AgentTask {
     inbox: Vec<String>,
     running: bool,
     tx: mpsc::UnboundedSender<String>,
+    /// Stops its running turn (the engine and its conversation stay).
+    stop: watch::Sender<u64>,
     handle: JoinHandle<()>,
 }
 
@@ -68,6 +71,8 @@ struct Inner {
     waiting: Vec<String>,
     dirty: bool,
     failed: Option<String>,
+    /// What a stop told the main agent, for its next turn.
+    for_lead: Vec<String>,
 }
 
 /// The tree at work: the rules' team, each agent's task, and where the events go.
@@ -78,6 +83,8 @@ pub struct Crew {
     quiet: watch::Sender<bool>,
     /// Itself, for the tasks it starts (an engine's calls come in by reference).
     me: Weak<Crew>,
+    /// Events sent so far (a front that shows them can tell when it has caught up).
+    sent: AtomicU64,
 }
 
 impl Inner {
@@ -110,6 +117,7 @@ impl Crew {
     ) -> Arc<Crew> {
         let crew = Arc::new_cyclic(|me| Crew {
             me: me.clone(),
+            sent: AtomicU64::new(0),
             setup,
             inner: Mutex::new(Inner {
                 team: Team::new(options),
@@ -117,6 +125,7 @@ impl Crew {
                 waiting: Vec::new(),
                 dirty: true,
                 failed: None,
+                for_lead: Vec::new(),
             }),
             out,
             quiet: watch::Sender::new(false),
@@ -133,14 +142,39 @@ impl Crew {
     }
 
     fn send_out(&self, out: SessionEvent) {
-        let _ = self.out.send(out);
+        if self.out.send(out).is_ok() {
+            self.sent.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    /// How many events it has sent so far.
+    pub fn events_sent(&self) -> u64 {
+        self.sent.load(Ordering::SeqCst)
     }
 
     /// The main agent's first turn, for the person's prompt.
     pub fn begin(&self, prompt: &str) {
+        self.prompt(prompt);
+    }
+
+    /// The person's prompt: the main agent's next turn on the same conversation (its first starts
+    /// its task). The session is busy until the tree is quiet again ([`Crew::finished`]).
+    pub fn prompt(&self, text: &str) {
         let mut inner = self.lock();
+        inner.failed = None;
+        self.quiet.send_replace(false);
         let lead_id = lead().to_string();
-        self.start_agent(&mut inner, &lead_id, lead(), prompt.to_string());
+        if !inner.tasks.contains_key(&lead_id) {
+            self.start_agent(&mut inner, &lead_id, lead(), text.to_string());
+            return;
+        }
+        let prompt = Operation::Prompt {
+            text: text.to_string(),
+        };
+        if let Ok(TeamAnswer::Prompted { delivered, started }) = inner.apply(prompt) {
+            self.dispatch(&mut inner, None, delivered, started);
+        }
+        self.settle(inner);
     }
 
     /// Waits until the session is over.
@@ -176,10 +210,34 @@ impl Crew {
         self.send_out(SessionEvent::Team { tree: info });
     }
 
-    /// The person stops everything (Ctrl-C): every subagent is stopped with its subtree
-    /// (subagents.md §10), every task ends, and the main agent's turn stops.
-    pub fn stop_all(&self) {
+    /// The person stops the turn (Ctrl-C): every subagent is stopped with its subtree
+    /// (subagents.md §10) and its task ends; the main agent's running turn stops, its
+    /// conversation kept for the next prompt, which also brings it the note of who was stopped.
+    pub fn stop_turn(&self) {
         let mut inner = self.lock();
+        self.stop_subagents(&mut inner);
+        let lead_running = match inner.tasks.get(lead()) {
+            Some(task) if task.running => {
+                task.stop.send_modify(|n| *n += 1);
+                true
+            }
+            _ => false,
+        };
+        if !lead_running {
+            let notes = std::mem::take(&mut inner.for_lead);
+            inner.team.keep_for_next_turn(lead(), notes);
+        }
+        inner.dirty = true;
+        drop(inner);
+        self.send_tree();
+        if !lead_running {
+            self.quiet.send_replace(true);
+        }
+    }
+
+    /// Every subagent stopped with its subtree, their tasks ended; the notes for the main agent
+    /// kept for it.
+    fn stop_subagents(&self, inner: &mut Inner) {
         let children: Vec<String> = inner
             .team
             .tree()
@@ -188,25 +246,132 @@ impl Crew {
             .map(|a| a.name().to_string())
             .collect();
         for name in children {
-            // Nothing starts after a stop of everything: what the stop delivers stays unread.
-            let _ = inner.apply(Operation::PersonStop { name });
+            if let Ok(TeamAnswer::PersonStopped { delivered, .. }) =
+                inner.apply(Operation::PersonStop { name })
+            {
+                let notes = delivered.into_iter().filter(|(n, _)| n == lead());
+                inner.for_lead.extend(notes.map(|(_, text)| text));
+            }
         }
-        let tasks = std::mem::take(&mut inner.tasks);
-        for (_, task) in tasks {
-            task.handle.abort();
-            let stopped = Phase::Stopped {
-                reason: Some(StopReason::Person),
-            };
-            let progress = advance(None, stopped, now_ms());
-            self.send_out(SessionEvent::Phase {
-                agent: task.agent,
-                progress: Some(progress),
-            });
+        let ended: Vec<String> = inner
+            .tasks
+            .keys()
+            .filter(|id| id.as_str() != lead())
+            .cloned()
+            .collect();
+        for id in ended {
+            if let Some(task) = inner.tasks.remove(&id) {
+                task.handle.abort();
+                self.stopped(task.agent);
+            }
         }
+        inner.waiting.clear();
+    }
+
+    /// Says an agent's turn was stopped by the person.
+    fn stopped(&self, agent: AgentRef) {
+        let stopped = Phase::Stopped {
+            reason: Some(StopReason::Person),
+        };
+        self.send_out(SessionEvent::Phase {
+            agent,
+            progress: Some(advance(None, stopped, now_ms())),
+        });
+    }
+
+    /// The main agent's turn, stopped from outside, is over: it rests, and what the stop told it
+    /// waits for its next turn.
+    fn turn_stopped(&self, id: &str, name: &str) {
+        let mut inner = self.lock();
+        if let Some(task) = inner.tasks.get_mut(id) {
+            task.running = false;
+            task.inbox.clear();
+        }
+        let _ = inner.apply(Operation::EndTurn {
+            by: name.to_string(),
+            reply: String::new(),
+            reason: TurnEndReason::Stopped(StopReason::Person),
+        });
+        let notes = std::mem::take(&mut inner.for_lead);
+        inner.team.keep_for_next_turn(name, notes);
+        let agent = inner.agent(name);
         inner.dirty = true;
         drop(inner);
+        self.stopped(agent);
         self.send_tree();
         self.quiet.send_replace(true);
+    }
+
+    /// The person changes the main agent's mode between turns: the session's permissions, and
+    /// every subagent looser than it made as strict (subagents.md §7).
+    pub fn set_mode(&self, mode: lembas_rules::permission::Mode) {
+        let mut inner = self.lock();
+        let _ = inner.apply(Operation::MainMode { mode });
+        self.setup
+            .permissions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .mode = mode;
+        inner.dirty = true;
+    }
+
+    /// The person changes the Subagents setting between turns: told to the main agent with its
+    /// next prompt.
+    pub fn set_agents(&self, min: u32, max: u32) {
+        let mut inner = self.lock();
+        let _ = inner.apply(Operation::Agents { min, max });
+        inner.dirty = true;
+    }
+
+    /// The person stops one subagent and its subtree (subagents.md §10): the ids stopped, none
+    /// when `name` is no live subagent.
+    pub fn stop_agent(&self, name: &str) -> Vec<String> {
+        let mut inner = self.lock();
+        let answer = inner.apply(Operation::PersonStop {
+            name: name.to_string(),
+        });
+        let Ok(TeamAnswer::PersonStopped {
+            stopped,
+            delivered,
+            started,
+        }) = answer
+        else {
+            return Vec::new();
+        };
+        let lead_running = inner.tasks.get(lead()).is_some_and(|t| t.running);
+        let (for_lead, others): (Vec<_>, Vec<_>) =
+            delivered.into_iter().partition(|(n, _)| n == lead());
+        if lead_running {
+            self.dispatch(&mut inner, None, for_lead, started);
+        } else {
+            inner
+                .team
+                .keep_for_next_turn(lead(), for_lead.into_iter().map(|(_, t)| t).collect());
+            self.dispatch(&mut inner, None, others, started);
+        }
+        for id in &stopped {
+            if let Some(task) = inner.tasks.remove(id) {
+                task.handle.abort();
+                self.stopped(task.agent);
+            }
+        }
+        self.settle(inner);
+        stopped
+    }
+
+    /// Says the tree's state, and that it is quiet when no turn runs and nobody waits for a slot.
+    fn settle(&self, inner: MutexGuard<'_, Inner>) {
+        let quiet = inner.tasks.values().all(|s| !s.running)
+            && !inner
+                .team
+                .agents()
+                .iter()
+                .any(|a| a.state() == AgentState::Waiting);
+        drop(inner);
+        self.send_tree();
+        if quiet {
+            self.quiet.send_replace(true);
+        }
     }
 
     /// Ends every agent's task (the session is over).
@@ -265,10 +430,11 @@ impl Crew {
                     text: error.clone(),
                 });
                 if is_lead {
-                    inner.failed = Some(error);
-                    drop(inner);
-                    self.stop_all();
-                    return;
+                    // The session goes on: its subagents stop, its conversation stays.
+                    inner.failed = Some(error.clone());
+                    self.stop_subagents(&mut inner);
+                    let notes = std::mem::take(&mut inner.for_lead);
+                    inner.team.keep_for_next_turn(lead(), notes);
                 }
                 Some(Operation::EndTurn {
                     by: name.to_string(),
@@ -306,17 +472,7 @@ impl Crew {
                 progress: Some(progress),
             });
         }
-        let quiet = inner.tasks.values().all(|s| !s.running)
-            && !inner
-                .team
-                .agents()
-                .iter()
-                .any(|a| a.state() == AgentState::Waiting);
-        drop(inner);
-        if quiet {
-            self.send_tree();
-            self.quiet.send_replace(true);
-        }
+        self.settle(inner);
     }
 
     /// Carries out what the rules decided: texts delivered to working agents go to their next
@@ -439,14 +595,25 @@ impl Crew {
         });
         let (tx, mut rx) = mpsc::unbounded_channel::<String>();
         let _ = tx.send(text);
+        let (stop, mut stopped) = watch::channel(0u64);
         let (id_owned, name_owned) = (id.to_string(), name.to_string());
         let handle = tokio::spawn(async move {
             while let Some(text) = rx.recv().await {
+                stopped.borrow_and_update();
                 let end = {
                     let mut on = |e: SessionEvent| crew.on_agent_event(e);
-                    engine.turn(&text, &mut on).await
+                    tokio::select! {
+                        end = engine.turn(&text, &mut on) => Some(end),
+                        _ = stopped.changed() => None,
+                    }
                 };
-                crew.turn_ended(&id_owned, &name_owned, end);
+                match end {
+                    Some(end) => crew.turn_ended(&id_owned, &name_owned, end),
+                    None => {
+                        engine.interrupted();
+                        crew.turn_stopped(&id_owned, &name_owned);
+                    }
+                }
             }
         });
         inner.tasks.insert(
@@ -456,6 +623,7 @@ impl Crew {
                 inbox: Vec::new(),
                 running: true,
                 tx,
+                stop,
                 handle,
             },
         );

@@ -125,6 +125,9 @@ pub fn definitions(names: &[&str]) -> Vec<Value> {
         .collect()
 }
 
+/// The output of a call the person stopped before it ended.
+pub const STOPPED_CALL: &str = "The person stopped this call before it ended.";
+
 /// How often a writing agent's rate is worked out again.
 const RATE_EVERY_MS: i64 = 250;
 
@@ -325,6 +328,41 @@ impl Engine {
     /// The conversation so far.
     pub fn messages(&self) -> &[Message] {
         &self.messages
+    }
+
+    /// Its turn was stopped from outside (the person's Ctrl-C): every call of the last step that
+    /// has no output gets one saying so, so that the conversation stays one a server reads, and
+    /// the next turn goes on from it.
+    pub fn interrupted(&mut self) {
+        let last_calls = self.messages.iter().rposition(
+            |m| matches!(m, Message::Assistant { tool_calls, .. } if !tool_calls.is_empty()),
+        );
+        if let Some(at) = last_calls {
+            let answered: Vec<String> = self
+                .messages
+                .iter()
+                .skip(at + 1)
+                .filter_map(|m| match m {
+                    Message::Tool { tool_call_id, .. } => Some(tool_call_id.clone()),
+                    _ => None,
+                })
+                .collect();
+            let unanswered: Vec<String> = match self.messages.get(at) {
+                Some(Message::Assistant { tool_calls, .. }) => tool_calls
+                    .iter()
+                    .map(|c| c.id.clone())
+                    .filter(|id| !answered.contains(id))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            for tool_call_id in unanswered {
+                self.messages.push(Message::Tool {
+                    tool_call_id,
+                    content: STOPPED_CALL.to_string(),
+                });
+            }
+        }
+        self.paced = PacedProgress::new(self.agent.clone());
     }
 
     fn set_phase(&mut self, next: Option<Phase>, on: &mut Listener<'_>) {

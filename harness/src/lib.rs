@@ -8,8 +8,11 @@
 //! - [`crew`] — the tree at work: the rules' team driven by an engine per agent, each in its task;
 //! - [`config`] — `lembas run`'s settings: flags, environment, config file;
 //! - [`screen`] — what a person sees of a run, and the `--events` file;
-//! - [`run`] — `lembas run`.
+//! - [`session`] — the main agent's conversation and tree, kept across prompts;
+//! - [`run`] — `lembas run`: a session of one turn;
+//! - [`chat`] — `lembas chat` (and `lembas` alone): a session of many, at a terminal.
 
+pub mod chat;
 pub mod config;
 pub mod conformance;
 pub mod crew;
@@ -18,5 +21,6 @@ pub mod events;
 pub mod provider;
 pub mod run;
 pub mod screen;
+pub mod session;
 pub mod text;
 pub mod tools;

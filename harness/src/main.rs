@@ -8,11 +8,15 @@ use std::process::ExitCode;
 #[command(
     name = "lembas",
     version,
-    about = "The rules of harness spec 3.4.0, natively"
+    about = "The rules of harness spec 3.4.0, natively: with no command, a conversation (lembas chat)",
+    args_conflicts_with_subcommands = true
 )]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    /// The conversation's settings, when no command is given.
+    #[command(flatten)]
+    session: lembas_harness::config::SessionOptions,
 }
 
 #[derive(Subcommand)]
@@ -27,11 +31,16 @@ enum Command {
     },
     /// Run the main agent's turn on PROMPT in the current directory, on an OpenAI-compatible server.
     Run(Box<lembas_harness::run::RunOptions>),
+    /// Hold a conversation in the current directory: each line a prompt on the same session.
+    Chat(Box<lembas_harness::config::SessionOptions>),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
+    let command = cli
+        .command
+        .unwrap_or_else(|| Command::Chat(Box::new(cli.session)));
+    match command {
         Command::Conformance { paths, json } => {
             let code = lembas_harness::conformance::run(
                 &paths,
@@ -41,18 +50,21 @@ fn main() -> ExitCode {
             );
             exit(code.map_err(anyhow::Error::from), "lembas conformance")
         }
-        Command::Run(options) => {
-            let runtime = match tokio::runtime::Runtime::new() {
-                Ok(r) => r,
-                Err(e) => return exit(Err(e.into()), "lembas"),
-            };
-
-            exit(
-                runtime.block_on(lembas_harness::run::run(*options)),
-                "lembas",
-            )
-        }
+        Command::Run(options) => in_runtime(lembas_harness::run::run(*options)),
+        Command::Chat(options) => in_runtime(lembas_harness::chat::chat(*options)),
     }
+}
+
+/// Runs a session on a runtime of its own; its exit. The runtime does not wait for the thread
+/// that reads the person's lines, which may be waiting for one.
+fn in_runtime(session: impl std::future::Future<Output = anyhow::Result<i32>>) -> ExitCode {
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(r) => r,
+        Err(e) => return exit(Err(e.into()), "lembas"),
+    };
+    let code = runtime.block_on(session);
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    exit(code, "lembas")
 }
 
 /// The process's exit: the code a command gave, or 2 and its error said in one line.

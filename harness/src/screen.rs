@@ -10,7 +10,7 @@ use crate::events::SessionEvent;
 use lembas_rules::progress::{line, Progress};
 use lembas_rules::team::lead;
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -28,6 +28,8 @@ pub struct Screen {
     has_subagents: bool,
     /// The person is being asked: nothing is drawn over the question.
     asking: Arc<AtomicBool>,
+    /// Events shown so far.
+    shown: Arc<AtomicU64>,
 }
 
 impl Screen {
@@ -46,7 +48,13 @@ impl Screen {
             said_tree: String::new(),
             has_subagents: false,
             asking,
+            shown: Arc::new(AtomicU64::new(0)),
         }
+    }
+
+    /// The count of events it has shown, which a session reads to know it has caught up.
+    pub fn shown(&self) -> Arc<AtomicU64> {
+        Arc::clone(&self.shown)
     }
 
     /// Writes one event line to the `--events` file.
@@ -62,7 +70,10 @@ impl Screen {
         loop {
             tokio::select! {
                 out = rx.recv() => match out {
-                    Some(out) => self.hear(out),
+                    Some(out) => {
+                        self.hear(out);
+                        self.shown.fetch_add(1, Ordering::SeqCst);
+                    }
                     None => break,
                 },
                 _ = tick.tick() => if self.terminal { self.draw() },
@@ -111,8 +122,12 @@ impl Screen {
                 }
             }
             SessionEvent::Notice { agent, text } => {
-                self.clear();
-                eprintln!("lembas: {}: {text}", agent.name);
+                // In plain lines the main agent's failure is its `failed` line already; on a
+                // terminal that line is drawn over, so the failure is said once here.
+                if self.terminal || !agent.is_main() {
+                    self.clear();
+                    eprintln!("lembas: {}: {text}", agent.name);
+                }
             }
             SessionEvent::ToolStart { .. }
             | SessionEvent::ToolEnd { .. }

@@ -113,6 +113,9 @@ async fn a_missing_setting_is_said_and_a_dead_server_fails_the_turn() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("Failed: cannot reach"), "{err}");
+    // Said once, and not as a stop.
+    assert_eq!(err.matches("cannot reach").count(), 1, "{err}");
+    assert!(!err.contains("Stopped"), "{err}");
 }
 
 #[tokio::test]

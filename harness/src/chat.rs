@@ -1,0 +1,165 @@
+//! `lembas chat` (and `lembas` alone): a conversation of many turns at a terminal. Each line the
+//! person types is a prompt on the same session; Ctrl-C stops the running turn and every
+//! subagent (the conversation stays), Ctrl-C at the prompt or Ctrl-D leaves. Between turns, a
+//! few commands change what the person decides: `/mode MODE`, `/agents MIN..MAX`, `/tree`,
+//! `/stop NAME`, `/help`, `/quit`.
+
+use crate::config::{AgentRange, SessionOptions};
+use crate::session::{Session, TurnOutcome};
+use anyhow::Result;
+use lembas_rules::permission::Mode;
+use std::io::Write;
+
+/// What a line the person typed asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Said {
+    /// A prompt for the main agent.
+    Prompt(String),
+    /// `/mode MODE`.
+    Mode(Mode),
+    /// `/agents MIN..MAX`.
+    Agents(AgentRange),
+    /// `/tree`.
+    Tree,
+    /// `/stop NAME`.
+    Stop(String),
+    /// `/help`.
+    Help,
+    /// `/quit`.
+    Quit,
+    /// Nothing (an empty line).
+    Nothing,
+    /// A command that is not one, or not written as one: what is wrong.
+    Wrong(String),
+}
+
+/// The commands, as `/help` lists them.
+pub const HELP: &str =
+    "/mode MODE        the main agent's mode from the next call on (auto, edit, manual, plan)
+/agents MIN..MAX  the Subagents setting, told to the main agent with the next prompt
+/tree             the tree as team_read writes it
+/stop NAME        stop a subagent and the subagents under it
+/quit             leave (so do Ctrl-D, and Ctrl-C at the prompt)
+Anything else is a prompt. Ctrl-C during a turn stops it and every subagent.";
+
+/// Reads a line the person typed.
+pub fn read_line(line: &str) -> Said {
+    let line = line.trim();
+    let Some(command) = line.strip_prefix('/') else {
+        return if line.is_empty() {
+            Said::Nothing
+        } else {
+            Said::Prompt(line.to_string())
+        };
+    };
+    let (name, arg) = match command.split_once(char::is_whitespace) {
+        Some((n, a)) => (n, a.trim()),
+        None => (command, ""),
+    };
+    let modes = Mode::ALL.map(Mode::as_str).join(", ");
+    match name {
+        "mode" => Mode::parse(arg).map_or_else(
+            || Said::Wrong(format!("/mode: \"{arg}\" is not a mode ({modes})")),
+            Said::Mode,
+        ),
+        "agents" => arg
+            .parse::<AgentRange>()
+            .map_or_else(|e| Said::Wrong(format!("/agents: {e}")), Said::Agents),
+        "tree" if arg.is_empty() => Said::Tree,
+        "stop" if !arg.is_empty() => Said::Stop(arg.to_string()),
+        "stop" => Said::Wrong("/stop: which subagent? (/stop NAME)".into()),
+        "help" => Said::Help,
+        "quit" | "exit" => Said::Quit,
+        _ => Said::Wrong(format!("/{name}: not a command (/help lists them)")),
+    }
+}
+
+/// Holds the conversation; its exit code (0 when the person leaves).
+pub async fn chat(o: SessionOptions) -> Result<i32> {
+    let session = Session::start(&o, true)?;
+    let mut last = None;
+    if session.terminal() {
+        eprintln!(
+            "lembas — a conversation in this folder. /help lists the commands; Ctrl-D leaves."
+        );
+    }
+    loop {
+        eprint!("> ");
+        let _ = std::io::stderr().flush();
+        let line = tokio::select! {
+            line = session.lines().next() => line,
+            _ = tokio::signal::ctrl_c() => None,
+        };
+        let Some(line) = line else {
+            eprintln!();
+            break;
+        };
+        match read_line(&line) {
+            Said::Prompt(prompt) => {
+                let outcome = session.turn(&prompt).await;
+                match &outcome {
+                    TurnOutcome::Stopped => eprintln!("Stopped. The conversation goes on."),
+                    TurnOutcome::Failed(_) | TurnOutcome::Finished => {}
+                }
+                last = Some(outcome);
+            }
+            Said::Mode(mode) => {
+                session.set_mode(mode);
+                eprintln!("The main agent's mode is {mode}.");
+            }
+            Said::Agents(range) => {
+                session.crew().set_agents(range.min, range.max);
+                eprintln!(
+                    "The team may have {} to {} agents; the main agent is told with the next prompt.",
+                    range.min, range.max
+                );
+            }
+            Said::Tree => eprintln!("{}", session.crew().tree_lines().join("\n")),
+            Said::Stop(name) => {
+                let stopped = session.crew().stop_agent(&name);
+                if stopped.is_empty() {
+                    eprintln!("/stop: no subagent \"{name}\" works in the tree");
+                } else {
+                    eprintln!("Stopped {name} ({}).", stopped.join(", "));
+                }
+            }
+            Said::Help => eprintln!("{HELP}"),
+            Said::Quit => break,
+            Said::Nothing => {}
+            Said::Wrong(what) => eprintln!("{what}"),
+        }
+    }
+    session.close(last.as_ref()).await;
+    Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_is_a_prompt_or_a_command() {
+        assert_eq!(
+            read_line("  Fix the tests. \n"),
+            Said::Prompt("Fix the tests.".into())
+        );
+        assert_eq!(read_line(""), Said::Nothing);
+        assert_eq!(read_line("/mode plan"), Said::Mode(Mode::Plan));
+        assert_eq!(
+            read_line("/agents 2..5"),
+            Said::Agents(AgentRange { min: 2, max: 5 })
+        );
+        assert_eq!(read_line("/tree"), Said::Tree);
+        assert_eq!(read_line("/stop api"), Said::Stop("api".into()));
+        assert_eq!(read_line("/quit"), Said::Quit);
+        assert_eq!(
+            read_line("/mode yolo"),
+            Said::Wrong("/mode: \"yolo\" is not a mode (auto, edit, manual, plan)".into())
+        );
+        assert!(
+            matches!(read_line("/agents 5..2"), Said::Wrong(w) if w.starts_with("/agents: \"5..2\""))
+        );
+        assert!(matches!(read_line("/stop"), Said::Wrong(_)));
+        assert!(matches!(read_line("/fly"), Said::Wrong(w) if w.contains("/help")));
+    }
+}

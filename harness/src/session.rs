@@ -1,0 +1,300 @@
+//! A session: the main agent's conversation and its tree of subagents, kept across prompts in the
+//! current directory (the project root), on an OpenAI-compatible server. Each prompt is a turn on
+//! the same conversation; the tree and its room live on; the mode and the Subagents setting may
+//! change between turns. `lembas run` is a session of one turn, `lembas chat` one of many.
+
+use crate::config::{SessionOptions, Settings};
+use crate::crew::{Crew, SessionEnd, Setup};
+use crate::engine::{now_ms, Approval, Asker, Unattended};
+use crate::events::{DoneReason, SessionEvent};
+use crate::provider::client::Provider;
+use crate::screen::Screen;
+use crate::tools::Workspace;
+use anyhow::{Context as _, Result};
+use lembas_rules::permission::{Context, Mode};
+use lembas_rules::subagents::Capacity;
+use lembas_rules::team::TeamOptions;
+use lembas_rules::text::fill;
+use std::io::{BufRead, IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+/// This project's own system prompt, before the spec's blocks.
+const SYSTEM: &str = include_str!("../prompts/system.md");
+
+/// The person's lines from standard input, read by one thread for the whole session: the chat's
+/// prompts and the answers to approvals come from the same reader, in the order typed. `None`:
+/// the input ended (Ctrl-D).
+#[derive(Clone)]
+pub struct Lines {
+    rx: Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Option<String>>>>,
+}
+
+impl Lines {
+    /// No lines: the input is not read (a session of one prompt that asks nobody).
+    pub fn none() -> Lines {
+        let (tx, rx) = mpsc::unbounded_channel();
+        drop(tx);
+        Lines {
+            rx: Arc::new(tokio::sync::Mutex::new(rx)),
+        }
+    }
+
+    /// Starts the reader.
+    pub fn from_stdin() -> Lines {
+        let (tx, rx) = mpsc::unbounded_channel();
+        std::thread::spawn(move || {
+            let stdin = std::io::stdin();
+            loop {
+                let mut line = String::new();
+                match stdin.lock().read_line(&mut line) {
+                    Ok(0) | Err(_) => {
+                        let _ = tx.send(None);
+                        return;
+                    }
+                    Ok(_) => {
+                        if tx.send(Some(line)).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        Lines {
+            rx: Arc::new(tokio::sync::Mutex::new(rx)),
+        }
+    }
+
+    /// The next line, without its line end; none when the input ended.
+    pub async fn next(&self) -> Option<String> {
+        let line = self.rx.lock().await.recv().await.flatten()?;
+        Some(line.trim_end_matches(['\n', '\r']).to_string())
+    }
+
+    /// The next line, waited for off the runtime's workers (for an approval, asked from inside a
+    /// turn).
+    fn next_blocking(&self) -> Option<String> {
+        tokio::task::block_in_place(|| {
+            let mut rx = self.rx.blocking_lock();
+            rx.blocking_recv().flatten()
+        })
+    }
+}
+
+/// Asks the person at the terminal: y (once), a (always), anything else no. One question at a
+/// time, naming the agent whose call it is; the screen does not draw while it waits, and the
+/// other agents' tasks go on.
+struct Terminal {
+    one: Mutex<()>,
+    asking: Arc<AtomicBool>,
+    lines: Lines,
+}
+
+impl Asker for Terminal {
+    fn ask(&self, agent: &str, tool: &str, what: &str) -> Approval {
+        let _one = self.one.lock().unwrap_or_else(PoisonError::into_inner);
+        self.asking.store(true, Ordering::SeqCst);
+        eprint!("\n{agent} wants to run {tool}: {what}\nallow? [y]es once, [a]lways, [n]o: ");
+        let _ = std::io::stderr().flush();
+        let answer = self.lines.next_blocking().unwrap_or_default();
+        self.asking.store(false, Ordering::SeqCst);
+        match answer.trim() {
+            "y" | "yes" => Approval::Once,
+            "a" | "always" => Approval::Always,
+            _ => Approval::Deny,
+        }
+    }
+}
+
+/// How a turn of the session ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TurnOutcome {
+    /// The main agent's turn ended and the tree is quiet.
+    Finished,
+    /// The main agent's turn failed (the session goes on).
+    Failed(String),
+    /// The person stopped it (Ctrl-C).
+    Stopped,
+}
+
+/// A session at work: the tree, the screen that shows it, the person's lines.
+pub struct Session {
+    crew: Arc<Crew>,
+    screen: Option<JoinHandle<Screen>>,
+    /// Events the screen has shown.
+    shown: Arc<std::sync::atomic::AtomicU64>,
+    lines: Lines,
+    /// Whether a person answers at a terminal.
+    terminal: bool,
+}
+
+impl Session {
+    /// Starts a session in the current directory with these options; `reads_input`: the person's
+    /// prompts come from standard input (a chat).
+    pub fn start(o: &SessionOptions, reads_input: bool) -> Result<Session> {
+        let root = std::env::current_dir().context("the current directory")?;
+        // The rules and the tools read the same root (the workspace's, a real path) and home.
+        let home = std::env::var("HOME")
+            .ok()
+            .filter(|h| h.starts_with('/'))
+            .map(|h| {
+                std::fs::canonicalize(&h)
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .unwrap_or(h)
+            });
+        let s = Settings::resolve(o, &root, &|k| std::env::var(k).ok())?;
+        let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+        let unattended = o.unattended || !terminal;
+        let workspace = Workspace::new(root)
+            .with_home(home.clone())
+            .with_secret(s.api_key.as_deref());
+        let root = workspace.root.to_string_lossy().into_owned();
+        let mut permissions = Context::new(s.mode);
+        permissions.root = root.clone();
+        permissions.home = home;
+        permissions.unattended = unattended;
+        let permissions = Arc::new(Mutex::new(permissions));
+        let asking = Arc::new(AtomicBool::new(false));
+        let lines = if reads_input || !unattended {
+            Lines::from_stdin()
+        } else {
+            Lines::none()
+        };
+        let asker: Arc<dyn Asker> = if unattended {
+            Arc::new(Unattended)
+        } else {
+            Arc::new(Terminal {
+                one: Mutex::new(()),
+                asking: Arc::clone(&asking),
+                lines: lines.clone(),
+            })
+        };
+        let events = match &o.events {
+            Some(path) => Some(
+                std::fs::File::create(path)
+                    .with_context(|| format!("--events {}", path.display()))?,
+            ),
+            None => None,
+        };
+        let mut provider = Provider::new(&s.base_url, s.api_key.clone());
+        provider.return_progress = s.return_progress;
+        let setup = Setup {
+            provider,
+            workspace: workspace.with_permissions(Arc::clone(&permissions)),
+            permissions,
+            asker,
+            window: s.context,
+            system: fill(SYSTEM.trim(), &[("root", &root)]),
+        };
+        let options = TeamOptions {
+            min: s.agents.min,
+            max: s.agents.max,
+            capacity: Capacity {
+                group: None,
+                parallel: s.parallel,
+            },
+            model: s.model.clone(),
+            mode: s.mode,
+            now: now_ms(),
+            ..TeamOptions::default()
+        };
+        let (tx, rx) = mpsc::unbounded_channel();
+        let crew = Crew::new(setup, &options, tx);
+        let screen = Screen::new(terminal, events, Arc::downgrade(&crew), asking);
+        let shown = screen.shown();
+        let screen = tokio::spawn(screen.run(rx));
+        Ok(Session {
+            crew,
+            screen: Some(screen),
+            shown,
+            lines,
+            terminal,
+        })
+    }
+
+    /// The person's lines.
+    pub fn lines(&self) -> &Lines {
+        &self.lines
+    }
+
+    /// Whether a person answers at a terminal.
+    pub fn terminal(&self) -> bool {
+        self.terminal
+    }
+
+    /// The tree.
+    pub fn crew(&self) -> &Arc<Crew> {
+        &self.crew
+    }
+
+    /// One turn: the prompt to the main agent, then until the tree is quiet — or until the
+    /// person's Ctrl-C, which stops the turn and every subagent and keeps the conversation.
+    pub async fn turn(&self, prompt: &str) -> TurnOutcome {
+        let outcome = self.run_turn(prompt).await;
+        self.caught_up().await;
+        outcome
+    }
+
+    /// Waits (a little, at most) until the screen has shown every event of the turn: its reply
+    /// comes before the next prompt.
+    async fn caught_up(&self) {
+        let sent = self.crew.events_sent();
+        for _ in 0..200 {
+            if self.shown.load(std::sync::atomic::Ordering::SeqCst) >= sent {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    async fn run_turn(&self, prompt: &str) -> TurnOutcome {
+        self.crew.prompt(prompt);
+        let end = tokio::select! {
+            end = self.crew.finished() => Some(end),
+            _ = tokio::signal::ctrl_c() => None,
+        };
+        match end {
+            Some(SessionEnd::Finished) => TurnOutcome::Finished,
+            Some(SessionEnd::Failed(e)) => TurnOutcome::Failed(e),
+            None => {
+                self.crew.stop_turn();
+                // The main agent's turn ends at its next await; a second Ctrl-C does not wait.
+                tokio::select! {
+                    _ = self.crew.finished() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = tokio::time::sleep(Duration::from_secs(5)) => {}
+                }
+                TurnOutcome::Stopped
+            }
+        }
+    }
+
+    /// The main agent's mode, from the next call on (a stricter one tightens the tree).
+    pub fn set_mode(&self, mode: Mode) {
+        self.crew.set_mode(mode);
+    }
+
+    /// Ends the session: every task stops, the screen says the last state, the `--events` file
+    /// gets `done`.
+    pub async fn close(mut self, last: Option<&TurnOutcome>) {
+        self.crew.send_tree();
+        self.crew.close();
+        let crew = self.crew;
+        drop(crew);
+        let Some(screen) = self.screen.take() else {
+            return;
+        };
+        // The screen ends when the last agent's task has let go of the tree.
+        if let Ok(Ok(mut screen)) = tokio::time::timeout(Duration::from_secs(5), screen).await {
+            let (reason, error) = match last {
+                Some(TurnOutcome::Failed(e)) => (DoneReason::Error, Some(e.clone())),
+                Some(TurnOutcome::Stopped) => (DoneReason::Person, None),
+                Some(TurnOutcome::Finished) | None => (DoneReason::Stop, None),
+            };
+            screen.event(&SessionEvent::Done { reason, error });
+        }
+    }
+}

@@ -1,0 +1,239 @@
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+//! `lembas chat` as a person uses it: the process on a pseudo-terminal of its own (its session's
+//! controlling terminal, so that Ctrl-C is the terminal's SIGINT), against the scripted server on
+//! 127.0.0.1. Two prompts on one conversation, Ctrl-C during a turn, `/mode plan` refusing a
+//! write on the next turn, Ctrl-D leaving.
+
+mod common;
+use common::scripted::{call, content, rule, serve, Reply};
+use serde_json::{json, Value};
+use std::io::{Read, Write};
+use std::os::fd::OwnedFd;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A child on a pseudo-terminal, and everything it wrote to it.
+struct Terminal {
+    master: std::fs::File,
+    seen: Arc<Mutex<String>>,
+    child: std::process::Child,
+}
+
+impl Terminal {
+    fn spawn(dir: &std::path::Path, args: &[&str]) -> Terminal {
+        let pty = nix::pty::openpty(None, None).unwrap();
+        let slave: OwnedFd = pty.slave;
+        // util-linux's setsid: a session of its own, its standard input (the pseudo-terminal) its
+        // controlling terminal, then lembas in its place (same process).
+        let child = std::process::Command::new("setsid")
+            .arg("--ctty")
+            .arg(env!("CARGO_BIN_EXE_lembas"))
+            .args(args)
+            .current_dir(dir)
+            .env_remove("LEMBAS_API_KEY")
+            .stdin(slave.try_clone().unwrap())
+            .stdout(slave.try_clone().unwrap())
+            .stderr(slave)
+            .spawn()
+            .unwrap();
+        let master = std::fs::File::from(pty.master);
+        let seen = Arc::new(Mutex::new(String::new()));
+        let mut reader = master.try_clone().unwrap();
+        let into = Arc::clone(&seen);
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    return;
+                }
+                into.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+        Terminal {
+            master,
+            seen,
+            child,
+        }
+    }
+
+    /// Types `text`, as a person at the terminal would.
+    fn typed(&mut self, text: &str) {
+        self.master.write_all(text.as_bytes()).unwrap();
+        self.master.flush().unwrap();
+    }
+
+    /// Waits until the terminal shows `text` after `from` bytes of it; where it ends.
+    fn shows(&self, text: &str, from: usize) -> usize {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            {
+                let seen = self.seen.lock().unwrap();
+                if let Some(at) = seen.get(from..).and_then(|s| s.find(text)) {
+                    return from + at + text.len();
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the terminal never showed {text:?}; it showed:\n{}",
+                self.seen.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+fn text_of(body: &Value) -> String {
+    body["messages"].to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_conversation_of_several_turns_at_a_terminal() {
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    let server = serve(
+        vec![
+            rule("", "First.", Reply::Sse(vec![content("One."), "[DONE]".into()])),
+            rule("", "Second.", Reply::Sse(vec![content("Two."), "[DONE]".into()])),
+            // Held for good: only the person's Ctrl-C ends this turn.
+            rule(
+                "",
+                "Hold on.",
+                Reply::Hold(vec![content("Thinking")], Arc::clone(&gate), vec![]),
+            ),
+            rule("", "After.", Reply::Sse(vec![content("Three."), "[DONE]".into()])),
+            // A subagent's turn, its report waking the main agent, and the tree between turns.
+            rule(
+                "You are the main agent",
+                "Add one.",
+                Reply::Sse(vec![
+                    call(
+                        "a1",
+                        "team_add",
+                        json!({"name": "api", "role": "the API", "task": "Write the API.", "goal": "a service"}),
+                    ),
+                    "[DONE]".into(),
+                ]),
+            ),
+            rule(
+                "You are the main agent",
+                "Added api",
+                Reply::Sse(vec![content("Waiting for api."), "[DONE]".into()]),
+            ),
+            rule(
+                "You are \"api\"",
+                "",
+                Reply::Sse(vec![content("Done: the API."), "[DONE]".into()]),
+            ),
+            rule(
+                "You are the main agent",
+                "Done: the API.",
+                Reply::Sse(vec![content("api reported."), "[DONE]".into()]),
+            ),
+            rule(
+                "You are the main agent",
+                "Who is left?",
+                Reply::Sse(vec![content("Nobody."), "[DONE]".into()]),
+            ),
+            rule(
+                "",
+                "Write it.",
+                Reply::Sse(vec![
+                    call("w1", "write", json!({"path": "notes.txt", "content": "x\n"})),
+                    "[DONE]".into(),
+                ]),
+            ),
+            rule("", "plan", Reply::Sse(vec![content("Not written."), "[DONE]".into()])),
+        ],
+        0,
+    )
+    .await;
+    let dir = std::env::temp_dir().join(format!("lembas-chat-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let url = server.url.clone();
+    let dir_in = dir.clone();
+    let status = tokio::task::spawn_blocking(move || {
+        let mut term = Terminal::spawn(&dir_in, &["chat", "--base-url", &url, "--model", "m"]);
+        let at = term.shows("> ", 0);
+        term.typed("First.\r");
+        let at = term.shows("One.", at);
+        let at = term.shows("> ", at);
+        term.typed("Second.\r");
+        let at = term.shows("Two.", at);
+        let at = term.shows("> ", at);
+        term.typed("Hold on.\r");
+        let at = term.shows("Writing", at);
+        std::thread::sleep(Duration::from_millis(300));
+        term.typed("\u{3}");
+        let at = term.shows("Stopped. The conversation goes on.", at);
+        let at = term.shows("> ", at);
+        term.typed("After.\r");
+        let at = term.shows("Three.", at);
+        let at = term.shows("> ", at);
+        // A subagent: added, its report wakes the main agent; the tree lives on between turns.
+        term.typed("Add one.\r");
+        let at = term.shows("api reported.", at);
+        let at = term.shows("> ", at);
+        term.typed("/tree\r");
+        let at = term.shows("api (s1)", at);
+        let at = term.shows("> ", at);
+        term.typed("/stop api\r");
+        let at = term.shows("Stopped api (s1).", at);
+        let at = term.shows("> ", at);
+        term.typed("Who is left?\r");
+        let at = term.shows("Nobody.", at);
+        let at = term.shows("> ", at);
+        term.typed("/mode plan\r");
+        let at = term.shows("The main agent's mode is plan.", at);
+        term.typed("Write it.\r");
+        let at = term.shows("Not written.", at);
+        term.shows("> ", at);
+        // Ctrl-D at the prompt leaves.
+        term.typed("\u{4}");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(s) = term.child.try_wait().unwrap() {
+                break s;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "lembas did not leave on Ctrl-D; the terminal showed:\n{}",
+                term.seen.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(status.code(), Some(0));
+    let bodies = server.bodies("");
+    let find = |prompt: &str| {
+        bodies
+            .iter()
+            .find(|b| common::scripted::last(b).contains(prompt))
+            .cloned()
+            .unwrap_or_else(|| panic!("no request for {prompt:?}"))
+    };
+    // The second turn is on the first one's conversation.
+    let second = text_of(&find("Second."));
+    assert!(
+        second.contains("First.") && second.contains("One."),
+        "{second}"
+    );
+    // The stopped turn stays in the conversation: the next one goes on from it.
+    let after = text_of(&find("After."));
+    assert!(after.contains("Hold on."), "{after}");
+    // The person's stop reaches the main agent with its next prompt.
+    let left = common::scripted::last(&find("Who is left?"));
+    assert!(left.contains("The person stopped api"), "{left}");
+    // In plan mode the write is refused, and the model reads the refusal.
+    assert!(!dir.join("notes.txt").exists(), "plan mode wrote the file");
+    let refused = text_of(&find("plan"));
+    assert!(refused.contains("\"role\":\"tool\""), "{refused}");
+}
