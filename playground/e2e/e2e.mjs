@@ -139,6 +139,21 @@ await step("the progress line's elapsed time moves", async () => {
   expect(later !== first, `still "${first}"`);
 });
 
+await step("every phase's template draws a line, and the picker follows the JSON", async () => {
+  const picker = page.getByTestId("progress-phase");
+  const line = page.getByTestId("progress-line");
+  const phases = await picker.locator("option").evaluateAll((os) => os.map((o) => o.value));
+  expect(phases.length === 13, `phases: ${phases}`);
+  for (const phase of phases) {
+    await picker.selectOption(phase);
+    const text = await line.textContent();
+    expect(!/missing|expected|unknown|not a field/.test(text), `${phase}: "${text}"`);
+  }
+  await page.getByLabel("The progress object (progress.md §1), as JSON").fill(JSON.stringify({ phase: "thinking", since: Date.now() }));
+  expect((await picker.inputValue()) === "thinking", `picker: ${await picker.inputValue()}`);
+  expect((await line.textContent()).startsWith("Thinking"), `line: ${await line.textContent()}`);
+});
+
 let session = null;
 await step("tree calls from the forms draw the tree, the room and an end", async () => {
   await page.getByRole("tab", { name: "Tree" }).click();

@@ -7,7 +7,10 @@ use crate::model::{
     Row,
 };
 use lembas_rules::conformance::{run_case, Area};
-use lembas_rules::progress::{line, Progress};
+use lembas_rules::json::ToJson;
+use lembas_rules::progress::{
+    line, PersonWait, Phase, PhaseKind, Progress, StopReason, WaitReason,
+};
 use leptos::prelude::*;
 use serde_json::Value;
 
@@ -348,6 +351,48 @@ fn now_ms() -> i64 {
     js_sys::Date::now() as i64
 }
 
+/// A phase of each kind with every field it needs, as a client would send it: the Progress tab's
+/// templates, valid as they come.
+fn example_phase(kind: PhaseKind) -> Phase {
+    match kind {
+        PhaseKind::Queued => Phase::Queued { ahead: Some(2) },
+        PhaseKind::WaitingForModel => Phase::WaitingForModel {
+            model: "qwen3-coder".into(),
+            reason: WaitReason::Slots,
+        },
+        PhaseKind::LoadingModel => Phase::LoadingModel {
+            model: "qwen3-coder".into(),
+        },
+        PhaseKind::ReadingPrompt => Phase::ReadingPrompt {
+            done: Some(4096),
+            total: Some(16384),
+        },
+        PhaseKind::Thinking => Phase::Thinking,
+        PhaseKind::Writing => Phase::Writing { rate: Some(42.5) },
+        PhaseKind::RunningTool => Phase::RunningTool {
+            tool: "bash".into(),
+            what: Some("cargo test".into()),
+        },
+        PhaseKind::WaitingForPerson => Phase::WaitingForPerson {
+            what: PersonWait::Approval,
+            tool: Some("bash".into()),
+        },
+        PhaseKind::WaitingForSubagents => Phase::WaitingForSubagents { running: 3 },
+        PhaseKind::Compacting => Phase::Compacting,
+        PhaseKind::Retrying => Phase::Retrying {
+            reason: "502 Bad Gateway".into(),
+            in_secs: 10,
+            attempt: Some(1),
+        },
+        PhaseKind::Stopped => Phase::Stopped {
+            reason: Some(StopReason::Person),
+        },
+        PhaseKind::Failed => Phase::Failed {
+            reason: "connection refused".into(),
+        },
+    }
+}
+
 #[component]
 fn ProgressView() -> impl IntoView {
     let start = now_ms();
@@ -375,34 +420,30 @@ fn ProgressView() -> impl IntoView {
         )
     };
     let set_phase = move |phase: &str| {
-        let t = now_ms();
-        let v = match phase {
-            "retrying" => {
-                serde_json::json!({"phase": "retrying", "since": t, "reason": "502 Bad Gateway", "in": 10, "attempt": 1})
-            }
-            "reading_prompt" => {
-                serde_json::json!({"phase": "reading_prompt", "since": t, "done": 4096, "total": 16384})
-            }
-            "waiting_for_person" => {
-                serde_json::json!({"phase": "waiting_for_person", "since": t, "what": "approval", "tool": "bash"})
-            }
-            "writing" => serde_json::json!({"phase": "writing", "since": t, "rate": 42.5}),
-            "failed" => {
-                serde_json::json!({"phase": "failed", "since": t, "reason": "connection refused"})
-            }
-            p => serde_json::json!({"phase": p, "since": t}),
-        };
-        text.set(serde_json::to_string_pretty(&v).unwrap_or_default());
+        if let Some(kind) = PhaseKind::parse(phase) {
+            let example = Progress::new(example_phase(kind), now_ms());
+            text.set(serde_json::to_string_pretty(&example.to_json()).unwrap_or_default());
+        }
+    };
+    // The picker follows the phase the JSON names.
+    let picked = move || {
+        text.with(|t| {
+            serde_json::from_str::<Value>(t)
+                .ok()
+                .and_then(|v| v.get("phase").and_then(Value::as_str).map(str::to_string))
+                .unwrap_or_default()
+        })
     };
     view! {
         <section class="progress">
             <label>"Phase "
-                <select on:change=move |ev| set_phase(&event_target_value(&ev))>
-                    {lembas_rules::progress::PhaseKind::ALL.map(|k| k.as_str()).into_iter().map(|p| view! { <option value=p selected=p == "running_tool">{p}</option> }).collect_view()}
+                <select data-testid="progress-phase" prop:value=picked on:change=move |ev| set_phase(&event_target_value(&ev))>
+                    {PhaseKind::ALL.map(|k| k.as_str()).into_iter().map(|p| view! { <option value=p>{p}</option> }).collect_view()}
                 </select>
             </label>
             <p class="line" data-testid="progress-line">{move || drawn().unwrap_or_else(|e| e)}</p>
-            <textarea rows="8" spellcheck="false" prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+            <label for="progress-json">"The progress object (progress.md §1), as JSON"</label>
+            <textarea id="progress-json" data-testid="progress-json" rows="8" spellcheck="false" prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
         </section>
     }
 }
