@@ -2,6 +2,7 @@
 // downloads a browser), against playground/dist served on 127.0.0.1. Each step saves a
 // screenshot under the folder printed at the start.
 import { mkdir } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -112,6 +113,16 @@ await step("an opened file runs; a link carries a case, and an old spec's link s
   await page.getByTestId("open-file").setInputFiles({ name: "mine.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(file)) });
   await page.waitForFunction((t) => document.querySelector('[data-testid="summary"]')?.textContent === t, `${total + 1} passed, 0 failed`);
   await page.getByRole("button", { name: "Remove my files" }).click();
+  // A file without `area` takes its name's (conformance/delegation.json has none), not the
+  // area picked beside the paste box.
+  const delegation = readFileSync(path.join(root, "conformance/delegation.json"));
+  const cases = JSON.parse(delegation).cases.length;
+  expect(!("area" in JSON.parse(delegation)), "delegation.json has an area now: pick another file");
+  await page.getByTestId("paste-area").selectOption("progress");
+  await page.getByTestId("open-file").setInputFiles({ name: "delegation.json", mimeType: "application/json", buffer: delegation });
+  await page.waitForFunction((t) => document.querySelector('[data-testid="summary"]')?.textContent === t, `${total + cases} passed, 0 failed`);
+  await page.getByRole("button", { name: "Remove my files" }).click();
+  await page.getByTestId("paste-area").selectOption("");
   await page.locator("table.cases a").nth(3).click();
   const href = await page.getByTestId("case-link").getAttribute("href");
   expect(href.startsWith("#v=2&spec=3.4.0&area="), `link ${href}`);
@@ -192,7 +203,8 @@ await step("tree calls from the forms draw the tree, the room and an end", async
 
 await step("the exported session is a team case that passes", async () => {
   await page.getByRole("tab", { name: "Cases" }).click();
-  await page.getByTestId("paste").fill(JSON.stringify({ area: "team", cases: [session] }));
+  // The export as it is: a team case, known by its steps.
+  await page.getByTestId("paste").fill(JSON.stringify(session));
   await page.getByTestId("paste").dispatchEvent("change");
   await page.waitForFunction((t) => document.querySelector('[data-testid="summary"]')?.textContent === t, `${total + 1} passed, 0 failed`);
   await page.getByRole("button", { name: "Remove my files" }).click();

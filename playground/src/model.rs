@@ -51,23 +51,58 @@ pub fn read_file(name: &str, text: &str, builtin: bool) -> Result<CaseFile, Stri
     read_value(name, value, builtin, None)
 }
 
-/// A case file or a single case; `area` is used for a single case or a file without `area`.
+/// The area a case's own fields say, where they say one without doubt: a team case has `steps`,
+/// a progress case `progress`, a subagents case `models`, a delegation case `parent_mode`,
+/// `main_mode` or `agents`.
+fn area_of_case(case: &Value) -> Option<Area> {
+    let has = |k: &str| case.get(k).is_some();
+    if has("steps") || has("start") {
+        Some(Area::Team)
+    } else if has("progress") {
+        Some(Area::Progress)
+    } else if has("models") {
+        Some(Area::Subagents)
+    } else if has("parent_mode") || has("main_mode") || has("agents") {
+        Some(Area::Delegation)
+    } else {
+        None
+    }
+}
+
+/// A case file or a single case. Its area is the file's `area`, else its file name's
+/// (`delegation.json`), else the one its cases' fields all say, else `picked` (the area picked
+/// beside the paste box) — never a picked area over what the file itself says.
 pub fn read_value(
     name: &str,
     value: Value,
     builtin: bool,
-    area: Option<&str>,
+    picked: Option<&str>,
 ) -> Result<CaseFile, String> {
     let Value::Object(map) = &value else {
         return Err("expected a case file (an object with `cases`) or one case".into());
     };
+    let stem = name.strip_suffix(".json").unwrap_or(name);
+    let cases_say = || {
+        let cases: Vec<&Value> = match map.get("cases") {
+            Some(Value::Array(c)) => c.iter().collect(),
+            _ => vec![&value],
+        };
+        let first = cases.first().and_then(|c| area_of_case(c))?;
+        cases
+            .iter()
+            .all(|c| area_of_case(c) == Some(first))
+            .then_some(first.as_str())
+    };
     let file_area = map
         .get("area")
         .and_then(Value::as_str)
-        .or(area)
-        .or_else(|| Area::parse(name).map(Area::as_str));
+        .or_else(|| Area::parse(stem).map(Area::as_str))
+        .or_else(cases_say)
+        .or(picked.filter(|p| !p.is_empty()));
     let Some(area) = file_area else {
-        return Err("area: missing (give the file an `area`, or pick one)".into());
+        return Err(
+            "area: missing (give the file an `area`, name it after its area, or pick one)".into(),
+        );
     };
     if Area::parse(area).is_none() {
         return Err(format!("area: unknown area \"{area}\""));
@@ -161,6 +196,51 @@ mod tests {
         let rows = run_all(&files);
         assert!(rows.len() > 300);
         assert!(summary_of(&rows).ends_with(" passed, 0 failed"));
+    }
+
+    #[test]
+    fn a_file_says_its_area_before_the_area_picked() {
+        let area = |name: &str, v: serde_json::Value, picked: Option<&str>| {
+            read_value(name, v, false, picked).map(|f| f.area)
+        };
+        let delegation =
+            serde_json::json!({"cases": [{"op": "add", "parent_mode": "edit", "expect": {}}]});
+        // Its own `area`, else its name, else its cases' fields, else the area picked.
+        assert_eq!(
+            area(
+                "x.json",
+                serde_json::json!({"area": "team", "cases": []}),
+                Some("progress")
+            ),
+            Ok("team".into())
+        );
+        assert_eq!(
+            area(
+                "delegation.json",
+                serde_json::json!({"cases": []}),
+                Some("progress")
+            ),
+            Ok("delegation".into())
+        );
+        assert_eq!(
+            area("mine.json", delegation, Some("progress")),
+            Ok("delegation".into())
+        );
+        assert_eq!(
+            area(
+                "mine.json",
+                serde_json::json!({"cases": [{"tool": "bash", "expect": {}}]}),
+                Some("permission")
+            ),
+            Ok("permission".into())
+        );
+        assert!(area(
+            "mine.json",
+            serde_json::json!({"cases": [{"tool": "bash", "expect": {}}]}),
+            None
+        )
+        .unwrap_err()
+        .starts_with("area: missing"));
     }
 
     #[test]

@@ -80,8 +80,10 @@ pub fn App() -> impl IntoView {
         .unwrap_or_default();
     if hash.len() > 1 {
         match read_link(&hash).and_then(|(area, text, warning)| {
-            let value = lembas_rules::json::parse_strict(&text).map_err(|e| json_error(&e))?;
-            let file = read_value("from a link", value, false, Some(&area))?;
+            let case = lembas_rules::json::parse_strict(&text).map_err(|e| json_error(&e))?;
+            // The link names its case's area: it is the file's own.
+            let value = serde_json::json!({"area": area, "cases": [case]});
+            let file = read_value("from a link", value, false, None)?;
             Ok((file, warning))
         }) {
             Ok((mut file, warning)) => {
@@ -149,7 +151,8 @@ fn Cases(
 ) -> impl IntoView {
     let filter = RwSignal::new(Filter::default());
     let paste_error = RwSignal::new(String::new());
-    let paste_area = RwSignal::new(String::from("progress"));
+    // Empty: the area comes from the file (its `area`, its name, its cases).
+    let paste_area = RwSignal::new(String::new());
     let shown = move || {
         rows.with(|r| {
             filter.with(|f| {
@@ -216,10 +219,12 @@ fn Cases(
                 ev.prevent_default();
                 read_files(ev.data_transfer().and_then(|d| d.files()));
             }>
-            <label for="paste">"Paste a case file, or one case of the area "</label>
-            <select on:change=move |ev| paste_area.set(event_target_value(&ev))>
+            <label for="paste-area">"Area of a case or file that does not say its own "</label>
+            <select id="paste-area" data-testid="paste-area" on:change=move |ev| paste_area.set(event_target_value(&ev))>
+                <option value="">"— from the file —"</option>
                 {Area::ALL.iter().map(|a| view! { <option value=a.as_str()>{a.as_str()}</option> }).collect_view()}
             </select>
+            <label for="paste">" Paste a case file, or one case"</label>
             <textarea id="paste" data-testid="paste" rows="3" placeholder="{ \"area\": \"progress\", \"cases\": [ … ] }"
                 on:change=move |ev| on_paste(event_target_value(&ev))></textarea>
             <label>"or open " <input type="file" accept=".json,application/json" multiple data-testid="open-file"
