@@ -131,6 +131,12 @@ await step("an opened file runs; a link carries a case, and an old spec's link s
   await page.waitForLoadState("load");
   await page.getByTestId("verdict").waitFor();
   expect((await page.getByTestId("verdict").textContent()) === "pass", "the linked case does not pass");
+  // A link to an unchanged built-in case opens it: nothing is added, on a reload either.
+  await page.getByRole("tab", { name: "Cases" }).click();
+  expect((await summary.textContent()) === `${total} passed, 0 failed`, `after the link: ${await summary.textContent()}`);
+  await page.reload();
+  await summary.waitFor();
+  expect((await summary.textContent()) === `${total} passed, 0 failed`, `after a reload: ${await summary.textContent()}`);
   await page.goto(base + href.replace("spec=3.4.0", "spec=3.3.0"));
   await page.waitForLoadState("load");
   await page.getByTestId("notice").filter({ hasText: "3.3.0" }).waitFor({ timeout: 10_000 });

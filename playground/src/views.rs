@@ -87,11 +87,25 @@ pub fn App() -> impl IntoView {
             Ok((file, warning))
         }) {
             Ok((mut file, warning)) => {
-                file.builtin = true; // shown, not kept
-                file.name = "from a link".into();
-                files.update(|f| f.push(file));
-                let index = files.with_untracked(|f| f.len().saturating_sub(1));
-                selected.set(Some((index, 0)));
+                // A link to a case that is already here (a built-in one, unchanged) opens it;
+                // another is shown beside them, not kept.
+                let linked = file.cases.first().cloned();
+                let here = files.with_untracked(|list| {
+                    list.iter().enumerate().find_map(|(fi, f)| {
+                        let ci = f.cases.iter().position(|c| Some(c) == linked.as_ref())?;
+                        (f.area == file.area).then_some((fi, ci))
+                    })
+                });
+                let at = match here {
+                    Some(at) => at,
+                    None => {
+                        file.builtin = true; // shown, not kept
+                        file.name = "from a link".into();
+                        files.update(|f| f.push(file));
+                        (files.with_untracked(|f| f.len().saturating_sub(1)), 0)
+                    }
+                };
+                selected.set(Some(at));
                 tab.set(Tab::Editor);
                 notice.set(warning.unwrap_or_default());
             }
