@@ -73,6 +73,8 @@ struct Inner {
     failed: Option<String>,
     /// What a stop told the main agent, for its next turn.
     for_lead: Vec<String>,
+    /// The person stopped the current turn.
+    stopped: bool,
 }
 
 /// The tree at work: the rules' team, each agent's task, and where the events go.
@@ -126,6 +128,7 @@ impl Crew {
                 dirty: true,
                 failed: None,
                 for_lead: Vec::new(),
+                stopped: false,
             }),
             out,
             quiet: watch::Sender::new(false),
@@ -162,6 +165,7 @@ impl Crew {
     pub fn prompt(&self, text: &str) {
         let mut inner = self.lock();
         inner.failed = None;
+        inner.stopped = false;
         self.quiet.send_replace(false);
         let lead_id = lead().to_string();
         if !inner.tasks.contains_key(&lead_id) {
@@ -215,6 +219,7 @@ impl Crew {
     /// conversation kept for the next prompt, which also brings it the note of who was stopped.
     pub fn stop_turn(&self) {
         let mut inner = self.lock();
+        inner.stopped = true;
         self.stop_subagents(&mut inner);
         let lead_running = match inner.tasks.get(lead()) {
             Some(task) if task.running => {
@@ -300,6 +305,20 @@ impl Crew {
         self.stopped(agent);
         self.send_tree();
         self.quiet.send_replace(true);
+    }
+
+    /// Whether the person stopped the latest turn.
+    pub fn was_stopped(&self) -> bool {
+        self.lock().stopped
+    }
+
+    /// The main agent's mode now.
+    pub fn mode(&self) -> lembas_rules::permission::Mode {
+        self.setup
+            .permissions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .mode
     }
 
     /// The person changes the main agent's mode between turns: the session's permissions, and

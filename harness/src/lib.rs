@@ -10,8 +10,10 @@
 //! - [`screen`] — what a person sees of a run, and the `--events` file;
 //! - [`session`] — the main agent's conversation and tree, kept across prompts;
 //! - [`run`] — `lembas run`: a session of one turn;
-//! - [`chat`] — `lembas chat` (and `lembas` alone): a session of many, at a terminal.
+//! - [`chat`] — `lembas chat` (and `lembas` alone): a session of many, at a terminal;
+//! - [`acp`] — `lembas acp`: sessions for editors, over the Agent Client Protocol.
 
+pub mod acp;
 pub mod chat;
 pub mod config;
 pub mod conformance;

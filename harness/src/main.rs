@@ -33,6 +33,9 @@ enum Command {
     Run(Box<lembas_harness::run::RunOptions>),
     /// Hold a conversation in the current directory: each line a prompt on the same session.
     Chat(Box<lembas_harness::config::SessionOptions>),
+    /// Serve editors over the Agent Client Protocol on stdin and stdout (each session's cwd its
+    /// project root).
+    Acp(Box<lembas_harness::config::SessionOptions>),
 }
 
 fn main() -> ExitCode {
@@ -52,6 +55,7 @@ fn main() -> ExitCode {
         }
         Command::Run(options) => in_runtime(lembas_harness::run::run(*options)),
         Command::Chat(options) => in_runtime(lembas_harness::chat::chat(*options)),
+        Command::Acp(options) => in_runtime(lembas_harness::acp::serve(*options)),
     }
 }
 

@@ -16,6 +16,7 @@ use lembas_rules::subagents::Capacity;
 use lembas_rules::team::TeamOptions;
 use lembas_rules::text::fill;
 use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -120,6 +121,63 @@ pub enum TurnOutcome {
     Stopped,
 }
 
+/// The tree of a session in `root` with these options: its engines on the server the settings
+/// name, the person answered by `asker` (nobody when `unattended`), what it says sent to `out`.
+pub fn crew_in(
+    o: &SessionOptions,
+    root: PathBuf,
+    asker: Arc<dyn Asker>,
+    unattended: bool,
+    out: mpsc::UnboundedSender<SessionEvent>,
+) -> Result<Arc<Crew>> {
+    // The rules and the tools read the same root (the workspace's, a real path) and home.
+    let home = std::env::var("HOME")
+        .ok()
+        .filter(|h| h.starts_with('/'))
+        .map(|h| {
+            std::fs::canonicalize(&h)
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or(h)
+        });
+    let s = Settings::resolve(o, &root, &|k| std::env::var(k).ok())?;
+    let workspace = Workspace::new(root)
+        .with_home(home.clone())
+        .with_secret(s.api_key.as_deref());
+    let root = workspace.root.to_string_lossy().into_owned();
+    let mut permissions = Context::new(s.mode);
+    permissions.root = root.clone();
+    permissions.home = home;
+    permissions.unattended = unattended;
+    let permissions = Arc::new(Mutex::new(permissions));
+    let mut provider = Provider::new(&s.base_url, s.api_key.clone());
+    provider.return_progress = s.return_progress;
+    let setup = Setup {
+        provider,
+        workspace: workspace.with_permissions(Arc::clone(&permissions)),
+        permissions,
+        asker: if unattended {
+            Arc::new(Unattended)
+        } else {
+            asker
+        },
+        window: s.context,
+        system: fill(SYSTEM.trim(), &[("root", &root)]),
+    };
+    let options = TeamOptions {
+        min: s.agents.min,
+        max: s.agents.max,
+        capacity: Capacity {
+            group: None,
+            parallel: s.parallel,
+        },
+        model: s.model.clone(),
+        mode: s.mode,
+        now: now_ms(),
+        ..TeamOptions::default()
+    };
+    Ok(Crew::new(setup, &options, out))
+}
+
 /// A session at work: the tree, the screen that shows it, the person's lines.
 pub struct Session {
     crew: Arc<Crew>,
@@ -136,27 +194,8 @@ impl Session {
     /// prompts come from standard input (a chat).
     pub fn start(o: &SessionOptions, reads_input: bool) -> Result<Session> {
         let root = std::env::current_dir().context("the current directory")?;
-        // The rules and the tools read the same root (the workspace's, a real path) and home.
-        let home = std::env::var("HOME")
-            .ok()
-            .filter(|h| h.starts_with('/'))
-            .map(|h| {
-                std::fs::canonicalize(&h)
-                    .map(|p| p.to_string_lossy().into_owned())
-                    .unwrap_or(h)
-            });
-        let s = Settings::resolve(o, &root, &|k| std::env::var(k).ok())?;
         let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
         let unattended = o.unattended || !terminal;
-        let workspace = Workspace::new(root)
-            .with_home(home.clone())
-            .with_secret(s.api_key.as_deref());
-        let root = workspace.root.to_string_lossy().into_owned();
-        let mut permissions = Context::new(s.mode);
-        permissions.root = root.clone();
-        permissions.home = home;
-        permissions.unattended = unattended;
-        let permissions = Arc::new(Mutex::new(permissions));
         let asking = Arc::new(AtomicBool::new(false));
         let lines = if reads_input || !unattended {
             Lines::from_stdin()
@@ -179,30 +218,8 @@ impl Session {
             ),
             None => None,
         };
-        let mut provider = Provider::new(&s.base_url, s.api_key.clone());
-        provider.return_progress = s.return_progress;
-        let setup = Setup {
-            provider,
-            workspace: workspace.with_permissions(Arc::clone(&permissions)),
-            permissions,
-            asker,
-            window: s.context,
-            system: fill(SYSTEM.trim(), &[("root", &root)]),
-        };
-        let options = TeamOptions {
-            min: s.agents.min,
-            max: s.agents.max,
-            capacity: Capacity {
-                group: None,
-                parallel: s.parallel,
-            },
-            model: s.model.clone(),
-            mode: s.mode,
-            now: now_ms(),
-            ..TeamOptions::default()
-        };
         let (tx, rx) = mpsc::unbounded_channel();
-        let crew = Crew::new(setup, &options, tx);
+        let crew = crew_in(o, root, asker, unattended, tx)?;
         let screen = Screen::new(terminal, events, Arc::downgrade(&crew), asking);
         let shown = screen.shown();
         let screen = tokio::spawn(screen.run(rx));

@@ -1,0 +1,217 @@
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+//! `lembas acp` driven by a real client of the protocol — the `agent-client-protocol` crate's
+//! client side, spawning the binary and speaking ACP over its stdio — against the scripted
+//! server on 127.0.0.1: a session, two prompts on one conversation, streamed chunks, a tool call
+//! with its update, a permission asked once and then remembered, a cancel, a bad request.
+
+mod common;
+use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::schema as acp;
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::{on_receive_notification, on_receive_request, AcpAgent, Agent, Client};
+use common::scripted::{call, content, last, rule, serve, Reply};
+use serde_json::json;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+
+fn text(blocks: &str) -> Vec<acp::ContentBlock> {
+    vec![acp::ContentBlock::Text(acp::TextContent::new(blocks))]
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_editor_holds_a_session_over_acp() {
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    let server = serve(
+        vec![
+            rule(
+                "",
+                "First.",
+                Reply::Sse(vec![content("One."), "[DONE]".into()]),
+            ),
+            rule(
+                "",
+                "Second.",
+                Reply::Sse(vec![content("Two."), "[DONE]".into()]),
+            ),
+            rule(
+                "",
+                "Write it.",
+                Reply::Sse(vec![
+                    call(
+                        "w1",
+                        "write",
+                        json!({"path": "notes.txt", "content": "one\n"}),
+                    ),
+                    "[DONE]".into(),
+                ]),
+            ),
+            rule(
+                "",
+                "wrote notes.txt",
+                Reply::Sse(vec![content("Written."), "[DONE]".into()]),
+            ),
+            rule(
+                "",
+                "Again.",
+                Reply::Sse(vec![
+                    call(
+                        "w2",
+                        "write",
+                        json!({"path": "more.txt", "content": "two\n"}),
+                    ),
+                    "[DONE]".into(),
+                ]),
+            ),
+            rule(
+                "",
+                "wrote more.txt",
+                Reply::Sse(vec![content("Again written."), "[DONE]".into()]),
+            ),
+            rule(
+                "",
+                "Hold on.",
+                Reply::Hold(vec![content("Thinking")], Arc::clone(&gate), vec![]),
+            ),
+        ],
+        0,
+    )
+    .await;
+    let dir = std::env::temp_dir().join(format!("lembas-acp-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let command = format!(
+        "{} acp --base-url {} --model m",
+        env!("CARGO_BIN_EXE_lembas"),
+        server.url
+    );
+    let agent = AcpAgent::from_str(&command).unwrap();
+    let updates: Arc<Mutex<Vec<acp::SessionUpdate>>> = Arc::default();
+    let asked: Arc<Mutex<Vec<acp::RequestPermissionRequest>>> = Arc::default();
+    let (seen, questions) = (Arc::clone(&updates), Arc::clone(&asked));
+    let project = dir.clone();
+    Client
+        .v1()
+        .on_receive_notification(
+            async move |n: acp::SessionNotification, _agent| {
+                seen.lock().unwrap().push(n.update);
+                Ok(())
+            },
+            on_receive_notification!(),
+        )
+        .on_receive_request(
+            async move |request: acp::RequestPermissionRequest, responder, _agent| {
+                let always = request
+                    .options
+                    .iter()
+                    .find(|o| o.kind == acp::PermissionOptionKind::AllowAlways)
+                    .map(|o| o.option_id.clone())
+                    .unwrap();
+                questions.lock().unwrap().push(request);
+                responder.respond(acp::RequestPermissionResponse::new(
+                    acp::RequestPermissionOutcome::Selected(acp::SelectedPermissionOutcome::new(
+                        always,
+                    )),
+                ))
+            },
+            on_receive_request!(),
+        )
+        .connect_with(agent, async move |lembas: ConnectionTo<Agent>| {
+            let init = lembas
+                .send_request(acp::InitializeRequest::new(ProtocolVersion::V1))
+                .block_task()
+                .await?;
+            assert_eq!(init.agent_info.unwrap().name, "lembas");
+            let session = lembas
+                .send_request(acp::NewSessionRequest::new(project.clone()))
+                .block_task()
+                .await?;
+            let id = session.session_id;
+            let modes = session.modes.unwrap();
+            assert_eq!(modes.current_mode_id.to_string(), "edit");
+            assert_eq!(modes.available_modes.len(), 4);
+            let prompt = |t: &str| acp::PromptRequest::new(id.clone(), text(t));
+            let first = lembas.send_request(prompt("First.")).block_task().await?;
+            assert_eq!(first.stop_reason, acp::StopReason::EndTurn);
+            lembas.send_request(prompt("Second.")).block_task().await?;
+            // Manual mode asks before a write: the client allows it always.
+            lembas
+                .send_request(acp::SetSessionModeRequest::new(id.clone(), "manual"))
+                .block_task()
+                .await?;
+            lembas
+                .send_request(prompt("Write it."))
+                .block_task()
+                .await?;
+            lembas.send_request(prompt("Again.")).block_task().await?;
+            // A held turn, cancelled.
+            let held = lembas.send_request(prompt("Hold on."));
+            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+            lembas.send_notification(acp::CancelNotification::new(id.clone()))?;
+            let cancelled = held.block_task().await?;
+            assert_eq!(cancelled.stop_reason, acp::StopReason::Cancelled);
+            // A session that is not one.
+            let bad = lembas
+                .send_request(acp::PromptRequest::new(
+                    acp::SessionId::new("nobody"),
+                    text("Hello?"),
+                ))
+                .block_task()
+                .await
+                .unwrap_err();
+            assert_eq!(i32::from(bad.code), -32602, "{bad:?}");
+            Ok(())
+        })
+        .await
+        .unwrap();
+    // The second prompt is on the first one's conversation.
+    let bodies = server.bodies("");
+    let second =
+        bodies.iter().find(|b| last(b).contains("Second.")).unwrap()["messages"].to_string();
+    assert!(
+        second.contains("First.") && second.contains("One."),
+        "{second}"
+    );
+    // The chunks streamed, the calls with their updates.
+    let updates = updates.lock().unwrap();
+    let chunks: String = updates
+        .iter()
+        .filter_map(|u| match u {
+            acp::SessionUpdate::AgentMessageChunk(c) => match &c.content {
+                acp::ContentBlock::Text(t) => Some(t.text.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert!(
+        chunks.contains("One.") && chunks.contains("Two.") && chunks.contains("Written."),
+        "{chunks}"
+    );
+    let calls = updates
+        .iter()
+        .filter(|u| matches!(u, acp::SessionUpdate::ToolCall(c) if c.kind == acp::ToolKind::Edit))
+        .count();
+    let completed = updates
+        .iter()
+        .filter(|u| {
+            matches!(u, acp::SessionUpdate::ToolCallUpdate(c)
+                if c.fields.status == Some(acp::ToolCallStatus::Completed))
+        })
+        .count();
+    assert_eq!((calls, completed), (2, 2), "{updates:?}");
+    // Asked once: allowed always, the second write in the folder ran without a question.
+    assert_eq!(asked.lock().unwrap().len(), 1);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
+        "one\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("more.txt")).unwrap(),
+        "two\n"
+    );
+}
