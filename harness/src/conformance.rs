@@ -41,7 +41,26 @@ pub fn default_dir() -> PathBuf {
 }
 
 fn short(v: &Value) -> String {
-    serde_json::to_string(v).unwrap_or_default()
+    serde_json::to_string(&sorted(v)).unwrap_or_default()
+}
+
+/// The value with every object's keys in sorted order, as the rules write them in every shell:
+/// serde_json keeps the order keys were inserted in when a crate of this binary asks for it (the
+/// ACP crates do), so the runner's lines are sorted here, to be the same bytes as the package's.
+fn sorted(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort_unstable();
+            Value::Object(
+                keys.into_iter()
+                    .filter_map(|k| m.get(k).map(|x| (k.clone(), sorted(x))))
+                    .collect(),
+            )
+        }
+        Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
+        other => other.clone(),
+    }
 }
 
 /// Runs the files and writes the report; the exit code.
@@ -129,4 +148,15 @@ pub fn run(
     } else {
         0
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_has_its_keys_sorted_whatever_the_map_keeps() {
+        let v = json!({"b": 1, "a": {"d": [{"z": 1, "y": 2}], "c": 2}});
+        assert_eq!(short(&v), r#"{"a":{"c":2,"d":[{"y":2,"z":1}]},"b":1}"#);
+    }
 }
