@@ -21,7 +21,7 @@ OPT_FLAGS := --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sig
 # then -Oz again until nothing shrinks (about 1 KB gzipped less than -Oz alone).
 OPT_PASSES := -Oz --flatten --rereloop -Oz --converge
 
-.PHONY: run test toolchain fmt clippy unit wasm-rules bench bench-harness conformance npm npm-test npm-size playground-dist playground-test
+.PHONY: run test toolchain fmt clippy unit wasm-rules bench bench-harness conformance npm npm-test npm-size playground-dist playground-test acp-test
 
 ## The main job: the playground, built and served on http://127.0.0.1:8080.
 run: playground-dist
@@ -48,7 +48,7 @@ playground-test: playground-dist
 ## Every test: formatting, clippy (native and wasm32), the tests, the wasm32 build of rules/, the
 ## npm package in Node and in headless Chromium.
 ## It ends with the conformance run's own line, `N passed, N failed`.
-test: toolchain fmt clippy unit wasm-rules npm-test playground-test
+test: toolchain fmt clippy unit wasm-rules npm-test acp-test playground-test
 	cargo run -q -p lembas-harness -- conformance
 
 toolchain:
@@ -86,6 +86,12 @@ npm-test: npm
 	(cd wasm/test && ../node_modules/.bin/tsc -p tsconfig.json)
 	node wasm/test/browser.mjs
 	./wasm/scripts/fresh-install.sh
+
+## `lembas acp` through the TypeScript SDK of the Agent Client Protocol (pinned in wasm/'s lockfile),
+## against the scripted server.
+acp-test: toolchain
+	cargo build -q -p lembas-harness --bin lembas --examples
+	node harness/tests/acp_client.mjs
 
 ## The size of the package's .wasm against its budget (300 KB, 120 KB gzipped): fails above the
 ## budget plus the command reader's measured cost (352 KB, 151 KB gzipped).

@@ -41,6 +41,9 @@ pub struct Rule {
     pub who: String,
     /// A text the last message must contain (empty: any).
     pub when: String,
+    /// A text some message of the conversation must contain (empty: any): what a turn must have
+    /// seen of the turns before it.
+    pub seen: String,
     pub reply: Reply,
 }
 
@@ -48,6 +51,7 @@ pub fn rule(who: &str, when: &str, reply: Reply) -> Rule {
     Rule {
         who: who.into(),
         when: when.into(),
+        seen: String::new(),
         reply,
     }
 }
@@ -165,11 +169,15 @@ async fn answer(mut sock: TcpStream, seen: Arc<Mutex<Seen>>, rules: Arc<Mutex<Ve
         return;
     };
     let (sys, last) = (system(&body), last(&body));
+    let conversation = body["messages"].to_string();
     let taken = {
         let mut rules = rules.lock().unwrap();
-        let at = rules
-            .iter()
-            .position(|(r, used)| !used && sys.contains(&r.who) && last.contains(&r.when));
+        let at = rules.iter().position(|(r, used)| {
+            !used
+                && sys.contains(&r.who)
+                && last.contains(&r.when)
+                && conversation.contains(&r.seen)
+        });
         if let Some(i) = at {
             rules[i].1 = true;
         }
@@ -263,9 +271,13 @@ pub fn from_json(v: &Value) -> Result<Vec<Rule>, String> {
     for (i, r) in list.iter().enumerate() {
         let who = r["who"].as_str().unwrap_or("").to_string();
         let when = r["when"].as_str().unwrap_or("").to_string();
+        let seen = r["seen"].as_str().unwrap_or("").to_string();
         let reply = &r["reply"];
         let reply = if let Some(t) = reply["says"].as_str() {
             says(t)
+        } else if let Some(t) = reply["holds"].as_str() {
+            // Says `t`, then holds the stream open for good (a turn only a cancel ends).
+            Reply::Hold(vec![content(t)], Arc::new(Semaphore::new(0)), vec![])
         } else if let Some(c) = reply["calls"].as_array() {
             let name = c
                 .first()
@@ -290,10 +302,15 @@ pub fn from_json(v: &Value) -> Result<Vec<Rule>, String> {
             )
         } else {
             return Err(format!(
-                "rule {i}: reply must have says, calls, sse or status"
+                "rule {i}: reply must have says, holds, calls, sse or status"
             ));
         };
-        out.push(Rule { who, when, reply });
+        out.push(Rule {
+            who,
+            when,
+            seen,
+            reply,
+        });
     }
     Ok(out)
 }
