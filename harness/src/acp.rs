@@ -7,23 +7,154 @@
 //! edit, auto, plan); a call the rules ask the person about is a `session/request_permission`
 //! (allow once, allow always — the rules' approval — or reject).
 //!
+//! The spec's extension (acp.md, spec 3.4.0) only for a client that opts in with
+//! `clientCapabilities._meta.lembas` in `initialize`: the capabilities `progress`, `tree` and
+//! `agents`; the `phase` and `team` events as `_lembas/event`; `_lembas/session/status`,
+//! `_lembas/team`, `_lembas/team/transcript`, `_lembas/team/findings`, `_lembas/team/stop`,
+//! `_lembas/configure`; `_meta.lembas.agents` (and `subagents: false`) on `session/new` and on every
+//! `session/prompt`; `_meta.lembas.subagent` on a subagent's permission request. A plain client
+//! gets plain ACP only.
+//!
 //! Each session is a [`Crew`] in the project; its events reach the client through one task per
 //! session. A turn runs in a task of its own: a handler that waited for it (or for a permission
 //! answer) would hold the connection's loop.
 
-use crate::config::SessionOptions;
+use crate::config::{AgentRange, SessionOptions};
 use crate::crew::{Crew, SessionEnd};
 use crate::engine::{Approval, Asker};
 use crate::events::SessionEvent;
-use crate::session::crew_in;
+use crate::session::{crew_in, SettingFromClient};
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v1::ConnectionTo;
-use agent_client_protocol::{on_receive_notification, on_receive_request, Agent, Client, Stdio};
+use agent_client_protocol::{
+    on_receive_notification, on_receive_request, Agent, Client, Error, JsonRpcNotification,
+    JsonRpcRequest, JsonRpcResponse, Stdio,
+};
 use anyhow::Result;
+use lembas_rules::json::ToJson;
 use lembas_rules::permission::Mode;
+use lembas_rules::team::{lead, RoomKind};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use tokio::sync::mpsc;
+
+/// The capabilities of the spec's extension lembas has (acp.md's table).
+const CAPABILITIES: [&str; 3] = ["progress", "tree", "agents"];
+
+/// `_lembas/event`: an engine event of a session, to a client that opted in.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonRpcNotification)]
+#[notification(method = "_lembas/event")]
+#[serde(rename_all = "camelCase")]
+struct LembasEvent {
+    session_id: String,
+    event: Value,
+}
+
+/// What an extension method answers: its result object as the spec writes it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonRpcResponse)]
+#[serde(transparent)]
+struct ExtAnswer(Value);
+
+/// `_lembas/session/status`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonRpcRequest)]
+#[request(method = "_lembas/session/status", response = ExtAnswer)]
+#[serde(rename_all = "camelCase")]
+struct StatusRequest {
+    session_id: String,
+}
+
+/// `_lembas/team`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonRpcRequest)]
+#[request(method = "_lembas/team", response = ExtAnswer)]
+#[serde(rename_all = "camelCase")]
+struct TeamRequest {
+    session_id: String,
+    #[serde(default)]
+    since: Option<u64>,
+}
+
+/// `_lembas/team/transcript`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonRpcRequest)]
+#[request(method = "_lembas/team/transcript", response = ExtAnswer)]
+#[serde(rename_all = "camelCase")]
+struct TranscriptRequest {
+    session_id: String,
+    id: String,
+}
+
+/// `_lembas/team/findings`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonRpcRequest)]
+#[request(method = "_lembas/team/findings", response = ExtAnswer)]
+#[serde(rename_all = "camelCase")]
+struct FindingsRequest {
+    session_id: String,
+    id: String,
+}
+
+/// `_lembas/team/stop`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonRpcRequest)]
+#[request(method = "_lembas/team/stop", response = ExtAnswer)]
+#[serde(rename_all = "camelCase")]
+struct StopRequest {
+    session_id: String,
+    id: String,
+}
+
+/// `_lembas/configure`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonRpcRequest)]
+#[request(method = "_lembas/configure", response = ExtAnswer)]
+#[serde(rename_all = "camelCase")]
+struct ConfigureRequest {
+    session_id: String,
+    #[serde(default)]
+    agents: Option<AgentsParam>,
+}
+
+/// `{ min, max }` as a client sends the Subagents setting.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+struct AgentsParam {
+    min: u32,
+    max: u32,
+}
+
+/// `-32602` with what is wrong.
+fn invalid(field: &str, what: &str) -> Error {
+    Error::invalid_params().data(json!({ field: what }))
+}
+
+/// `_meta.lembas` of a message's `_meta`.
+fn lembas_meta(meta: Option<&acp::Meta>) -> Option<&Value> {
+    meta.and_then(|m| m.get("lembas"))
+}
+
+/// The Subagents setting a `_meta.lembas` says, read as team.md §2 says; an error names what is
+/// wrong.
+fn agents_of(lembas: Option<&Value>) -> std::result::Result<SettingFromClient, Error> {
+    let Some(l) = lembas else {
+        return Ok(SettingFromClient::default());
+    };
+    let agents = match l.get("agents") {
+        None | Some(Value::Null) => None,
+        Some(v) => {
+            let a: AgentsParam = serde_json::from_value(v.clone())
+                .map_err(|_| invalid("agents", "expected { min, max }, whole numbers"))?;
+            if a.min < 1 || a.min > a.max {
+                return Err(invalid("agents", "expected 1 ≤ min ≤ max"));
+            }
+            Some(AgentRange {
+                min: a.min,
+                max: a.max,
+            })
+        }
+    };
+    Ok(SettingFromClient {
+        agents,
+        no_subagents: l.get("subagents") == Some(&Value::Bool(false)),
+    })
+}
 
 /// The permission options lembas offers, by id.
 const ALLOW_ONCE: &str = "allow_once";
@@ -39,6 +170,8 @@ struct LinkSession {
 struct Sessions {
     options: SessionOptions,
     open: Mutex<BTreeMap<String, Arc<LinkSession>>>,
+    /// The client opted in to the spec's extension in `initialize`.
+    lembas: AtomicBool,
 }
 
 impl Sessions {
@@ -50,10 +183,17 @@ impl Sessions {
             .cloned()
     }
 
-    /// A session in `cwd`: its tree, its events sent to the client, its approvals asked of it.
+    /// Whether the client opted in to the spec's extension.
+    fn lembas(&self) -> bool {
+        self.lembas.load(Ordering::SeqCst)
+    }
+
+    /// A session in `cwd` with the setting the client says: its tree, its events sent to the
+    /// client, its approvals asked of it.
     fn create(
         &self,
         cwd: std::path::PathBuf,
+        setting: SettingFromClient,
         client: ConnectionTo<Client>,
     ) -> Result<(acp::SessionId, Mode)> {
         let id = {
@@ -61,14 +201,25 @@ impl Sessions {
             acp::SessionId::new(format!("lembas-{}", open.len() + 1))
         };
         let (tx, rx) = mpsc::unbounded_channel();
+        let lembas = self.lembas();
         let asker = Arc::new(ClientAsker {
             client: client.clone(),
             session: id.clone(),
             runtime: tokio::runtime::Handle::current(),
+            crew: OnceLock::new(),
+            lembas,
         });
-        let crew = crew_in(&self.options, cwd, asker, self.options.unattended, tx)?;
+        let crew = crew_in(
+            &self.options,
+            cwd,
+            Arc::clone(&asker) as Arc<dyn Asker>,
+            self.options.unattended,
+            setting,
+            tx,
+        )?;
+        let _ = asker.crew.set(Arc::downgrade(&crew));
         let mode = crew.mode();
-        tokio::spawn(send_updates(rx, client, id.clone()));
+        tokio::spawn(send_updates(rx, client, id.clone(), lembas));
         self.open
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -83,6 +234,29 @@ struct ClientAsker {
     client: ConnectionTo<Client>,
     session: acp::SessionId,
     runtime: tokio::runtime::Handle,
+    /// The session's tree, to name a subagent whose call it is.
+    crew: OnceLock<Weak<Crew>>,
+    /// The client opted in to the spec's extension.
+    lembas: bool,
+}
+
+impl ClientAsker {
+    /// `_meta.lembas.subagent: { id, name, position }` when the call is a subagent's (capability
+    /// `tree`).
+    fn subagent_meta(&self, agent: &str) -> Option<acp::Meta> {
+        if !self.lembas || agent == lead() {
+            return None;
+        }
+        let crew = self.crew.get()?.upgrade()?;
+        let tree = crew.tree();
+        let a = tree.agents.iter().find(|a| a.name == agent)?;
+        let mut meta = acp::Meta::new();
+        meta.insert(
+            "lembas".into(),
+            json!({"subagent": {"id": a.id, "name": a.name, "position": a.position}}),
+        );
+        Some(meta)
+    }
 }
 
 impl Asker for ClientAsker {
@@ -109,7 +283,8 @@ impl Asker for ClientAsker {
             ),
             acp::PermissionOption::new(REJECT, "Reject", acp::PermissionOptionKind::RejectOnce),
         ];
-        let request = acp::RequestPermissionRequest::new(self.session.clone(), call, options);
+        let request = acp::RequestPermissionRequest::new(self.session.clone(), call, options)
+            .meta(self.subagent_meta(agent));
         let sent = self.client.send_request(request);
         let answer = tokio::task::block_in_place(|| self.runtime.block_on(sent.block_task()));
         match answer.map(|a| a.outcome) {
@@ -166,11 +341,37 @@ async fn send_updates(
     mut rx: mpsc::UnboundedReceiver<SessionEvent>,
     client: ConnectionTo<Client>,
     session: acp::SessionId,
+    lembas: bool,
 ) {
     let mut calls = 0u64;
     // Calls started and not ended, oldest first, by tool.
     let mut running: VecDeque<(String, String)> = VecDeque::new();
     while let Some(event) = rx.recv().await {
+        // The spec's events, to a client that opted in: `phase` (paced by the engine) and `team`
+        // (paced by the crew), in the shapes the `--events` file writes.
+        if lembas
+            && matches!(
+                event,
+                SessionEvent::Phase { .. } | SessionEvent::Team { .. }
+            )
+        {
+            let Ok(mut value) = serde_json::to_value(&event) else {
+                continue;
+            };
+            if let Value::Object(m) = &mut value {
+                if m.get("progress").is_some_and(Value::is_null) {
+                    m.insert("progress".into(), Value::Null);
+                }
+            }
+            let note = LembasEvent {
+                session_id: session.to_string(),
+                event: value,
+            };
+            if client.send_notification(note).is_err() {
+                return;
+            }
+            continue;
+        }
         let update = match event {
             SessionEvent::Text { agent, text } if agent.is_main() => {
                 acp::SessionUpdate::AgentMessageChunk(acp::ContentChunk::new(
@@ -221,104 +422,279 @@ async fn send_updates(
     }
 }
 
+/// A session's tree as the extension gives it: `null` for a session with no subagents.
+fn tree_or_null(crew: &Crew) -> Value {
+    let tree = crew.tree();
+    if tree.agents.len() <= 1 && tree.ended.is_empty() {
+        Value::Null
+    } else {
+        tree.to_json()
+    }
+}
+
+/// What an extension method answers for a session, or `-32602` when there is no such session.
+fn answer_for(
+    sessions: &Sessions,
+    session_id: &str,
+    answer: impl FnOnce(&LinkSession) -> std::result::Result<Value, Error>,
+) -> std::result::Result<ExtAnswer, Error> {
+    let session = sessions
+        .get(&acp::SessionId::new(session_id))
+        .ok_or_else(|| invalid("sessionId", "no such session"))?;
+    answer(&session).map(ExtAnswer)
+}
+
+/// `_lembas/team`: the tree and the room's messages above `since`, every one.
+fn team_view(session: &LinkSession, since: u64) -> Value {
+    let room: Vec<Value> = session
+        .crew
+        .room(since)
+        .iter()
+        .map(|m| {
+            let kind = match m.kind {
+                RoomKind::Message => "message",
+                RoomKind::Report => "report",
+                RoomKind::Assignment => "assignment",
+                RoomKind::Request => "request",
+                RoomKind::Decision => "decision",
+            };
+            json!({"n": m.n, "from": m.from, "to": m.to, "recipients": m.recipients,
+                "text": m.text, "time": m.time, "report": m.kind == RoomKind::Report, "kind": kind})
+        })
+        .collect();
+    json!({"tree": tree_or_null(&session.crew), "room": room})
+}
+
 /// Serves the link until the client closes it; the exit code.
 pub async fn serve(o: SessionOptions) -> Result<i32> {
     let sessions = Arc::new(Sessions {
         options: o,
         open: Mutex::new(BTreeMap::new()),
+        lembas: AtomicBool::new(false),
     });
-    let (for_new, for_prompt, for_cancel, for_mode) = (
-        Arc::clone(&sessions),
-        Arc::clone(&sessions),
-        Arc::clone(&sessions),
-        Arc::clone(&sessions),
-    );
-    let served =
-        Agent
-            .v1()
-            .name("lembas")
-            .on_receive_request(
-                async move |request: acp::InitializeRequest, responder, _client| {
-                    responder.respond(
-                        acp::InitializeResponse::new(request.protocol_version)
-                            .agent_capabilities(acp::AgentCapabilities::new())
-                            .agent_info(acp::Implementation::new(
-                                "lembas",
-                                env!("CARGO_PKG_VERSION"),
-                            )),
-                    )
-                },
-                on_receive_request!(),
-            )
-            .on_receive_request(
-                async move |request: acp::NewSessionRequest, responder, client| {
-                    if !request.cwd.is_absolute() {
-                        return responder.respond_with_error(
-                            agent_client_protocol::Error::invalid_params()
-                                .data(serde_json::json!({"cwd": "not an absolute path"})),
-                        );
+    let each = || Arc::clone(&sessions);
+    let (for_init, for_new, for_prompt, for_cancel, for_mode) =
+        (each(), each(), each(), each(), each());
+    let (for_status, for_team, for_transcript, for_findings, for_stop, for_configure) =
+        (each(), each(), each(), each(), each(), each());
+    let served = Agent
+        .v1()
+        .name("lembas")
+        .on_receive_request(
+            async move |request: acp::InitializeRequest, responder, _client| {
+                // A client opts in to the extension with `clientCapabilities._meta.lembas`.
+                let lembas = lembas_meta(request.client_capabilities.meta.as_ref()).is_some();
+                for_init.lembas.store(lembas, Ordering::SeqCst);
+                let meta = lembas.then(|| {
+                    let mut m = acp::Meta::new();
+                    m.insert("lembas".into(), json!({"capabilities": CAPABILITIES}));
+                    m
+                });
+                responder.respond(
+                    acp::InitializeResponse::new(request.protocol_version)
+                        .agent_capabilities(acp::AgentCapabilities::new())
+                        .agent_info(acp::Implementation::new(
+                            "lembas",
+                            env!("CARGO_PKG_VERSION"),
+                        ))
+                        .meta(meta),
+                )
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: acp::NewSessionRequest, responder, client| {
+                if !request.cwd.is_absolute() {
+                    return responder.respond_with_error(
+                        agent_client_protocol::Error::invalid_params()
+                            .data(serde_json::json!({"cwd": "not an absolute path"})),
+                    );
+                }
+                let setting = if for_new.lembas() {
+                    match agents_of(lembas_meta(request.meta.as_ref())) {
+                        Ok(s) => s,
+                        Err(e) => return responder.respond_with_error(e),
                     }
-                    match for_new.create(request.cwd, client) {
-                        Ok((id, mode)) => {
-                            responder.respond(acp::NewSessionResponse::new(id).modes(modes(mode)))
+                } else {
+                    SettingFromClient::default()
+                };
+                match for_new.create(request.cwd, setting, client) {
+                    Ok((id, mode)) => {
+                        responder.respond(acp::NewSessionResponse::new(id).modes(modes(mode)))
+                    }
+                    Err(e) => responder.respond_with_internal_error(format!("{e:#}")),
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: acp::PromptRequest, responder, client| {
+                let Some(session) = for_prompt.get(&request.session_id) else {
+                    return responder.respond_with_error(
+                        agent_client_protocol::Error::invalid_params()
+                            .data(serde_json::json!({"sessionId": "no such session"})),
+                    );
+                };
+                // The setting comes down with every turn (capability `agents`).
+                if for_prompt.lembas() {
+                    match agents_of(lembas_meta(request.meta.as_ref())) {
+                        Ok(SettingFromClient {
+                            agents: Some(a), ..
+                        }) => session.crew.set_agents(a.min, a.max),
+                        Ok(_) => {}
+                        Err(e) => return responder.respond_with_error(e),
+                    }
+                }
+                let text = prompt_text(&request.prompt);
+                // The turn runs apart from the loop: its permission questions are requests too.
+                client.spawn(async move {
+                    session.crew.prompt(&text);
+                    let end = session.crew.finished().await;
+                    let stopped = session.crew.was_stopped();
+                    match end {
+                        SessionEnd::Finished if stopped => {
+                            responder.respond(acp::PromptResponse::new(acp::StopReason::Cancelled))
                         }
-                        Err(e) => responder.respond_with_internal_error(format!("{e:#}")),
-                    }
-                },
-                on_receive_request!(),
-            )
-            .on_receive_request(
-                async move |request: acp::PromptRequest, responder, client| {
-                    let Some(session) = for_prompt.get(&request.session_id) else {
-                        return responder.respond_with_error(
-                            agent_client_protocol::Error::invalid_params()
-                                .data(serde_json::json!({"sessionId": "no such session"})),
-                        );
-                    };
-                    let text = prompt_text(&request.prompt);
-                    // The turn runs apart from the loop: its permission questions are requests too.
-                    client.spawn(async move {
-                        session.crew.prompt(&text);
-                        let end = session.crew.finished().await;
-                        let stopped = session.crew.was_stopped();
-                        match end {
-                            SessionEnd::Finished if stopped => responder
-                                .respond(acp::PromptResponse::new(acp::StopReason::Cancelled)),
-                            SessionEnd::Finished => responder
-                                .respond(acp::PromptResponse::new(acp::StopReason::EndTurn)),
-                            SessionEnd::Failed(e) => responder.respond_with_internal_error(e),
+                        SessionEnd::Finished => {
+                            responder.respond(acp::PromptResponse::new(acp::StopReason::EndTurn))
                         }
-                    })
-                },
-                on_receive_request!(),
-            )
-            .on_receive_notification(
-                async move |cancel: acp::CancelNotification, _client| {
-                    if let Some(session) = for_cancel.get(&cancel.session_id) {
-                        session.crew.stop_turn();
+                        SessionEnd::Failed(e) => responder.respond_with_internal_error(e),
                     }
-                    Ok(())
-                },
-                on_receive_notification!(),
-            )
-            .on_receive_request(
-                async move |request: acp::SetSessionModeRequest, responder, _client| {
-                    let mode = Mode::parse(&request.mode_id.to_string());
-                    match (for_mode.get(&request.session_id), mode) {
-                        (Some(session), Some(mode)) => {
-                            session.crew.set_mode(mode);
-                            responder.respond(acp::SetSessionModeResponse::new())
+                })
+            },
+            on_receive_request!(),
+        )
+        .on_receive_notification(
+            async move |cancel: acp::CancelNotification, _client| {
+                if let Some(session) = for_cancel.get(&cancel.session_id) {
+                    session.crew.stop_turn();
+                }
+                Ok(())
+            },
+            on_receive_notification!(),
+        )
+        .on_receive_request(
+            async move |request: acp::SetSessionModeRequest, responder, _client| {
+                let mode = Mode::parse(&request.mode_id.to_string());
+                match (for_mode.get(&request.session_id), mode) {
+                    (Some(session), Some(mode)) => {
+                        session.crew.set_mode(mode);
+                        responder.respond(acp::SetSessionModeResponse::new())
+                    }
+                    _ => responder.respond_with_error(
+                        agent_client_protocol::Error::invalid_params()
+                            .data(serde_json::json!({"modeId": "not a mode of this session"})),
+                    ),
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: StatusRequest, responder, _client| {
+                let id = request.session_id.clone();
+                responder.respond_with_result(answer_for(&for_status, &id, |s| {
+                    Ok(json!({"sessionId": id, "exists": true, "held": "here",
+                        "busy": s.crew.busy(), "title": "", "queued": [],
+                        "progress": s.crew.lead_progress().to_json(),
+                        "tree": tree_or_null(&s.crew)}))
+                }))
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: TeamRequest, responder, _client| {
+                let since = request.since.unwrap_or(0);
+                responder.respond_with_result(answer_for(&for_team, &request.session_id, |s| {
+                    Ok(team_view(s, since))
+                }))
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: TranscriptRequest, responder, _client| {
+                let transcript = for_transcript
+                    .get(&acp::SessionId::new(request.session_id.as_str()))
+                    .map(|s| (s.crew.transcript(&request.id), s.crew.tree()));
+                let answer = match transcript {
+                    None => Err(invalid("sessionId", "no such session")),
+                    Some((None, _)) => Err(invalid("id", "no such subagent in this session")),
+                    Some((Some(turns), tree)) => {
+                        // Its conversation as it went, without the system prompt.
+                        let turns: Vec<_> = turns
+                            .read()
+                            .await
+                            .iter()
+                            .filter(|m| !matches!(m, crate::provider::chat::Message::System { .. }))
+                            .cloned()
+                            .collect();
+                        let state = tree
+                            .agents
+                            .iter()
+                            .chain(&tree.ended)
+                            .find(|a| a.id == request.id)
+                            .map(|a| a.state.as_str());
+                        serde_json::to_value(&turns)
+                            .map(|turns| {
+                                ExtAnswer(json!({"id": request.id, "state": state, "turns": turns}))
+                            })
+                            .map_err(|e| Error::internal_error().data(e.to_string()))
+                    }
+                };
+                responder.respond_with_result(answer)
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: FindingsRequest, responder, _client| {
+                let id = request.id.clone();
+                responder.respond_with_result(answer_for(&for_findings, &request.session_id, |s| {
+                    let findings = s
+                        .crew
+                        .findings(&id)
+                        .ok_or_else(|| invalid("id", "no such subagent in this session"))?;
+                    let list: Vec<Value> = findings
+                        .iter()
+                        .map(|f| json!({"n": f.n, "text": f.text, "time": f.time}))
+                        .collect();
+                    Ok(json!({"id": id, "findings": list}))
+                }))
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: StopRequest, responder, _client| {
+                let id = request.id.clone();
+                responder.respond_with_result(answer_for(&for_stop, &request.session_id, |s| {
+                    let stopped = s
+                        .crew
+                        .stop_by_id(&id)
+                        .ok_or_else(|| invalid("id", "not a live subagent"))?;
+                    Ok(json!({"stopped": stopped}))
+                }))
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: ConfigureRequest, responder, _client| {
+                let agents = request.agents;
+                responder.respond_with_result(answer_for(
+                    &for_configure,
+                    &request.session_id,
+                    |s| {
+                        if let Some(a) = agents {
+                            if a.min < 1 || a.min > a.max {
+                                return Err(invalid("agents", "expected 1 ≤ min ≤ max"));
+                            }
+                            s.crew.set_agents(a.min, a.max);
                         }
-                        _ => responder.respond_with_error(
-                            agent_client_protocol::Error::invalid_params()
-                                .data(serde_json::json!({"modeId": "not a mode of this session"})),
-                        ),
-                    }
-                },
-                on_receive_request!(),
-            )
-            .connect_to(Stdio::new())
-            .await;
+                        Ok(json!({"model": s.crew.model(), "effort": null}))
+                    },
+                ))
+            },
+            on_receive_request!(),
+        )
+        .connect_to(Stdio::new())
+        .await;
     for session in sessions
         .open
         .lock()

@@ -7,7 +7,7 @@
 //! stopped with its running commands. The tree's state goes out at most four times a second, the
 //! last state always.
 
-use crate::engine::{now_ms, Asker, Engine, EngineError, Placement, Tree, TurnEnd};
+use crate::engine::{now_ms, Asker, Engine, EngineError, Placement, Transcript, Tree, TurnEnd};
 use crate::events::{AgentRef, SessionEvent};
 use crate::provider::client::Provider;
 use crate::tools::Workspace;
@@ -75,6 +75,8 @@ struct Inner {
     for_lead: Vec<String>,
     /// The person stopped the current turn.
     stopped: bool,
+    /// Every agent's conversation, by id, ended ones too (read-only transcripts).
+    transcripts: BTreeMap<String, Transcript>,
 }
 
 /// The tree at work: the rules' team, each agent's task, and where the events go.
@@ -129,9 +131,10 @@ impl Crew {
                 failed: None,
                 for_lead: Vec::new(),
                 stopped: false,
+                transcripts: BTreeMap::new(),
             }),
             out,
-            quiet: watch::Sender::new(false),
+            quiet: watch::Sender::new(true),
         });
         let weak = Arc::downgrade(&crew);
         tokio::spawn(tick(weak));
@@ -307,9 +310,71 @@ impl Crew {
         self.quiet.send_replace(true);
     }
 
+    /// An agent's conversation by id, live or ended; none for an id the session never had.
+    pub fn transcript(&self, id: &str) -> Option<Transcript> {
+        self.lock().transcripts.get(id).cloned()
+    }
+
+    /// A subagent's findings by id, live or ended; none for an id the session never had.
+    pub fn findings(&self, id: &str) -> Option<Vec<lembas_rules::team::Finding>> {
+        let inner = self.lock();
+        inner
+            .team
+            .by_id(id)
+            .filter(|a| a.parent_id().is_some())
+            .map(|a| a.findings().to_vec())
+    }
+
+    /// The room's messages numbered above `since`, every one (the person sees the whole room).
+    pub fn room(&self, since: u64) -> Vec<lembas_rules::team::RoomMessage> {
+        let inner = self.lock();
+        inner
+            .team
+            .room()
+            .iter()
+            .filter(|m| m.n > since)
+            .cloned()
+            .collect()
+    }
+
+    /// The main agent's progress now.
+    pub fn lead_progress(&self) -> Option<lembas_rules::progress::Progress> {
+        let inner = self.lock();
+        inner.team.lead().and_then(|a| a.progress().cloned())
+    }
+
+    /// Whether a turn runs or a subagent works.
+    pub fn busy(&self) -> bool {
+        !*self.quiet.borrow()
+    }
+
+    /// The person stops a live subagent by id with its subtree: the ids stopped; none when the
+    /// id is no live subagent.
+    pub fn stop_by_id(&self, id: &str) -> Option<Vec<String>> {
+        let name = {
+            let inner = self.lock();
+            let a = inner.team.by_id(id)?;
+            if a.parent_id().is_none() || a.state().is_end() {
+                return None;
+            }
+            a.name().to_string()
+        };
+        Some(self.stop_agent(&name))
+    }
+
     /// Whether the person stopped the latest turn.
     pub fn was_stopped(&self) -> bool {
         self.lock().stopped
+    }
+
+    /// The served id of the session's model (the main agent's).
+    pub fn model(&self) -> String {
+        let inner = self.lock();
+        inner
+            .team
+            .lead()
+            .map(|a| a.model().to_string())
+            .unwrap_or_default()
     }
 
     /// The main agent's mode now.
@@ -612,6 +677,9 @@ impl Crew {
             window: s.window,
             tree: Arc::clone(&crew) as Arc<dyn Tree>,
         });
+        inner
+            .transcripts
+            .insert(id.to_string(), engine.transcript());
         let (tx, mut rx) = mpsc::unbounded_channel::<String>();
         let _ = tx.send(text);
         let (stop, mut stopped) = watch::channel(0u64);
@@ -629,7 +697,7 @@ impl Crew {
                 match end {
                     Some(end) => crew.turn_ended(&id_owned, &name_owned, end),
                     None => {
-                        engine.interrupted();
+                        engine.interrupted().await;
                         crew.turn_stopped(&id_owned, &name_owned);
                     }
                 }

@@ -82,6 +82,10 @@ pub struct Placement {
     pub tree: Arc<dyn Tree>,
 }
 
+/// An agent's conversation, shared with whoever reads it (a client's transcript) while the
+/// engine works: read while a request is sent, written between steps.
+pub type Transcript = Arc<tokio::sync::RwLock<Vec<Message>>>;
+
 /// Where an engine's events go.
 pub type Listener<'a> = dyn FnMut(SessionEvent) + Send + 'a;
 
@@ -221,7 +225,7 @@ pub struct Engine {
     workspace: Workspace,
     /// The session's permissions: its mode, rules and the approvals given (shared by the tree).
     permissions: Arc<Mutex<Context>>,
-    messages: Vec<Message>,
+    messages: Transcript,
     max_steps: u32,
     asker: Arc<dyn Asker>,
     /// Its agent in the tree (the main agent when alone).
@@ -292,7 +296,7 @@ impl Engine {
             model: model.to_string(),
             workspace,
             permissions,
-            messages: Vec::new(),
+            messages: Transcript::default(),
             max_steps: 200,
             asker,
             agent: AgentRef::main(),
@@ -325,21 +329,21 @@ impl Engine {
         &self.permissions
     }
 
-    /// The conversation so far.
-    pub fn messages(&self) -> &[Message] {
-        &self.messages
+    /// Its conversation, shared: what a client reads as its transcript, live.
+    pub fn transcript(&self) -> Transcript {
+        Arc::clone(&self.messages)
     }
 
     /// Its turn was stopped from outside (the person's Ctrl-C): every call of the last step that
     /// has no output gets one saying so, so that the conversation stays one a server reads, and
     /// the next turn goes on from it.
-    pub fn interrupted(&mut self) {
-        let last_calls = self.messages.iter().rposition(
+    pub async fn interrupted(&mut self) {
+        let mut messages = self.messages.write().await;
+        let last_calls = messages.iter().rposition(
             |m| matches!(m, Message::Assistant { tool_calls, .. } if !tool_calls.is_empty()),
         );
         if let Some(at) = last_calls {
-            let answered: Vec<String> = self
-                .messages
+            let answered: Vec<String> = messages
                 .iter()
                 .skip(at + 1)
                 .filter_map(|m| match m {
@@ -347,7 +351,7 @@ impl Engine {
                     _ => None,
                 })
                 .collect();
-            let unanswered: Vec<String> = match self.messages.get(at) {
+            let unanswered: Vec<String> = match messages.get(at) {
                 Some(Message::Assistant { tool_calls, .. }) => tool_calls
                     .iter()
                     .map(|c| c.id.clone())
@@ -356,7 +360,7 @@ impl Engine {
                 _ => Vec::new(),
             };
             for tool_call_id in unanswered {
-                self.messages.push(Message::Tool {
+                messages.push(Message::Tool {
                     tool_call_id,
                     content: STOPPED_CALL.to_string(),
                 });
@@ -385,16 +389,19 @@ impl Engine {
         prompt: &str,
         on: &mut Listener<'_>,
     ) -> Result<TurnEnd, EngineError> {
-        if self.messages.is_empty() {
-            if let Some(system) = &self.system {
-                self.messages.push(Message::System {
-                    content: system.clone(),
-                });
+        {
+            let mut messages = self.messages.write().await;
+            if messages.is_empty() {
+                if let Some(system) = &self.system {
+                    messages.push(Message::System {
+                        content: system.clone(),
+                    });
+                }
             }
+            messages.push(Message::User {
+                content: prompt.to_string(),
+            });
         }
-        self.messages.push(Message::User {
-            content: prompt.to_string(),
-        });
         let mut limit = self.max_steps;
         let mut steps = 0;
         loop {
@@ -436,8 +443,10 @@ impl Engine {
     ) -> Result<StepEnd, EngineError> {
         // What reached it as it worked, at its next step (team.md §5).
         if let Some(tree) = &self.tree {
-            for content in tree.take_inbox(&self.agent.name) {
-                self.messages.push(Message::User { content });
+            let reached = tree.take_inbox(&self.agent.name);
+            let mut messages = self.messages.write().await;
+            for content in reached {
+                messages.push(Message::User { content });
             }
         }
         let reply = self.model_reply(on).await?;
@@ -450,7 +459,7 @@ impl Engine {
             }
         }
         let calls: Vec<ToolCall> = reply.tool_calls.into_iter().map(|(_, c)| c).collect();
-        self.messages.push(Message::Assistant {
+        self.messages.write().await.push(Message::Assistant {
             content: reply.content.clone(),
             tool_calls: calls.iter().map(AssistantCall::from).collect(),
         });
@@ -467,11 +476,14 @@ impl Engine {
             )));
         }
         let outputs = self.step(&calls, on).await;
-        for (call, content) in calls.into_iter().zip(outputs) {
-            self.messages.push(Message::Tool {
-                tool_call_id: call.id,
-                content,
-            });
+        {
+            let mut messages = self.messages.write().await;
+            for (call, content) in calls.into_iter().zip(outputs) {
+                messages.push(Message::Tool {
+                    tool_call_id: call.id,
+                    content,
+                });
+            }
         }
         // team_finish (or a stop while it worked) ends its turn after the step (§10).
         if self
@@ -503,57 +515,61 @@ impl Engine {
             on,
         );
         let tools = self.tools();
-        let Engine {
-            provider,
-            paced,
-            model,
-            messages,
-            agent,
-            ..
-        } = self;
-        let request = ChatRequest {
-            model,
-            messages,
-            tools: &tools,
-            stream_options: StreamOptions {
-                include_usage: true,
-            },
-        };
-        let result = provider
-            .stream(&request, |e| match e {
-                StreamEvent::Chat(ChatEvent::Reasoning(_)) => {
-                    paced.set_phase(Some(Phase::Thinking), on)
-                }
-                StreamEvent::Chat(ChatEvent::Content(text)) => {
-                    paced.reply_piece(on);
-                    on(SessionEvent::Text {
-                        agent: agent.clone(),
-                        text,
-                    });
-                }
-                StreamEvent::Chat(ChatEvent::ToolCall { .. }) => paced.reply_piece(on),
-                StreamEvent::Chat(ChatEvent::PromptProgress { done, total }) => paced.set_phase(
-                    Some(Phase::ReadingPrompt {
-                        done: Some(done),
-                        total: Some(total),
-                    }),
-                    on,
-                ),
-                StreamEvent::Retrying {
-                    reason,
-                    in_secs,
-                    attempt,
-                } => paced.set_phase(
-                    Some(Phase::Retrying {
+        let result = {
+            let Engine {
+                provider,
+                paced,
+                model,
+                messages,
+                agent,
+                ..
+            } = self;
+            let conversation = messages.read().await;
+            let request = ChatRequest {
+                model,
+                messages: &conversation,
+                tools: &tools,
+                stream_options: StreamOptions {
+                    include_usage: true,
+                },
+            };
+            provider
+                .stream(&request, |e| match e {
+                    StreamEvent::Chat(ChatEvent::Reasoning(_)) => {
+                        paced.set_phase(Some(Phase::Thinking), on)
+                    }
+                    StreamEvent::Chat(ChatEvent::Content(text)) => {
+                        paced.reply_piece(on);
+                        on(SessionEvent::Text {
+                            agent: agent.clone(),
+                            text,
+                        });
+                    }
+                    StreamEvent::Chat(ChatEvent::ToolCall { .. }) => paced.reply_piece(on),
+                    StreamEvent::Chat(ChatEvent::PromptProgress { done, total }) => paced
+                        .set_phase(
+                            Some(Phase::ReadingPrompt {
+                                done: Some(done),
+                                total: Some(total),
+                            }),
+                            on,
+                        ),
+                    StreamEvent::Retrying {
                         reason,
                         in_secs,
-                        attempt: Some(attempt),
-                    }),
-                    on,
-                ),
-                StreamEvent::Chat(_) => {}
-            })
-            .await;
+                        attempt,
+                    } => paced.set_phase(
+                        Some(Phase::Retrying {
+                            reason,
+                            in_secs,
+                            attempt: Some(attempt),
+                        }),
+                        on,
+                    ),
+                    StreamEvent::Chat(_) => {}
+                })
+                .await
+        };
         result.map_err(|e| {
             let reason = short_what(&e.to_string()).unwrap_or_default();
             self.set_phase(Some(Phase::Failed { reason }), on);

@@ -3,7 +3,7 @@
 //! the same conversation; the tree and its room live on; the mode and the Subagents setting may
 //! change between turns. `lembas run` is a session of one turn, `lembas chat` one of many.
 
-use crate::config::{SessionOptions, Settings};
+use crate::config::{AgentRange, SessionOptions, Settings};
 use crate::crew::{Crew, SessionEnd, Setup};
 use crate::engine::{now_ms, Approval, Asker, Unattended};
 use crate::events::{DoneReason, SessionEvent};
@@ -121,13 +121,24 @@ pub enum TurnOutcome {
     Stopped,
 }
 
-/// The tree of a session in `root` with these options: its engines on the server the settings
-/// name, the person answered by `asker` (nobody when `unattended`), what it says sent to `out`.
+/// What a client says of a session's Subagents setting over its own (acp.md: `_meta.lembas`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SettingFromClient {
+    /// The setting `{ min, max }`, when the client says one.
+    pub agents: Option<AgentRange>,
+    /// The client's instance has subagents switched off: none is offered.
+    pub no_subagents: bool,
+}
+
+/// The tree of a session in `root` with these options (and what a client says of the setting):
+/// its engines on the server the settings name, the person answered by `asker` (nobody when
+/// `unattended`), what it says sent to `out`.
 pub fn crew_in(
     o: &SessionOptions,
     root: PathBuf,
     asker: Arc<dyn Asker>,
     unattended: bool,
+    client: SettingFromClient,
     out: mpsc::UnboundedSender<SessionEvent>,
 ) -> Result<Arc<Crew>> {
     // The rules and the tools read the same root (the workspace's, a real path) and home.
@@ -163,9 +174,11 @@ pub fn crew_in(
         window: s.context,
         system: fill(SYSTEM.trim(), &[("root", &root)]),
     };
+    let agents = client.agents.unwrap_or(s.agents);
     let options = TeamOptions {
-        min: s.agents.min,
-        max: s.agents.max,
+        min: agents.min,
+        max: agents.max,
+        subagents: !client.no_subagents,
         capacity: Capacity {
             group: None,
             parallel: s.parallel,
@@ -219,7 +232,7 @@ impl Session {
             None => None,
         };
         let (tx, rx) = mpsc::unbounded_channel();
-        let crew = crew_in(o, root, asker, unattended, tx)?;
+        let crew = crew_in(o, root, asker, unattended, SettingFromClient::default(), tx)?;
         let screen = Screen::new(terminal, events, Arc::downgrade(&crew), asking);
         let shown = screen.shown();
         let screen = tokio::spawn(screen.run(rx));

@@ -35,6 +35,13 @@ const script = [
   { when: "Again.", reply: { calls: ["write", { path: "more.txt", content: "two\n" }] } },
   { when: "wrote more.txt", reply: { says: "Again written." } },
   { when: "Hold on.", reply: { holds: "Thinking" } },
+  // The opted-in client's session: a subagent, its finding, its write asked of the person.
+  { who: "You are the main agent", when: "Build it.", reply: { calls: ["team_add", { name: "api", role: "the API", task: "Write the API.", goal: "a service" }] } },
+  { who: "You are the main agent", when: "Added api", reply: { says: "api is on it." } },
+  { who: 'You are "api"', when: "Write the API.", reply: { calls: ["team_findings", { action: "write", text: "Login is POST /session." }] } },
+  { who: 'You are "api"', when: "Noted (finding 1)", reply: { calls: ["write", { path: "api.txt", content: "api\n" }] } },
+  { who: 'You are "api"', when: "wrote api.txt", reply: { says: "API done." } },
+  { who: "You are the main agent", when: "API done.", reply: { says: "api reported." } },
 ];
 writeFileSync(path.join(dir, "script.json"), JSON.stringify(script));
 const server = spawn(fakeServer, [path.join(dir, "script.json")], { stdio: ["ignore", "pipe", "inherit"] });
@@ -113,7 +120,74 @@ try {
   check(false, `the session: ${e && (e.stack || e.message || JSON.stringify(e))}`);
 } finally {
   agent.kill();
-  server.kill();
 }
+// A client that opts in to the spec's extension (`_meta.lembas` in `initialize`).
+{
+  const agent2 = spawn(lembas, ["acp", "--base-url", url, "--model", "m"], { stdio: ["pipe", "pipe", "inherit"] });
+  const events = [];
+  const asked2 = [];
+  const project2 = mkdtempSync(path.join(tmpdir(), "lembas-acp-tree-"));
+  const opted = acp
+    .client({ name: "lembas-test-lembas" })
+    .onNotification(acp.methods.client.session.update, () => {})
+    .onNotification("_lembas/event", (p) => p, ({ params }) => {
+      events.push(params.event);
+    })
+    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+      asked2.push(params);
+      const once = params.options.find((o) => o.kind === "allow_once");
+      return { outcome: { outcome: "selected", optionId: once.optionId } };
+    });
+  try {
+    await opted.connectWith(acp.ndJsonStream(Writable.toWeb(agent2.stdin), Readable.toWeb(agent2.stdout)), async (ctx) => {
+      const init = await ctx.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: { _meta: { lembas: { protocol: 3 } } } });
+      const caps = init._meta?.lembas?.capabilities ?? [];
+      check(["progress", "tree", "agents"].every((c) => caps.includes(c)), `the extension's capabilities: ${JSON.stringify(caps)}`);
+      const s = await ctx.request(acp.methods.agent.session.new, { cwd: project2, mcpServers: [], _meta: { lembas: { agents: { min: 1, max: 3 } } } });
+      const sid = s.sessionId;
+      await ctx.request(acp.methods.agent.session.setMode, { sessionId: sid, modeId: "manual" });
+      const done = await ctx.request(acp.methods.agent.session.prompt, { sessionId: sid, prompt: [{ type: "text", text: "Build it." }], _meta: { lembas: { agents: { min: 1, max: 3 } } } });
+      check(done.stopReason === "end_turn", `the turn with a subagent ends: ${done.stopReason}`);
+      const sub = asked2.find((q) => q._meta?.lembas?.subagent);
+      check(sub && sub._meta.lembas.subagent.id === "s1" && sub._meta.lembas.subagent.name === "api" && sub._meta.lembas.subagent.position === "the API", `the subagent's call asked of the person names it: ${JSON.stringify(asked2.map((q) => q._meta))}`);
+      check(readFileSync(path.join(project2, "api.txt"), "utf8") === "api\n", "the subagent's write ran once allowed");
+      check(events.some((e) => e.type === "phase" && e.agent === "s1") && events.some((e) => e.type === "phase" && !("agent" in e)), `phase events, a subagent's by its id, the main agent's without: ${events.filter((e) => e.type === "phase").length}`);
+      const lastTeam = events.filter((e) => e.type === "team").pop();
+      check(lastTeam && lastTeam.tree.agents.some((a) => a.id === "s1" && a.name === "api"), `the team event carries the tree: ${JSON.stringify(lastTeam?.tree?.agents?.map((a) => [a.id, a.state]))}`);
+      const view = await ctx.request("_lembas/team", { sessionId: sid });
+      check(view.tree.max === 3 && view.tree.agents.map((a) => [a.id, a.name, a.parent]).join("|") === "lead,lead,|s1,api,lead", `_lembas/team's tree: ${JSON.stringify(view.tree.agents.map((a) => [a.id, a.name, a.parent]))}`);
+      check(view.room.some((m) => m.from === "api" && m.kind === "report" && m.report === true), `_lembas/team's room: ${JSON.stringify(view.room.map((m) => [m.from, m.kind]))}`);
+      const findings = await ctx.request("_lembas/team/findings", { sessionId: sid, id: "s1" });
+      check(findings.id === "s1" && findings.findings[0]?.n === 1 && findings.findings[0].text === "Login is POST /session.", `_lembas/team/findings: ${JSON.stringify(findings)}`);
+      const transcript = await ctx.request("_lembas/team/transcript", { sessionId: sid, id: "s1" });
+      check(transcript.turns[0]?.role === "user" && JSON.stringify(transcript.turns).includes("Write the API."), `_lembas/team/transcript: ${JSON.stringify(transcript.turns?.[0])}`);
+      const status = await ctx.request("_lembas/session/status", { sessionId: sid });
+      check(status.tree?.agents.length === 2 && "progress" in status && status.busy === false, `_lembas/session/status: ${JSON.stringify({ busy: status.busy, agents: status.tree?.agents.length })}`);
+      const stopped = await ctx.request("_lembas/team/stop", { sessionId: sid, id: "s1" });
+      check(JSON.stringify(stopped.stopped) === '["s1"]', `_lembas/team/stop: ${JSON.stringify(stopped)}`);
+      let again = null;
+      try {
+        await ctx.request("_lembas/team/stop", { sessionId: sid, id: "s1" });
+      } catch (e) {
+        again = e.code;
+      }
+      check(again === -32602, `stopping one that is not live: ${again}`);
+      const configured = await ctx.request("_lembas/configure", { sessionId: sid, agents: { min: 1, max: 2 } });
+      check(configured.model === "m", `_lembas/configure: ${JSON.stringify(configured)}`);
+      let bad = null;
+      try {
+        await ctx.request("_lembas/configure", { sessionId: sid, agents: { min: 3, max: 2 } });
+      } catch (e) {
+        bad = e.code;
+      }
+      check(bad === -32602, `an impossible setting: ${bad}`);
+    });
+  } catch (e) {
+    check(false, `the opted-in session: ${e && (e.stack || e.message || JSON.stringify(e))}`);
+  } finally {
+    agent2.kill();
+  }
+}
+server.kill();
 console.log(`acp client (TypeScript SDK): ${failed === 0 ? "every check passed" : `${failed} failed`}`);
 process.exit(failed === 0 ? 0 : 1);

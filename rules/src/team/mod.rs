@@ -190,6 +190,21 @@ impl Agent {
         &self.grants
     }
 
+    /// Its position, one line.
+    pub fn position(&self) -> &str {
+        &self.position
+    }
+
+    /// Its findings, kept beyond its context (team_findings).
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
+    }
+
+    /// Its progress, as its engine last said it.
+    pub fn progress(&self) -> Option<&Progress> {
+        self.progress.as_ref()
+    }
+
     /// A new agent's state: between turns, with no findings, grants, context or messages yet.
     pub fn blank(id: String, name: &str, model: &str, mode: Mode) -> Agent {
         Agent {
