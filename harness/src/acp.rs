@@ -150,6 +150,16 @@ fn agents_of(lembas: Option<&Value>) -> std::result::Result<SettingFromClient, E
             })
         }
     };
+    // `said`: the person's earlier messages of the chat. This harness offers subagents the
+    // session's one model, which no message needs to name, so they are read and not kept.
+    if let Some(said) = l.get("said") {
+        let strings = said
+            .as_array()
+            .is_some_and(|a| a.iter().all(Value::is_string));
+        if !strings {
+            return Err(invalid("said", "expected an array of strings"));
+        }
+    }
     Ok(SettingFromClient {
         agents,
         no_subagents: l.get("subagents") == Some(&Value::Bool(false)),
@@ -261,6 +271,15 @@ impl ClientAsker {
 
 impl Asker for ClientAsker {
     fn ask(&self, agent: &str, tool: &str, what: &str) -> Approval {
+        // A turn the client cancelled asks nothing more: what would ask is refused.
+        if self
+            .crew
+            .get()
+            .and_then(Weak::upgrade)
+            .is_some_and(|c| c.was_stopped())
+        {
+            return Approval::Deny;
+        }
         let title = if what.is_empty() {
             format!("{agent}: {tool}")
         } else {
@@ -397,6 +416,7 @@ async fn send_updates(
                 agent,
                 tool,
                 output,
+                diff,
             } if agent.is_main() => {
                 let Some(at) = running.iter().position(|(t, _)| *t == tool) else {
                     continue;
@@ -404,11 +424,23 @@ async fn send_updates(
                 let Some((_, id)) = running.remove(at) else {
                     continue;
                 };
+                // Its output, and for a write or an edit the change as a diff.
+                let mut content = vec![acp::ToolCallContent::from(output)];
+                if let Some(d) = diff {
+                    content.push(acp::ToolCallContent::Diff(
+                        acp::Diff::new(d.path, d.new).old_text(d.old),
+                    ));
+                }
                 acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new(
                     id,
                     acp::ToolCallUpdateFields::new()
                         .status(acp::ToolCallStatus::Completed)
-                        .content(vec![acp::ToolCallContent::from(output)]),
+                        .content(content),
+                ))
+            }
+            SessionEvent::Reasoning { agent, text } if agent.is_main() => {
+                acp::SessionUpdate::AgentThoughtChunk(acp::ContentChunk::new(
+                    acp::ContentBlock::Text(acp::TextContent::new(text)),
                 ))
             }
             _ => continue,

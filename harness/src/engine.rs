@@ -9,7 +9,7 @@
 //! it is given (subagents.md §9). Its progress is derived from what happens and said through the
 //! rules' pacer (progress.md §4).
 
-use crate::events::{AgentRef, SessionEvent};
+use crate::events::{AgentRef, FileDiff, SessionEvent};
 use crate::provider::chat::{AssistantCall, ChatEvent, ChatRequest, Message, StreamOptions};
 use crate::provider::chat::{Reply, ToolCall};
 use crate::provider::client::{Provider, StreamEvent};
@@ -535,8 +535,12 @@ impl Engine {
             };
             provider
                 .stream(&request, |e| match e {
-                    StreamEvent::Chat(ChatEvent::Reasoning(_)) => {
-                        paced.set_phase(Some(Phase::Thinking), on)
+                    StreamEvent::Chat(ChatEvent::Reasoning(text)) => {
+                        paced.set_phase(Some(Phase::Thinking), on);
+                        on(SessionEvent::Reasoning {
+                            agent: agent.clone(),
+                            text,
+                        });
                     }
                     StreamEvent::Chat(ChatEvent::Content(text)) => {
                         paced.reply_piece(on);
@@ -709,12 +713,29 @@ impl Engine {
             });
         }
         let mut done = Vec::with_capacity(group.len());
+        let mut diff = None;
         if let [(at, tool, args)] = group.as_slice() {
+            // A write or an edit: the file before and after, for a client to show the change.
+            let changed = matches!(tool.as_str(), "write" | "edit")
+                .then(|| args.opt("path").and_then(|p| self.workspace.path(p).ok()))
+                .flatten();
+            let before = changed.as_ref().map(|p| std::fs::read_to_string(p).ok());
             let output = if tool == "bash" {
                 run_bash(&self.workspace, args).await
             } else {
                 self.workspace.run(tool, args)
             };
+            if let (Some(path), Some(old)) = (changed, before) {
+                if let Ok(new) = std::fs::read_to_string(&path) {
+                    if old.as_deref() != Some(new.as_str()) {
+                        diff = Some(FileDiff {
+                            path: path.to_string_lossy().into_owned(),
+                            old,
+                            new,
+                        });
+                    }
+                }
+            }
             done.push((*at, tool.clone(), output));
         } else {
             let mut set = tokio::task::JoinSet::new();
@@ -747,6 +768,7 @@ impl Engine {
                     agent: self.agent.clone(),
                     tool,
                     output: output.clone(),
+                    diff: diff.take(),
                 });
                 (at, output)
             })

@@ -37,6 +37,17 @@ fn agent_id<S: Serializer>(agent: &AgentRef, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&agent.id)
 }
 
+/// A file a call changed: its real path, its text before (none: it did not exist) and after.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileDiff {
+    /// The file, absolute.
+    pub path: String,
+    /// Its text before the call; none when the call made it.
+    pub old: Option<String>,
+    /// Its text after.
+    pub new: String,
+}
+
 /// How a session's run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -80,6 +91,17 @@ pub enum SessionEvent {
         tool: String,
         /// Its output, as the model reads it.
         output: String,
+        /// For a write or an edit, the file before and after.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        diff: Option<FileDiff>,
+    },
+    /// A piece of an agent's reasoning (a model that thinks aloud before it replies).
+    Reasoning {
+        /// Whose; absent for the main agent.
+        #[serde(serialize_with = "agent_id", skip_serializing_if = "AgentRef::is_main")]
+        agent: AgentRef,
+        /// The piece.
+        text: String,
     },
     /// A piece of an agent's reply.
     Text {

@@ -131,6 +131,7 @@ impl Screen {
             }
             SessionEvent::ToolStart { .. }
             | SessionEvent::ToolEnd { .. }
+            | SessionEvent::Reasoning { .. }
             | SessionEvent::Text { .. }
             | SessionEvent::Done { .. } => {}
         }

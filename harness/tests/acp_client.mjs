@@ -35,6 +35,7 @@ const script = [
   { when: "Again.", reply: { calls: ["write", { path: "more.txt", content: "two\n" }] } },
   { when: "wrote more.txt", reply: { says: "Again written." } },
   { when: "Hold on.", reply: { holds: "Thinking" } },
+  { when: "Think first.", reply: { sse: ['{"choices":[{"delta":{"reasoning_content":"Let me see."}}]}', '{"choices":[{"delta":{"content":"Thought."}}]}', "[DONE]"] } },
   // The opted-in client's session: a subagent, its finding, its write asked of the person.
   { who: "You are the main agent", when: "Build it.", reply: { calls: ["team_add", { name: "api", role: "the API", task: "Write the API.", goal: "a service" }] } },
   { who: "You are the main agent", when: "Added api", reply: { says: "api is on it." } },
@@ -100,6 +101,11 @@ try {
     const calls = updates.filter((u) => u.sessionUpdate === "tool_call");
     const done = updates.filter((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
     check(calls.length === 2 && calls.every((c) => c.kind === "edit") && done.length === 2, `tool calls and their updates (${calls.length}, ${done.length})`);
+    const diff = done[0].content?.find((c) => c.type === "diff");
+    check(diff && diff.path.endsWith("notes.txt") && diff.newText === "one\n" && (diff.oldText ?? null) === null, `a write's update carries its diff: ${JSON.stringify(diff)}`);
+    await prompt("Think first.");
+    const thought = updates.filter((u) => u.sessionUpdate === "agent_thought_chunk").map((u) => u.content.text).join("");
+    check(thought === "Let me see.", `reasoning streams as agent_thought_chunk: "${thought}"`);
 
     const held = prompt("Hold on.");
     await new Promise((r) => setTimeout(r, 500));
@@ -143,7 +149,14 @@ try {
       const init = await ctx.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: { _meta: { lembas: { protocol: 3 } } } });
       const caps = init._meta?.lembas?.capabilities ?? [];
       check(["progress", "tree", "agents"].every((c) => caps.includes(c)), `the extension's capabilities: ${JSON.stringify(caps)}`);
-      const s = await ctx.request(acp.methods.agent.session.new, { cwd: project2, mcpServers: [], _meta: { lembas: { agents: { min: 1, max: 3 } } } });
+      let badSaid = null;
+      try {
+        await ctx.request(acp.methods.agent.session.new, { cwd: project2, mcpServers: [], _meta: { lembas: { said: "not a list" } } });
+      } catch (e) {
+        badSaid = e.code;
+      }
+      check(badSaid === -32602, `said that is not a list of strings: ${badSaid}`);
+      const s = await ctx.request(acp.methods.agent.session.new, { cwd: project2, mcpServers: [], _meta: { lembas: { agents: { min: 1, max: 3 }, said: ["Use the main model only."] } } });
       const sid = s.sessionId;
       await ctx.request(acp.methods.agent.session.setMode, { sessionId: sid, modeId: "manual" });
       const done = await ctx.request(acp.methods.agent.session.prompt, { sessionId: sid, prompt: [{ type: "text", text: "Build it." }], _meta: { lembas: { agents: { min: 1, max: 3 } } } });

@@ -101,7 +101,8 @@ async fn a_turn_with_a_tool_call_and_its_phases() {
     assert!(events.contains(&Event::ToolEnd {
         agent: AgentRef::main(),
         tool: "list".into(),
-        output: "hello.txt".into()
+        output: "hello.txt".into(),
+        diff: None,
     }));
     let phases: Vec<String> = events
         .iter()
