@@ -169,6 +169,32 @@ async fn a_run_with_a_subagent_ends_when_the_tree_is_quiet() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let of = |t: &'static str| lines.iter().filter(move |l| l["type"] == t);
+    // Line by line, the spec's shapes (acp.md's events): `phase` is `{ progress, agent? }` with
+    // progress an object or null, `team` is `{ tree }` with subagents.md §12's fields.
+    for l in &lines {
+        let keys: Vec<&str> = l.as_object().unwrap().keys().map(String::as_str).collect();
+        match l["type"].as_str().unwrap() {
+            "phase" => {
+                assert!(
+                    keys.iter()
+                        .all(|k| ["type", "progress", "agent"].contains(k)),
+                    "{l}"
+                );
+                assert!(l["progress"].is_object() || l["progress"].is_null(), "{l}");
+                if let Some(p) = l["progress"].as_object() {
+                    assert!(p.contains_key("phase") && p["since"].is_i64(), "{l}");
+                }
+            }
+            "team" => {
+                assert_eq!(keys.len(), 2, "{l}");
+                for k in ["min", "max", "size", "open_slots", "agents", "ended"] {
+                    assert!(l["tree"].get(k).is_some(), "{k} in {l}");
+                }
+            }
+            "tool_start" | "tool_end" | "text" | "reasoning" | "reply" | "notice" | "done" => {}
+            other => panic!("an event the spec does not name: {other}"),
+        }
+    }
     // The spec's phase event: `agent` is a subagent's id, absent for the main agent's own.
     assert!(of("phase").any(|l| l["agent"] == "s1"));
     assert!(of("phase").all(|l| l["agent"] != "writer" && l["agent"] != "lead"));
