@@ -197,9 +197,35 @@ await step("tree calls from the forms draw the tree, the room and an end", async
   const ended = page.locator('[data-testid="tree"] li.ended[data-agent="web"]');
   expect((await ended.count()) === 1, "web is drawn among the ended");
   expect((await ended.locator(".state").textContent()) === "stopped", `web ended: ${await ended.textContent()}`);
+  // The main agent is not stopped by the person: said, and nothing recorded.
+  await page.getByTestId("tree-by").selectOption("lead");
+  const before = await page.locator('[data-testid="tree-steps"] li').count();
+  await page.getByTestId("tree-person-stop").click();
+  expect((await page.locator('[data-testid="tree-steps"] li').count()) === before, "a stop of the main agent was recorded");
+  expect((await page.locator("section.tree-view .error").textContent()).includes("not the main agent"), "the stop of the main agent is not said");
+  // A refused call is shown as a refusal.
+  await page.getByTestId("tree-tool").selectOption("team_add");
+  await page.getByTestId("tree-args").fill(JSON.stringify({ name: "Bad Name", role: "r", task: "t" }));
+  await page.getByTestId("tree-call").click();
+  const last = page.locator('[data-testid="tree-steps"] li').last();
+  expect((await last.getAttribute("class")) === "refused" && (await last.textContent()).includes("refused: "), `the refusal: ${await last.textContent()}`);
+  // The form: required fields first, each field's help in view.
+  const firstField = await page.locator("fieldset.tool-form label").first().textContent();
+  expect(firstField.includes("*") && (await page.locator("fieldset.tool-form .help").count()) > 0, `the form: ${firstField}`);
   const exported = JSON.parse(await page.getByTestId("tree-export").inputValue());
-  expect(exported.steps.length === 4 && exported.steps[3].op === "person_stop", `export: ${JSON.stringify(exported.steps.map((s) => s.op))}`);
+  expect(exported.steps.length === 5 && exported.steps[3].op === "person_stop", `export: ${JSON.stringify(exported.steps.map((s) => s.op))}`);
   session = exported;
+  // A setting no team can have is said; a max above the cap is read as the cap, and shown so.
+  const [minInput, maxInput] = [page.locator("section.tree-view input[type=number]").first(), page.locator("section.tree-view input[type=number]").nth(1)];
+  await minInput.fill("5");
+  await maxInput.fill("2");
+  await page.getByTestId("tree-start").click();
+  expect((await page.locator("section.tree-view .error").textContent()).includes("min: 5 is more than max 2"), `min above max: ${await page.locator("section.tree-view .error").textContent()}`);
+  await minInput.fill("1");
+  await maxInput.fill("1000");
+  await page.getByTestId("tree-start").click();
+  expect((await maxInput.inputValue()) === "32" && (await page.locator("section.tree-view .error").textContent()).includes("read as 1 to 32"), `max 1000: ${await maxInput.inputValue()}`);
+  await maxInput.fill("4");
   // A team whose min is above 1 draws its open slots in team_read's words.
   await page.locator("section.tree-view input[type=number]").first().fill("3");
   await page.getByTestId("tree-start").click();

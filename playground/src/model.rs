@@ -42,7 +42,11 @@ pub fn builtin_files() -> Vec<CaseFile> {
 
 /// A JSON error with its line and column.
 pub fn json_error(e: &serde_json::Error) -> String {
-    format!("line {}, column {}: {e}", e.line(), e.column())
+    // serde_json ends its message with the position: said once, first.
+    let full = e.to_string();
+    let position = format!(" at line {} column {}", e.line(), e.column());
+    let what = full.strip_suffix(&position).unwrap_or(&full);
+    format!("line {}, column {}: {what}", e.line(), e.column())
 }
 
 /// Reads a case file, or one case (an object with `expect` or `steps`) in `area`.
@@ -250,5 +254,10 @@ mod tests {
         assert!(read_file("x", "{\"cases\": [", false)
             .unwrap_err()
             .starts_with("line 1, column"));
+        // The position is said once.
+        assert_eq!(
+            read_file("x", "{\n  \"a\": 1\n  \"b\": 2\n}", false).unwrap_err(),
+            "line 3, column 3: expected `,` or `}`"
+        );
     }
 }

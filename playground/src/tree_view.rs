@@ -53,6 +53,17 @@ impl Step {
         }
     }
 
+    /// Whether the step was a call the tool refused.
+    fn refused(&self) -> bool {
+        matches!(
+            &self.answer,
+            TeamAnswer::Call {
+                result: Some(r),
+                ..
+            } if r.is_refusal()
+        )
+    }
+
     /// What the step said, if anything.
     fn said(&self) -> Option<String> {
         match &self.answer {
@@ -99,7 +110,7 @@ fn fields(tool: &str) -> Vec<Field> {
     let Some(Value::Object(props)) = params.and_then(|p| p.get("properties")) else {
         return Vec::new();
     };
-    props
+    let mut list: Vec<Field> = props
         .iter()
         .map(|(name, p)| Field {
             name: name.clone(),
@@ -126,7 +137,18 @@ fn fields(tool: &str) -> Vec<Field> {
                 .unwrap_or("")
                 .to_string(),
         })
-        .collect()
+        .collect();
+    // The required fields first, in the order the schema lists them; then the others.
+    list.sort_by_key(|f| {
+        (
+            !f.required,
+            required
+                .iter()
+                .position(|r| *r == f.name)
+                .unwrap_or(usize::MAX),
+        )
+    });
+    list
 }
 
 /// The value a form field's text gives (None: left out).
@@ -269,18 +291,33 @@ pub fn TreeView() -> impl IntoView {
     let window = RwSignal::new(String::from("10000"));
     let error = RwSignal::new(String::new());
     let start = move |_| {
+        // A setting no team can have is said, not clamped out of sight (team.md §2).
+        if let Some(why) = Team::impossible_setting(min.get(), max.get()) {
+            error.set(format!("The Subagents setting: {why}"));
+            return;
+        }
         let capacity = Capacity {
             group: None,
             parallel: parallel.get().trim().parse().ok().filter(|p: &u64| *p > 0),
         };
-        team.set(Some(Team::new(&TeamOptions {
+        let t = Team::new(&TeamOptions {
             min: min.get(),
             max: max.get(),
             capacity,
             mode: mode.get(),
             now: 1_762_790_400_000,
             ..TeamOptions::default()
-        })));
+        });
+        // Read as team.md §2 says: a max above the cap is lowered, and the inputs show it.
+        let (read_min, read_max) = (t.info().min, t.info().max);
+        error.set(if (read_min, read_max) == (min.get(), max.get()) {
+            String::new()
+        } else {
+            format!("The Subagents setting is read as {read_min} to {read_max} (team.md §2: at most the cap).")
+        });
+        min.set(read_min);
+        max.set(read_max);
+        team.set(Some(t));
         steps.set(Vec::new());
         history.set(Vec::new());
         by.set("lead".into());
@@ -291,6 +328,13 @@ pub fn TreeView() -> impl IntoView {
         };
         let before = t.clone();
         match apply(&mut t, op) {
+            // The person stops subagents: a stop that stopped nobody changed nothing to keep.
+            Ok(Step {
+                answer: TeamAnswer::PersonStopped { stopped, .. },
+                ..
+            }) if stopped.is_empty() => error.set(
+                "The person stops a live subagent and its subtree (subagents.md §10): pick one, not the main agent.".into(),
+            ),
             Ok(step) => {
                 history.update(|h| h.push((before, steps.get_untracked())));
                 steps.update(|s| s.push(step));
@@ -386,7 +430,7 @@ pub fn TreeView() -> impl IntoView {
                 } else {
                     view! { <input data-field=f.name.clone() placeholder=if kind == "list" { "a, b" } else { "" } prop:value=value.clone() on:input=move |ev| set_field(n.clone(), kind, event_target_value(&ev)) /> }.into_any()
                 };
-                view! { <label title=f.about.clone()>{label} " " {input}</label> }
+                view! { <label title=f.about.clone()>{label} " " {input} <small class="help">{f.about.clone()}</small></label> }
             })
             .collect_view()
     };
@@ -438,7 +482,7 @@ pub fn TreeView() -> impl IntoView {
                 <h3>"Steps"</h3>
                 <ol class="calls" data-testid="tree-steps">
                     {move || steps.get().into_iter().map(|s| view! {
-                        <li><b>{s.title()}</b> ": " {s.said().unwrap_or_else(|| "(no answer)".into())}
+                        <li class=if s.refused() { "refused" } else { "" }><b>{s.title()}</b> ": " {if s.refused() { "refused: " } else { "" }} {s.said().unwrap_or_else(|| "(no answer)".into())}
                             {s.delivered().iter().map(|(n, t)| view! { <pre class="delivered">{format!("delivered to {n}:\n{t}")}</pre> }).collect_view()}
                         </li>
                     }).collect_view()}
