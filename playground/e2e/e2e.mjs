@@ -44,6 +44,12 @@ function expect(cond, what) {
 }
 
 const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+// "Remove my files" asks first: the e2e answers yes, and checks the question says how many.
+const questions = [];
+page.on("dialog", (d) => {
+  questions.push(d.message());
+  d.accept();
+});
 const errors = [];
 page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
 page.on("pageerror", (e) => errors.push(String(e)));
@@ -94,15 +100,21 @@ await step("a pasted case file runs", async () => {
     { about: "pasted: compacting", progress: { phase: "compacting", since: 0 }, now: 3_725_000, expect: { text: "Compacting the conversation", line: "Compacting the conversation · 1h 02m" } },
     { about: "pasted: wrong on purpose", progress: { phase: "thinking", since: 0 }, now: 0, expect: { text: "Thinking", line: "Thinking · 9s" } },
   ] };
-  await page.getByTestId("paste").fill(JSON.stringify(file));
-  await page.getByTestId("paste").dispatchEvent("change");
+  // Pasted as a person pastes — the text lands at once, nothing else is done — it runs, is said
+  // and leaves the box empty.
+  await page.getByTestId("paste").focus();
+  await page.keyboard.insertText(JSON.stringify(file));
   await page.waitForFunction((t) => document.querySelector('[data-testid="summary"]')?.textContent === t, `${total + 1} passed, 1 failed`);
+  const said = await page.getByTestId("paste-status").textContent();
+  expect(said.startsWith("Added 2 cases of progress"), `status: "${said}"`);
+  expect((await page.getByTestId("paste").inputValue()) === "", "the box keeps the pasted text");
 });
 
 await step("the pasted file is kept across a reload", async () => {
   await page.reload();
   await page.waitForFunction((t) => document.querySelector('[data-testid="summary"]')?.textContent === t, `${total + 1} passed, 1 failed`);
   await page.getByRole("button", { name: "Remove my files" }).click();
+  expect(questions.at(-1)?.startsWith("Remove the 1 file you added?"), `the question: ${questions.at(-1)}`);
   await page.waitForFunction((t) => document.querySelector('[data-testid="summary"]')?.textContent === t, `${total} passed, 0 failed`);
 });
 

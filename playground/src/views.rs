@@ -37,15 +37,23 @@ fn load_own() -> Vec<CaseFile> {
         .collect()
 }
 
-fn save_own(files: &[CaseFile]) {
+/// Keeps the person's files in this browser; an error when the browser would not keep them
+/// (its storage is full), so that nothing is lost without being said.
+fn save_own(files: &[CaseFile]) -> Result<(), String> {
     let own: Vec<Value> = files
         .iter()
         .filter(|f| !f.builtin)
         .map(|f| serde_json::json!({"name": f.name, "file": {"area": f.area, "cases": f.cases}}))
         .collect();
-    if let Some(s) = storage() {
-        let _ = s.set_item(STORAGE_KEY, &Value::Array(own).to_string());
-    }
+    let Some(s) = storage() else {
+        return Err(
+            "this browser keeps no files for this page: they are shown until you leave".into(),
+        );
+    };
+    s.set_item(STORAGE_KEY, &Value::Array(own).to_string())
+        .map_err(|_| {
+            "this browser's storage for the page is full: your files are shown until you leave, and not kept".to_string()
+        })
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -165,6 +173,8 @@ fn Cases(
 ) -> impl IntoView {
     let filter = RwSignal::new(Filter::default());
     let paste_error = RwSignal::new(String::new());
+    let paste_status = RwSignal::new(String::new());
+    let paste_text = RwSignal::new(String::new());
     // Empty: the area comes from the file (its `area`, its name, its cases).
     let paste_area = RwSignal::new(String::new());
     let shown = move || {
@@ -188,15 +198,37 @@ fn Cases(
         let area = paste_area.get_untracked();
         match parsed.and_then(|v| read_value(&name, v, false, Some(&area))) {
             Ok(mut file) => {
-                files.update(|list| {
+                let count = file.cases.len();
+                let kept = files.try_update(|list| {
                     file.name =
                         format!("{name} {}", list.iter().filter(|f| !f.builtin).count() + 1);
+                    let added = format!(
+                        "Added {count} {} of {} as \"{}\".",
+                        if count == 1 { "case" } else { "cases" },
+                        file.area,
+                        file.name
+                    );
                     list.push(file);
-                    save_own(list);
+                    save_own(list).map(|()| added)
                 });
-                paste_error.set(String::new());
+                match kept {
+                    Some(Ok(added)) => {
+                        paste_status.set(added);
+                        paste_error.set(String::new());
+                    }
+                    Some(Err(e)) => paste_error.set(e),
+                    None => {}
+                }
+                paste_text.set(String::new());
             }
             Err(e) => paste_error.set(format!("{name}: {e}")),
+        }
+    };
+    // A paste is read as it lands (the text is whole then); typing is read when the box is left.
+    let on_input = move |text: String| {
+        paste_text.set(text.clone());
+        if matches!(serde_json::from_str::<Value>(&text), Ok(Value::Object(_))) {
+            add_text("pasted".into(), text);
         }
     };
     let on_paste = move |text: String| add_text("pasted".into(), text);
@@ -240,6 +272,8 @@ fn Cases(
             </select>
             <label for="paste">" Paste a case file, or one case"</label>
             <textarea id="paste" data-testid="paste" rows="3" placeholder="{ \"area\": \"progress\", \"cases\": [ … ] }"
+                prop:value=move || paste_text.get()
+                on:input=move |ev| on_input(event_target_value(&ev))
                 on:change=move |ev| on_paste(event_target_value(&ev))></textarea>
             <label>"or open " <input type="file" accept=".json,application/json" multiple data-testid="open-file"
                 on:change=move |ev| {
@@ -247,9 +281,19 @@ fn Cases(
                     let input = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok());
                     read_files(input.and_then(|i| i.files()));
                 } />" (or drop a file here)"</label>
-            <p class="error">{move || paste_error.get()}</p>
+            <p class="error" role="alert">{move || paste_error.get()}</p>
+            <p role="status" data-testid="paste-status">{move || paste_status.get()}</p>
             <Show when=move || files.with(|f| f.iter().any(|x| !x.builtin))>
-                <button on:click=move |_| files.update(|list| { list.retain(|f| f.builtin); save_own(list); })>"Remove my files"</button>
+                <button on:click=move |_| {
+                    let own = files.with_untracked(|f| f.iter().filter(|x| !x.builtin).count());
+                    let question = format!("Remove the {own} {} you added? They are not kept anywhere else.", if own == 1 { "file" } else { "files" });
+                    let sure = web_sys::window().and_then(|w| w.confirm_with_message(&question).ok()).unwrap_or(false);
+                    if sure {
+                        let kept = files.try_update(|list| { list.retain(|f| f.builtin); save_own(list) });
+                        paste_status.set(String::new());
+                        if let Some(Err(e)) = kept { paste_error.set(e); }
+                    }
+                }>"Remove my files"</button>
             </Show>
         </section>
         <table class="cases">
