@@ -587,6 +587,9 @@ pub async fn serve(o: SessionOptions) -> Result<i32> {
                         SessionEnd::Finished if stopped => {
                             responder.respond(acp::PromptResponse::new(acp::StopReason::Cancelled))
                         }
+                        // Its steps ran out (the `max_steps` of a turn).
+                        SessionEnd::Finished if session.crew.lead_out_of_steps() => responder
+                            .respond(acp::PromptResponse::new(acp::StopReason::MaxTurnRequests)),
                         SessionEnd::Finished => {
                             responder.respond(acp::PromptResponse::new(acp::StopReason::EndTurn))
                         }

@@ -75,6 +75,8 @@ struct Inner {
     for_lead: Vec<String>,
     /// The person stopped the current turn.
     stopped: bool,
+    /// The main agent's latest turn ran out of its steps.
+    lead_out_of_steps: bool,
     /// Every agent's conversation, by id, ended ones too (read-only transcripts).
     transcripts: BTreeMap<String, Transcript>,
 }
@@ -131,6 +133,7 @@ impl Crew {
                 failed: None,
                 for_lead: Vec::new(),
                 stopped: false,
+                lead_out_of_steps: false,
                 transcripts: BTreeMap::new(),
             }),
             out,
@@ -169,6 +172,7 @@ impl Crew {
         let mut inner = self.lock();
         inner.failed = None;
         inner.stopped = false;
+        inner.lead_out_of_steps = false;
         self.quiet.send_replace(false);
         let lead_id = lead().to_string();
         if !inner.tasks.contains_key(&lead_id) {
@@ -362,6 +366,11 @@ impl Crew {
         Some(self.stop_agent(&name))
     }
 
+    /// Whether the main agent's latest turn ran out of its steps.
+    pub fn lead_out_of_steps(&self) -> bool {
+        self.lock().lead_out_of_steps
+    }
+
     /// Whether the person stopped the latest turn.
     pub fn was_stopped(&self) -> bool {
         self.lock().stopped
@@ -503,6 +512,7 @@ impl Crew {
                     },
                 });
                 if is_lead {
+                    inner.lead_out_of_steps = end.stopped_at_limit;
                     self.send_out(SessionEvent::Reply { text: end.reply });
                 }
                 ended

@@ -215,3 +215,57 @@ async fn an_editor_holds_a_session_over_acp() {
         "two\n"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_turn_that_runs_out_of_steps_answers_max_turn_requests() {
+    // The main agent lists the folder at every step and never replies: its 200 steps run out.
+    let rules = (0..201)
+        .map(|i| {
+            rule(
+                "",
+                "",
+                Reply::Sse(vec![
+                    call(&format!("l{i}"), "list", json!({})),
+                    "[DONE]".into(),
+                ]),
+            )
+        })
+        .collect();
+    let server = serve(rules, 0).await;
+    let dir = std::env::temp_dir().join(format!("lembas-acp-steps-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let command = format!(
+        "{} acp --base-url {} --model m",
+        env!("CARGO_BIN_EXE_lembas"),
+        server.url
+    );
+    let agent = AcpAgent::from_str(&command).unwrap();
+    let project = dir.clone();
+    Client
+        .v1()
+        .connect_with(agent, async move |lembas: ConnectionTo<Agent>| {
+            lembas
+                .send_request(acp::InitializeRequest::new(ProtocolVersion::V1))
+                .block_task()
+                .await?;
+            let id = lembas
+                .send_request(acp::NewSessionRequest::new(project))
+                .block_task()
+                .await?
+                .session_id;
+            let end = lembas
+                .send_request(acp::PromptRequest::new(id, text("Look around.")))
+                .block_task()
+                .await?;
+            assert_eq!(end.stop_reason, acp::StopReason::MaxTurnRequests);
+            Ok(())
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        server.bodies("").len(),
+        200,
+        "one request a step, 200 steps"
+    );
+}
