@@ -266,6 +266,25 @@ await step("the delegation view answers a call", async () => {
   expect(text.includes("team_request"), `text "${text}"`);
 });
 
+await step("at a phone's width (390 px) no tab scrolls sideways", async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(base);
+  await summary.waitFor();
+  const wide = [];
+  for (const tab of ["Cases", "Progress", "Delegation", "Tree"]) {
+    await page.getByRole("tab", { name: tab }).click();
+    if (tab === "Tree") await page.getByTestId("tree-start").click();
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    if (width > 391) wide.push(`${tab}: ${width} px`);
+  }
+  await page.getByRole("tab", { name: "Cases" }).click();
+  await page.locator("table.cases a").first().click();
+  const editor = await page.evaluate(() => document.documentElement.scrollWidth);
+  if (editor > 391) wide.push(`Editor: ${editor} px`);
+  expect(wide.length === 0, wide.join(", "));
+  await page.setViewportSize({ width: 1200, height: 900 });
+});
+
 await browser.close();
 server.close();
 console.log(`playground e2e: ${passed} passed, ${failed} failed`);
