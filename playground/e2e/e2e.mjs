@@ -285,6 +285,34 @@ await step("at a phone's width (390 px) no tab scrolls sideways", async () => {
   await page.setViewportSize({ width: 1200, height: 900 });
 });
 
+await step("axe-core finds no critical or serious violation on any tab, light and dark", async () => {
+  const axe = createRequire(path.join(root, "wasm/package.json")).resolve("axe-core/axe.min.js");
+  const found = [];
+  for (const colorScheme of ["light", "dark"]) {
+    await page.emulateMedia({ colorScheme });
+    await page.goto(base);
+    await summary.waitFor();
+    for (const tab of ["Cases", "Editor", "Progress", "Delegation", "Tree"]) {
+      if (tab === "Editor") {
+        await page.getByRole("tab", { name: "Cases" }).click();
+        await page.locator("table.cases a").first().click();
+      } else {
+        await page.getByRole("tab", { name: tab }).click();
+      }
+      if (tab === "Tree") await page.getByTestId("tree-start").click();
+      await page.addScriptTag({ path: axe });
+      const bad = await page.evaluate(async () =>
+        (await window.axe.run(document, { resultTypes: ["violations"] })).violations
+          .filter((v) => v.impact === "critical" || v.impact === "serious")
+          .map((v) => `${v.impact} ${v.id} (${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")})`),
+      );
+      found.push(...bad.map((b) => `${colorScheme} ${tab}: ${b}`));
+    }
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+  expect(found.length === 0, found.join("; "));
+});
+
 await browser.close();
 server.close();
 console.log(`playground e2e: ${passed} passed, ${failed} failed`);

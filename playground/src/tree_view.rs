@@ -487,7 +487,7 @@ pub fn TreeView() -> impl IntoView {
                         </li>
                     }).collect_view()}
                 </ol>
-                <details><summary>"Export as a team case"</summary><textarea data-testid="tree-export" rows="12" readonly prop:value=export></textarea></details>
+                <details><summary>"Export as a team case"</summary><label for="tree-export" class="visually-hidden">"The session as a team case"</label><textarea id="tree-export" data-testid="tree-export" rows="12" readonly prop:value=export></textarea></details>
             </Show>
         </section>
     }

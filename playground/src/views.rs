@@ -339,7 +339,8 @@ fn Editor(
     view! {
         <section class="editor">
             <p>"Area " <b>{area.get_value()}</b> " — edit the case; it runs again as you type."</p>
-            <textarea data-testid="case-editor" rows="20" spellcheck="false"
+            <label for="case-editor" class="visually-hidden">"The case, as JSON"</label>
+            <textarea id="case-editor" data-testid="case-editor" rows="20" spellcheck="false"
                 prop:value=move || text.get()
                 on:input=move |ev| text.set(event_target_value(&ev))></textarea>
             <p>
