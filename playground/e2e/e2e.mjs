@@ -266,6 +266,24 @@ await step("the delegation view answers a call", async () => {
   expect(text.includes("team_request"), `text "${text}"`);
 });
 
+await step("the tabs work from the keyboard, and an opened case takes the keyboard", async () => {
+  await page.goto(base);
+  await summary.waitFor();
+  await page.getByRole("tab", { name: "Cases" }).focus();
+  await page.keyboard.press("ArrowRight");
+  const focused = () => page.evaluate(() => document.activeElement?.id ?? "");
+  expect((await focused()) === "tab-editor", `after ArrowRight: ${await focused()}`);
+  expect((await page.getByRole("tab", { name: "Editor" }).getAttribute("aria-selected")) === "true", "Editor is not selected");
+  expect((await page.getByRole("tabpanel").getAttribute("aria-labelledby")) === "tab-editor", "the panel is not the Editor's");
+  await page.keyboard.press("End");
+  expect((await focused()) === "tab-delegation", `after End: ${await focused()}`);
+  await page.keyboard.press("ArrowRight");
+  expect((await focused()) === "tab-cases", `after ArrowRight from the last: ${await focused()}`);
+  await page.keyboard.press("Tab");
+  await page.locator("table.cases a").first().click();
+  await page.waitForFunction(() => document.activeElement?.id === "case-editor", null, { timeout: 5000 });
+});
+
 await step("at a phone's width (390 px) no tab scrolls sideways", async () => {
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto(base);

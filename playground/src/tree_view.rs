@@ -479,7 +479,7 @@ pub fn TreeView() -> impl IntoView {
                 <details open><summary>"team_read, as the main agent"</summary>
                     <pre data-testid="team-read">{move || team.with(|t| t.as_ref().map(|t| t.read("lead", 0)).unwrap_or_default())}</pre>
                 </details>
-                <h3>"Steps"</h3>
+                <h2>"Steps"</h2>
                 <ol class="calls" data-testid="tree-steps">
                     {move || steps.get().into_iter().map(|s| view! {
                         <li class=if s.refused() { "refused" } else { "" }><b>{s.title()}</b> ": " {if s.refused() { "refused: " } else { "" }} {s.said().unwrap_or_else(|| "(no answer)".into())}

@@ -65,6 +65,42 @@ enum Tab {
     Tree,
 }
 
+impl Tab {
+    /// The tabs in the order they are shown.
+    const ALL: [Tab; 5] = [
+        Tab::Cases,
+        Tab::Editor,
+        Tab::Progress,
+        Tab::Tree,
+        Tab::Delegation,
+    ];
+
+    /// Its button's id.
+    fn button_id(self) -> &'static str {
+        match self {
+            Tab::Cases => "tab-cases",
+            Tab::Editor => "tab-editor",
+            Tab::Progress => "tab-progress",
+            Tab::Delegation => "tab-delegation",
+            Tab::Tree => "tab-tree",
+        }
+    }
+}
+
+/// Moves the keyboard to the element `id` once the page has drawn it.
+fn focus_after_render(id: &'static str) {
+    request_animation_frame(move || {
+        use wasm_bindgen::JsCast;
+        let element = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.get_element_by_id(id))
+            .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+        if let Some(e) = element {
+            let _ = e.focus();
+        }
+    });
+}
+
 #[component]
 pub fn App() -> impl IntoView {
     let files = RwSignal::new({
@@ -123,10 +159,49 @@ pub fn App() -> impl IntoView {
     let open = move |file: usize, index: usize| {
         selected.set(Some((file, index)));
         tab.set(Tab::Editor);
+        // The keyboard goes with what was opened: the case's text box.
+        focus_after_render("case-editor");
+    };
+    // Tabs as WAI-ARIA's pattern: the selected one in the Tab order, arrows, Home and End move.
+    let select_by_key = move |key: &str| {
+        let at = Tab::ALL
+            .iter()
+            .position(|t| *t == tab.get_untracked())
+            .unwrap_or(0);
+        let last = Tab::ALL.len() - 1;
+        let next = match key {
+            "ArrowRight" => {
+                if at == last {
+                    0
+                } else {
+                    at + 1
+                }
+            }
+            "ArrowLeft" => {
+                if at == 0 {
+                    last
+                } else {
+                    at - 1
+                }
+            }
+            "Home" => 0,
+            "End" => last,
+            _ => return false,
+        };
+        if let Some(t) = Tab::ALL.get(next) {
+            tab.set(*t);
+            focus_after_render(t.button_id());
+        }
+        true
     };
     let tab_button = move |t: Tab, label: &'static str| {
         view! {
-            <button role="tab" aria-selected=move || (tab.get() == t).to_string() class:active=move || tab.get() == t on:click=move |_| tab.set(t)>
+            <button role="tab" id=t.button_id() aria-controls="panel"
+                aria-selected=move || (tab.get() == t).to_string()
+                tabindex=move || if tab.get() == t { "0" } else { "-1" }
+                class:active=move || tab.get() == t
+                on:click=move |_| tab.set(t)
+                on:keydown=move |ev| { if select_by_key(&ev.key()) { ev.prevent_default(); } }>
                 {label}
             </button>
         }
@@ -135,7 +210,7 @@ pub fn App() -> impl IntoView {
         <header>
             <h1>"lembas playground"</h1>
             <p class="sub">"agent-harness spec " {lembas_rules::spec_version()} " · every case runs here, in your browser, through the rules core"</p>
-            <p class="summary" data-testid="summary">{move || rows.with(|r| summary_of(r))}</p>
+            <p class="summary" data-testid="summary" role="status">{move || rows.with(|r| summary_of(r))}</p>
             <p class="error" data-testid="notice">{move || notice.get()}</p>
             <nav role="tablist">
                 {tab_button(Tab::Cases, "Cases")}
@@ -145,7 +220,7 @@ pub fn App() -> impl IntoView {
                 {tab_button(Tab::Delegation, "Delegation")}
             </nav>
         </header>
-        <main>
+        <main id="panel" role="tabpanel" aria-labelledby=move || tab.get().button_id()>
             <Show when=move || tab.get() == Tab::Cases>
                 <Cases files=files rows=rows open=open />
             </Show>
@@ -360,12 +435,12 @@ fn Editor(
                 Ok((r, why)) => {
                     let marks = differing_keys(&r.expected, &r.actual).join(", ");
                     view! {
-                        <p>"Verdict: " <b data-testid="verdict" class:fail=!r.pass>{if r.pass { "pass" } else { "fail" }}</b>
+                        <p aria-live="polite">"Verdict: " <b data-testid="verdict" class:fail=!r.pass>{if r.pass { "pass" } else { "fail" }}</b>
                            {r.message.clone().map(|m| format!(" — {m}"))}</p>
                         {(!marks.is_empty()).then(|| view! { <p class="diff">"Differs at: " {marks}</p> })}
                         <div class="side">
-                            <div><h3>"expected"</h3><pre>{serde_json::to_string_pretty(&r.expected).unwrap_or_default()}</pre></div>
-                            <div><h3>"actual"</h3><pre>{serde_json::to_string_pretty(&r.actual).unwrap_or_default()}</pre></div>
+                            <div><h2>"expected"</h2><pre>{serde_json::to_string_pretty(&r.expected).unwrap_or_default()}</pre></div>
+                            <div><h2>"actual"</h2><pre>{serde_json::to_string_pretty(&r.actual).unwrap_or_default()}</pre></div>
                         </div>
                         {why.map(|w| why_view(&w))}
                     }.into_any()
@@ -405,7 +480,7 @@ fn why_view(why: &Value) -> impl IntoView {
         vec![("The decision".to_string(), decision_line(why))]
     };
     view! {
-        <div class="why" data-testid="why"><h3>"Why"</h3>
+        <div class="why" data-testid="why"><h2>"Why"</h2>
             <ol class="steps">{lines.into_iter().map(|(k, v)| view! { <li>{k} ": " {v}</li> }).collect_view()}</ol>
         </div>
     }
