@@ -266,6 +266,28 @@ await step("the delegation view answers a call", async () => {
   expect(text.includes("team_request"), `text "${text}"`);
 });
 
+await step("switching tabs keeps the work: an edit, a filter, a Tree session", async () => {
+  await page.goto(base);
+  await summary.waitFor();
+  await page.getByPlaceholder("about…").fill("compact");
+  const shown = await page.locator("table.cases tbody tr").count();
+  await page.locator("table.cases a").first().click();
+  const editor = page.getByTestId("case-editor");
+  await editor.fill((await editor.inputValue()) + " ");
+  const edited = await editor.inputValue();
+  await page.getByRole("tab", { name: "Tree" }).click();
+  await page.getByTestId("tree-start").click();
+  await page.getByTestId("tree-call").click();
+  const steps = await page.locator('[data-testid="tree-steps"] li').count();
+  await page.getByRole("tab", { name: "Progress" }).click();
+  await page.getByRole("tab", { name: "Editor" }).click();
+  expect((await editor.inputValue()) === edited, "the edit was lost");
+  await page.getByRole("tab", { name: "Tree" }).click();
+  expect((await page.locator('[data-testid="tree-steps"] li').count()) === steps && steps > 0, "the Tree session was lost");
+  await page.getByRole("tab", { name: "Cases" }).click();
+  expect((await page.getByPlaceholder("about…").inputValue()) === "compact" && (await page.locator("table.cases tbody tr").count()) === shown, "the filter was lost");
+});
+
 await step("the tabs work from the keyboard, and an opened case takes the keyboard", async () => {
   await page.goto(base);
   await summary.waitFor();
@@ -274,7 +296,7 @@ await step("the tabs work from the keyboard, and an opened case takes the keyboa
   const focused = () => page.evaluate(() => document.activeElement?.id ?? "");
   expect((await focused()) === "tab-editor", `after ArrowRight: ${await focused()}`);
   expect((await page.getByRole("tab", { name: "Editor" }).getAttribute("aria-selected")) === "true", "Editor is not selected");
-  expect((await page.getByRole("tabpanel").getAttribute("aria-labelledby")) === "tab-editor", "the panel is not the Editor's");
+  expect((await page.getByRole("tabpanel").getAttribute("aria-labelledby")) === "tab-editor", "the panel shown is not the Editor's");
   await page.keyboard.press("End");
   expect((await focused()) === "tab-delegation", `after End: ${await focused()}`);
   await page.keyboard.press("ArrowRight");

@@ -75,6 +75,17 @@ impl Tab {
         Tab::Delegation,
     ];
 
+    /// Its panel's id.
+    fn panel_id(self) -> &'static str {
+        match self {
+            Tab::Cases => "panel-cases",
+            Tab::Editor => "panel-editor",
+            Tab::Progress => "panel-progress",
+            Tab::Delegation => "panel-delegation",
+            Tab::Tree => "panel-tree",
+        }
+    }
+
     /// Its button's id.
     fn button_id(self) -> &'static str {
         match self {
@@ -196,7 +207,7 @@ pub fn App() -> impl IntoView {
     };
     let tab_button = move |t: Tab, label: &'static str| {
         view! {
-            <button role="tab" id=t.button_id() aria-controls="panel"
+            <button role="tab" id=t.button_id() aria-controls=t.panel_id()
                 aria-selected=move || (tab.get() == t).to_string()
                 tabindex=move || if tab.get() == t { "0" } else { "-1" }
                 class:active=move || tab.get() == t
@@ -220,22 +231,28 @@ pub fn App() -> impl IntoView {
                 {tab_button(Tab::Delegation, "Delegation")}
             </nav>
         </header>
-        <main id="panel" role="tabpanel" aria-labelledby=move || tab.get().button_id()>
-            <Show when=move || tab.get() == Tab::Cases>
+        // Every tab's panel stays on the page, hidden when another is selected: switching tabs
+        // keeps the editor's text, the filters and a Tree session as they were.
+        <main>
+            <div role="tabpanel" id=Tab::Cases.panel_id() aria-labelledby=Tab::Cases.button_id() hidden=move || tab.get() != Tab::Cases>
                 <Cases files=files rows=rows open=open />
-            </Show>
-            <Show when=move || tab.get() == Tab::Editor>
-                <Editor files=files selected=selected />
-            </Show>
-            <Show when=move || tab.get() == Tab::Progress>
+            </div>
+            <div role="tabpanel" id=Tab::Editor.panel_id() aria-labelledby=Tab::Editor.button_id() hidden=move || tab.get() != Tab::Editor>
+                // Made again only when another case is opened.
+                {move || {
+                    selected.track();
+                    view! { <Editor files=files selected=selected /> }
+                }}
+            </div>
+            <div role="tabpanel" id=Tab::Progress.panel_id() aria-labelledby=Tab::Progress.button_id() hidden=move || tab.get() != Tab::Progress>
                 <ProgressView />
-            </Show>
-            <Show when=move || tab.get() == Tab::Tree>
+            </div>
+            <div role="tabpanel" id=Tab::Tree.panel_id() aria-labelledby=Tab::Tree.button_id() hidden=move || tab.get() != Tab::Tree>
                 <crate::tree_view::TreeView />
-            </Show>
-            <Show when=move || tab.get() == Tab::Delegation>
+            </div>
+            <div role="tabpanel" id=Tab::Delegation.panel_id() aria-labelledby=Tab::Delegation.button_id() hidden=move || tab.get() != Tab::Delegation>
                 <crate::explore::Delegation />
-            </Show>
+            </div>
         </main>
     }
 }
