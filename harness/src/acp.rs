@@ -740,6 +740,9 @@ pub async fn serve(o: SessionOptions) -> Result<i32> {
     }
     match served {
         Ok(()) => Ok(0),
+        // The client closed the link while an event was still on its way to it (a tree's last
+        // state, a paced phase): the link is over, as the client meant.
+        Err(e) if e.to_string().contains("Broken pipe") => Ok(0),
         Err(e) => Err(anyhow::anyhow!("the ACP link: {e}")),
     }
 }
