@@ -292,15 +292,22 @@ await step("the tabs work from the keyboard, and an opened case takes the keyboa
   await page.goto(base);
   await summary.waitFor();
   await page.getByRole("tab", { name: "Cases" }).focus();
+  // The focus moves once the page has drawn the selected tab: waited for, not raced.
+  const focusOn = async (id, after) => {
+    try {
+      await page.waitForFunction((x) => document.activeElement?.id === x, id, { timeout: 5000 });
+    } catch {
+      throw new Error(`${after}: the focus is on "${await page.evaluate(() => document.activeElement?.id ?? "")}", not "${id}"`);
+    }
+  };
   await page.keyboard.press("ArrowRight");
-  const focused = () => page.evaluate(() => document.activeElement?.id ?? "");
-  expect((await focused()) === "tab-editor", `after ArrowRight: ${await focused()}`);
+  await focusOn("tab-editor", "after ArrowRight");
   expect((await page.getByRole("tab", { name: "Editor" }).getAttribute("aria-selected")) === "true", "Editor is not selected");
   expect((await page.getByRole("tabpanel").getAttribute("aria-labelledby")) === "tab-editor", "the panel shown is not the Editor's");
   await page.keyboard.press("End");
-  expect((await focused()) === "tab-delegation", `after End: ${await focused()}`);
+  await focusOn("tab-delegation", "after End");
   await page.keyboard.press("ArrowRight");
-  expect((await focused()) === "tab-cases", `after ArrowRight from the last: ${await focused()}`);
+  await focusOn("tab-cases", "after ArrowRight from the last");
   await page.keyboard.press("Tab");
   await page.locator("table.cases a").first().click();
   await page.waitForFunction(() => document.activeElement?.id === "case-editor", null, { timeout: 5000 });
