@@ -166,10 +166,11 @@ fn agents_of(lembas: Option<&Value>) -> std::result::Result<SettingFromClient, E
     })
 }
 
-/// The permission options lembas offers, by id.
-const ALLOW_ONCE: &str = "allow_once";
-const ALLOW_ALWAYS: &str = "allow_always";
-const REJECT: &str = "reject_once";
+/// The permission options lembas offers, by the ids acp.md gives them: `once` (allow_once),
+/// `session` (allow_always: the rules' approval, for the session) and `deny` (reject_once).
+const ALLOW_ONCE: &str = "once";
+const ALLOW_ALWAYS: &str = "session";
+const REJECT: &str = "deny";
 
 /// A session of the link: its tree.
 struct LinkSession {
