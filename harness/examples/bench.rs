@@ -194,7 +194,7 @@ async fn idle_subagents() -> f64 {
     // A tree with no subagent, warmed by one session, first.
     let before = rss_kib();
     let crew = Crew::new(setup, &options, tx);
-    crew.begin("Go.");
+    crew.prompt("Go.");
     let _ = tokio::time::timeout(Duration::from_secs(60), crew.finished()).await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     let live = crew.tree().agents.len().saturating_sub(1);

@@ -161,11 +161,6 @@ impl Crew {
         self.sent.load(Ordering::SeqCst)
     }
 
-    /// The main agent's first turn, for the person's prompt.
-    pub fn begin(&self, prompt: &str) {
-        self.prompt(prompt);
-    }
-
     /// The person's prompt: the main agent's next turn on the same conversation (its first starts
     /// its task). The session is busy until the tree is quiet again ([`Crew::finished`]).
     pub fn prompt(&self, text: &str) {

@@ -103,7 +103,7 @@ async fn session_with(
         }
         outs
     });
-    crew.begin(prompt);
+    crew.prompt(prompt);
     let outcome = tokio::time::timeout(Duration::from_secs(20), crew.finished())
         .await
         .expect("the session ends");
