@@ -19,6 +19,23 @@ use serde_json::json;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 
+/// An empty project folder of this test run.
+fn project(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `lembas acp` on the server at `url`, as the crate's client spawns an agent.
+fn lembas_acp(url: &str) -> AcpAgent {
+    let command = format!(
+        "{} acp --base-url {url} --model m",
+        env!("CARGO_BIN_EXE_lembas")
+    );
+    AcpAgent::from_str(&command).unwrap()
+}
+
 fn text(blocks: &str) -> Vec<acp::ContentBlock> {
     vec![acp::ContentBlock::Text(acp::TextContent::new(blocks))]
 }
@@ -81,15 +98,8 @@ async fn an_editor_holds_a_session_over_acp() {
         0,
     )
     .await;
-    let dir = std::env::temp_dir().join(format!("lembas-acp-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let command = format!(
-        "{} acp --base-url {} --model m",
-        env!("CARGO_BIN_EXE_lembas"),
-        server.url
-    );
-    let agent = AcpAgent::from_str(&command).unwrap();
+    let dir = project("lembas-acp");
+    let agent = lembas_acp(&server.url);
     let updates: Arc<Mutex<Vec<acp::SessionUpdate>>> = Arc::default();
     let asked: Arc<Mutex<Vec<acp::RequestPermissionRequest>>> = Arc::default();
     let (seen, questions) = (Arc::clone(&updates), Arc::clone(&asked));
@@ -232,15 +242,8 @@ async fn a_turn_that_runs_out_of_steps_answers_max_turn_requests() {
         })
         .collect();
     let server = serve(rules, 0).await;
-    let dir = std::env::temp_dir().join(format!("lembas-acp-steps-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let command = format!(
-        "{} acp --base-url {} --model m",
-        env!("CARGO_BIN_EXE_lembas"),
-        server.url
-    );
-    let agent = AcpAgent::from_str(&command).unwrap();
+    let dir = project("lembas-acp-steps");
+    let agent = lembas_acp(&server.url);
     let project = dir.clone();
     Client
         .v1()
