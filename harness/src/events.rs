@@ -144,6 +144,19 @@ impl SessionEvent {
     pub fn to_line(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()
     }
+
+    /// The event as one line of the `--events` file: its JSON with `at`, when it was said (Unix
+    /// ms, the clock of a progress's `since`), first — what a replay of the run places it by.
+    pub fn to_file_line(&self, at: i64) -> String {
+        /// A line of the file: the time, then the event's own fields.
+        #[derive(Serialize)]
+        struct FileLine<'a> {
+            at: i64,
+            #[serde(flatten)]
+            event: &'a SessionEvent,
+        }
+        serde_json::to_string(&FileLine { at, event: self }).unwrap_or_default()
+    }
 }
 
 #[cfg(test)]
@@ -172,6 +185,10 @@ mod tests {
             progress: None,
         };
         assert_eq!(main.to_line(), r#"{"type":"phase","progress":null}"#);
+        assert_eq!(
+            main.to_file_line(7),
+            r#"{"at":7,"type":"phase","progress":null}"#
+        );
         let done = SessionEvent::Done {
             reason: DoneReason::Error,
             error: Some("x".into()),

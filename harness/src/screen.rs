@@ -60,7 +60,7 @@ impl Screen {
     /// Writes one event line to the `--events` file.
     pub fn event(&mut self, event: &SessionEvent) {
         if let Some(f) = self.events.as_mut() {
-            let _ = writeln!(f, "{}", event.to_line());
+            let _ = writeln!(f, "{}", event.to_file_line(now_ms()));
         }
     }
 

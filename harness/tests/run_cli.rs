@@ -170,9 +170,21 @@ async fn a_run_with_a_subagent_ends_when_the_tree_is_quiet() {
         .collect();
     let of = |t: &'static str| lines.iter().filter(move |l| l["type"] == t);
     // Line by line, the spec's shapes (acp.md's events): `phase` is `{ progress, agent? }` with
-    // progress an object or null, `team` is `{ tree }` with subagents.md §12's fields.
+    // progress an object or null, `team` is `{ tree }` with subagents.md §12's fields. Each line
+    // of the file also says `at`, when it was said (Unix ms, never going back): the file's own
+    // field, which a replay places the event by.
+    let mut last_at = 0;
     for l in &lines {
-        let keys: Vec<&str> = l.as_object().unwrap().keys().map(String::as_str).collect();
+        let at = l["at"].as_i64().unwrap_or_else(|| panic!("no at in {l}"));
+        assert!(at >= last_at, "{l}");
+        last_at = at;
+        let keys: Vec<&str> = l
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .filter(|k| *k != "at")
+            .collect();
         match l["type"].as_str().unwrap() {
             "phase" => {
                 assert!(

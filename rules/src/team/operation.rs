@@ -1038,6 +1038,34 @@ mod tests {
     }
 
     #[test]
+    fn the_tree_as_clients_receive_it_reads_back() {
+        use crate::team::view::TreeInfo;
+        let mut team = Team::new(&TeamOptions {
+            max: 4,
+            ..TeamOptions::default()
+        });
+        team.apply(&step(
+            json!({"op": "call", "by": "lead", "tool": "team_add",
+            "args": {"name": "api", "role": "r", "task": "Write it.", "goal": "g"}}),
+        ))
+        .unwrap();
+        team.apply(&step(
+            json!({"op": "context", "by": "api", "used": 10, "window": 100}),
+        ))
+        .unwrap();
+        let info = team.info();
+        assert_eq!(info.agents.len(), 2);
+        let json = info.to_json();
+        assert_eq!(TreeInfo::from_json("tree", &json).unwrap(), info);
+        let mut bad = json.clone();
+        bad["agents"][1]["state"] = json!("dancing");
+        assert_eq!(
+            TreeInfo::from_json("tree", &bad).unwrap_err().to_string(),
+            "tree.agents[1].state: unknown state \"dancing\""
+        );
+    }
+
+    #[test]
     fn a_call_answers_with_what_it_delivered_and_started() {
         let mut team = Team::new(&TeamOptions {
             max: 4,

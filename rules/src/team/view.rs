@@ -2,6 +2,7 @@
 //! lines, findings, and the tree's data. Every sentence is `loop.json` `team`'s.
 
 use super::{team_spec, Agent, AgentState, RoomKind, RoomMessage, Team};
+use crate::input::{InputError, Obj};
 use crate::json::{Object, ToJson};
 use crate::progress::{duration, Progress};
 use crate::text::fill;
@@ -114,6 +115,87 @@ impl ToJson for TreeInfo {
 }
 
 serialize_as_json!(TreeAgent, ContextUse, TreeInfo);
+
+impl TreeAgent {
+    /// A row of the tree as clients receive it (§12, a `team` event's `tree.agents[i]`), read
+    /// back; an error names the field that is not one.
+    pub fn from_json(path: &str, value: &Value) -> Result<TreeAgent, InputError> {
+        use crate::permission::{Mode, RiskClass};
+        let o = Obj::new(path, value)?;
+        let context_path = o.at("context");
+        let context = match o.opt_obj("context", &context_path)? {
+            Some(c) => Some(ContextUse {
+                used: c.count("used")?,
+                window: c.count("window")?,
+            }),
+            None => None,
+        };
+        let progress = match o.get("progress") {
+            Some(p) => Some(Progress::from_json(&o.at("progress"), p)?),
+            None => None,
+        };
+        let request = o
+            .opt_strings("request")?
+            .unwrap_or_default()
+            .into_iter()
+            .map(|k| {
+                RiskClass::parse(k).ok_or_else(|| InputError::Unknown {
+                    path: o.at("request"),
+                    what: "request option",
+                    value: k.to_string(),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(TreeAgent {
+            id: o.str("id")?.to_string(),
+            name: o.str("name")?.to_string(),
+            position: o.opt_str("position")?.unwrap_or_default().to_string(),
+            parent: o.opt_str("parent")?.map(str::to_string),
+            state: o.word("state", "state", AgentState::parse)?,
+            model: o.opt_str("model")?.unwrap_or_default().to_string(),
+            mode: o.word("mode", "mode", Mode::parse)?,
+            request,
+            manager: o.bool_or("manager", false)?,
+            task: o.opt_str("task")?.map(str::to_string),
+            context,
+            progress,
+            findings: usize::try_from(o.opt_count("findings")?.unwrap_or(0)).unwrap_or(usize::MAX),
+            messages: usize::try_from(o.opt_count("messages")?.unwrap_or(0)).unwrap_or(usize::MAX),
+            ended: o.opt_int("ended")?,
+        })
+    }
+}
+
+impl TreeInfo {
+    /// The tree as clients receive it (§12, a `team` event's `tree`), read back; an error names
+    /// the field that is not one.
+    pub fn from_json(path: &str, value: &Value) -> Result<TreeInfo, InputError> {
+        let o = Obj::new(path, value)?;
+        let count = |key: &str| -> Result<u32, InputError> {
+            u32::try_from(o.count(key)?).map_err(|_| InputError::Type {
+                path: o.at(key),
+                expected: "a count under 2^32",
+            })
+        };
+        let agents = |key: &str| -> Result<Vec<TreeAgent>, InputError> {
+            o.opt_array(key)?
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+                .map(|(i, a)| TreeAgent::from_json(&crate::input::index(&o.at(key), i), a))
+                .collect()
+        };
+        Ok(TreeInfo {
+            min: count("min")?,
+            max: count("max")?,
+            size: count("size")?,
+            open_slots: count("open_slots")?,
+            agents: agents("agents")?,
+            ended: agents("ended")?,
+        })
+    }
+}
 
 /// A mode with its request options, as team_read writes it (`manual + write, execute`).
 fn mode_text(mode: crate::permission::Mode, request: &[crate::permission::RiskClass]) -> String {
