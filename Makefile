@@ -23,26 +23,31 @@ OPT_PASSES := -Oz --flatten --rereloop -Oz --converge
 
 .PHONY: run test toolchain fmt clippy unit wasm-rules bench bench-harness conformance npm npm-test npm-size playground-dist playground-test acp-test
 
-## The main job: the playground, built and served on http://127.0.0.1:8080.
+## The main job: the playground, built and served on http://127.0.0.1:8080 (precompressed:
+## brotli and gzip).
 run: playground-dist
 	@echo "lembas playground: http://127.0.0.1:8080"
-	python3 -m http.server 8080 --bind 127.0.0.1 --directory playground/dist
+	node scripts/static-server.mjs playground/dist 8080
 
 ## Every conformance case, natively.
 conformance:
 	cargo run -q -p lembas-harness -- conformance
 
-## The playground, built into playground/dist/ (a static folder: HTML, JS glue, .wasm, CSS).
+## The playground, built into playground/dist/ (a static folder: HTML, JS glue, .wasm, CSS, and
+## a brotli and a gzip copy of each).
 playground-dist: toolchain
 	$(PKG_ENV) /usr/bin/cargo build -q --profile wasm $(PKG_FLAGS) -p lembas-playground
 	rm -rf playground/dist && mkdir -p playground/dist
 	wasm-bindgen --target web --no-typescript --out-dir playground/dist target/wasm-pkg/wasm32-unknown-unknown/wasm/lembas_playground.wasm
 	wasm-opt -Oz $(OPT_FLAGS) --strip-debug --strip-producers playground/dist/lembas_playground_bg.wasm -o playground/dist/lembas_playground_bg.wasm
 	cp playground/static/* playground/dist/
+	node scripts/compress.mjs playground/dist
 	@node -e 'const b=require("fs").readFileSync("playground/dist/lembas_playground_bg.wasm");console.log("lembas_playground_bg.wasm: "+(b.length/1000).toFixed(1)+" KB, "+(require("zlib").gzipSync(b,{level:9}).length/1000).toFixed(1)+" KB gzipped")'
 
-## The playground end to end in headless Chromium.
+## The playground end to end in headless Chromium (it replays a `lembas run` against the scripted
+## server, so it builds both).
 playground-test: playground-dist
+	cargo build -q -p lembas-harness --bin lembas --examples
 	node playground/e2e/e2e.mjs
 
 ## Every test: formatting, clippy (native and wasm32), the tests, the wasm32 build of rules/, the

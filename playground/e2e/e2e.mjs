@@ -2,8 +2,9 @@
 // downloads a browser), against playground/dist served on 127.0.0.1. Each step saves a
 // screenshot under the folder printed at the start.
 import { mkdir } from "node:fs/promises";
-import { readFileSync } from "node:fs";
-import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,6 +19,25 @@ console.log(`playground e2e: screenshots in ${shots}`);
 
 const native = execFileSync(path.join(root, "target/debug/lembas"), ["conformance", path.join(root, "conformance")], { encoding: "utf8" }).trim().split("\n").pop();
 const total = Number(native.split(" ")[0]);
+
+// A real run to replay: `lembas run --events` against the scripted server (the main agent adds
+// a subagent, which writes a file and reports).
+async function recordRun() {
+  const fake = spawn(path.join(root, "target/debug/examples/fake-server"), [path.join(root, "harness/examples/subagent.json")], { stdio: ["ignore", "pipe", "inherit"] });
+  const url = await new Promise((resolve, reject) => {
+    fake.stdout.once("data", (d) => resolve(String(d).trim()));
+    fake.once("exit", (c) => reject(new Error(`fake-server exited ${c}`)));
+  });
+  const project = mkdtempSync(path.join(tmpdir(), "lembas-replay-"));
+  const events = path.join(project, "events.jsonl");
+  try {
+    execFileSync(path.join(root, "target/debug/lembas"), ["run", "--base-url", url, "--model", "m", "--unattended", "--events", events, "Write the notes."], { cwd: project, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LEMBAS_API_KEY: "" } });
+  } finally {
+    fake.kill();
+  }
+  return readFileSync(events);
+}
+const recorded = await recordRun();
 
 const server = await serve(dist);
 const base = server.url;
@@ -114,7 +134,7 @@ await step("the pasted file is kept across a reload", async () => {
   await page.reload();
   await page.waitForFunction((t) => document.querySelector('[data-testid="summary"]')?.textContent === t, `${total + 1} passed, 1 failed`);
   await page.getByRole("button", { name: "Remove my files" }).click();
-  expect(questions.at(-1)?.startsWith("Remove the 1 file you added?"), `the question: ${questions.at(-1)}`);
+  expect(questions.at(-1)?.startsWith("Remove the 1 file you added or changed?"), `the question: ${questions.at(-1)}`);
   await page.waitForFunction((t) => document.querySelector('[data-testid="summary"]')?.textContent === t, `${total} passed, 0 failed`);
 });
 
@@ -225,7 +245,9 @@ await step("tree calls from the forms draw the tree, the room and an end", async
   const firstField = await page.locator("fieldset.tool-form label").first().textContent();
   expect(firstField.includes("*") && (await page.locator("fieldset.tool-form .help").count()) > 0, `the form: ${firstField}`);
   const exported = JSON.parse(await page.getByTestId("tree-export").inputValue());
-  expect(exported.steps.length === 5 && exported.steps[3].op === "person_stop", `export: ${JSON.stringify(exported.steps.map((s) => s.op))}`);
+  expect(exported.area === "team", `the export says no area: ${Object.keys(exported)}`);
+  const steps = exported.cases[0].steps;
+  expect(steps.length === 5 && steps[3].op === "person_stop", `export: ${JSON.stringify(steps.map((s) => s.op))}`);
   session = exported;
   // A setting no team can have is said; a max above the cap is read as the cap, and shown so.
   const [minInput, maxInput] = [page.locator("section.tree-view input[type=number]").first(), page.locator("section.tree-view input[type=number]").nth(1)];
@@ -305,7 +327,7 @@ await step("the tabs work from the keyboard, and an opened case takes the keyboa
   expect((await page.getByRole("tab", { name: "Editor" }).getAttribute("aria-selected")) === "true", "Editor is not selected");
   expect((await page.getByRole("tabpanel").getAttribute("aria-labelledby")) === "tab-editor", "the panel shown is not the Editor's");
   await page.keyboard.press("End");
-  await focusOn("tab-delegation", "after End");
+  await focusOn("tab-replay", "after End");
   await page.keyboard.press("ArrowRight");
   await focusOn("tab-cases", "after ArrowRight from the last");
   await page.keyboard.press("Tab");
@@ -313,12 +335,154 @@ await step("the tabs work from the keyboard, and an opened case takes the keyboa
   await page.waitForFunction(() => document.activeElement?.id === "case-editor", null, { timeout: 5000 });
 });
 
+const editor = page.getByTestId("case-editor");
+const verdictIs = (v) => page.waitForFunction((x) => document.querySelector('[data-testid="verdict"]')?.textContent === x, v);
+const summaryIs = (t) => page.waitForFunction((x) => document.querySelector('[data-testid="summary"]')?.textContent === x, t);
+
+await step("a new case from a template fails, its diff names the path, and fixed it is saved and downloaded", async () => {
+  await page.goto(base);
+  await summary.waitFor();
+  await page.getByRole("tab", { name: "Editor" }).click();
+  const labels = await page.getByTestId("template").locator("option").evaluateAll((os) => os.map((o) => o.value).filter(Boolean));
+  for (const want of ["progress", "team: call", "team: end_turn", "delegation: call", "subagents: offer", "permission"]) {
+    expect(labels.includes(want), `no template ${want}: ${labels}`);
+  }
+  await page.getByTestId("template").selectOption("team: call");
+  await page.getByTestId("editor-file").filter({ hasText: "my-team-cases" }).waitFor();
+  await verdictIs("pass");
+  await summaryIs(`${total + 1} passed, 0 failed`);
+  const made = JSON.parse(await editor.inputValue());
+  expect(Object.keys(made)[0] === "about" && made.about.startsWith("A new team case (call)"), `the template: ${Object.keys(made)}`);
+  // Made to fail: the last step's expected result changed by a word.
+  const k = made.steps.length - 1;
+  const wrong = structuredClone(made);
+  const key = Object.keys(wrong.steps[k].expect)[0];
+  const value = wrong.steps[k].expect[key];
+  wrong.steps[k].expect[key] = typeof value === "string" ? `${value} (wrong)` : "wrong";
+  await editor.fill(JSON.stringify(wrong, null, 2));
+  await verdictIs("fail");
+  const first = await page.getByTestId("diff-path").first().textContent();
+  expect(first === `steps[${k}].expect.${key}`, `the diff's path: ${first}`);
+  const step = await page.getByTestId("diff").locator("li").first().textContent();
+  expect(step.includes(`(step ${k + 1} of ${k + 1})`), `the step counted: ${step}`);
+  if (typeof value === "string") expect((await page.getByTestId("diff").locator("del").first().textContent()).includes("(wrong)"), "the changed words are not marked");
+  // The first difference is marked in the editor, on the line that says it.
+  const marked = await page.locator(".gutter .mark-diff").textContent();
+  const lineOfKey = JSON.stringify(wrong, null, 2).split("\n").findIndex((l) => l.includes(`"${key}"`) && l.includes("(wrong)") || l.includes('"wrong"')) + 1;
+  expect(Number(marked) === lineOfKey, `marked line ${marked}, the key is on line ${lineOfKey}`);
+  // Fixed, said, saved with Ctrl+S, and kept across a reload.
+  const fixed = { ...made, about: "Adding a subagent answers with its name." };
+  await editor.fill(JSON.stringify(fixed, null, 2));
+  await verdictIs("pass");
+  expect((await page.getByTestId("unsaved").count()) === 1, "an edit is not said to be unsaved");
+  await editor.press("Control+s");
+  await page.getByTestId("editor-status").filter({ hasText: "Saved into my-team-cases.json" }).waitFor();
+  expect((await page.getByTestId("unsaved").count()) === 0, "saved, still unsaved");
+  await page.reload();
+  await editor.waitFor();
+  expect(JSON.parse(await editor.inputValue()).about === fixed.about, "the saved case is not back after a reload");
+  // Downloaded: the file as conformance/ writes one, with its area, the keys in the author's order.
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("download").click()]);
+  expect(download.suggestedFilename() === "my-team-cases.json", `download name ${download.suggestedFilename()}`);
+  const file = JSON.parse(readFileSync(await download.path(), "utf8"));
+  expect(file.area === "team" && file.cases.length === 1 && file.cases[0].about === fixed.about, `downloaded: ${JSON.stringify(file).slice(0, 200)}`);
+  expect(Object.keys(file.cases[0]).join() === Object.keys(fixed).join(), `key order: ${Object.keys(file.cases[0])}`);
+  // One file removed, after a question that names it.
+  await page.getByRole("tab", { name: "Cases" }).click();
+  await page.getByTestId("own-files").getByRole("button", { name: "Remove" }).first().click();
+  expect(questions.at(-1)?.startsWith("Remove my-team-cases (1 case)?"), `the question: ${questions.at(-1)}`);
+  await summaryIs(`${total} passed, 0 failed`);
+});
+
+await step("an unsaved edit survives a reload; the address keeps the case and the filters; Back and Forward", async () => {
+  await page.goto(base);
+  await summary.waitFor();
+  await page.getByTestId("text-filter").fill("compact");
+  await page.waitForFunction(() => location.hash.includes("q=compact"));
+  await page.reload();
+  await summary.waitFor();
+  expect((await page.getByTestId("text-filter").inputValue()) === "compact", "the filter is not in the address");
+  await page.getByTestId("text-filter").fill("");
+  const rows = page.locator("table.cases a");
+  const aboutA = await rows.nth(0).textContent();
+  const aboutB = await rows.nth(1).textContent();
+  await rows.nth(0).click();
+  await page.waitForFunction(() => location.hash.includes("case=0"));
+  // An edit left unsaved by an earlier step is back: reverted first.
+  if (await page.getByTestId("revert").isEnabled()) await page.getByTestId("revert").click();
+  const saved = await editor.inputValue();
+  await editor.fill(saved.replace("{", '{\n  "note": "mine",'));
+  await page.reload();
+  await editor.waitFor();
+  expect((await editor.inputValue()).includes('"note": "mine"'), "the unsaved edit is lost on a reload");
+  expect((await page.getByTestId("editor-status").textContent()).includes("unsaved edit"), "the edit's return is not said");
+  await page.getByTestId("revert").click();
+  expect((await editor.inputValue()) === saved, "revert did not bring the saved case back");
+  await page.getByRole("tab", { name: "Cases" }).click();
+  await rows.nth(1).click();
+  expect(JSON.parse(await editor.inputValue()).about === aboutB, "the second case is not open");
+  await page.goBack();
+  await page.getByRole("tab", { name: "Cases", selected: true }).waitFor();
+  await page.goBack();
+  await page.getByRole("tab", { name: "Editor", selected: true }).waitFor();
+  expect(JSON.parse(await editor.inputValue()).about === aboutA, "Back did not return to the first case");
+  await page.goForward();
+  await page.goForward();
+  await page.getByRole("tab", { name: "Editor", selected: true }).waitFor();
+  expect(JSON.parse(await editor.inputValue()).about === aboutB, "Forward did not return to the second case");
+});
+
+await step("a JSON error is marked on its line; Format keeps the key order; Copy as case says so", async () => {
+  await editor.fill('{\n  "b": 1\n  "a": 2\n}');
+  await page.getByTestId("json-error").waitFor();
+  const said = await page.getByTestId("json-error").textContent();
+  expect(said.includes("line 3, column 3") && !said.includes("at line"), `the error: ${said}`);
+  expect((await page.locator(".gutter .mark-error").textContent()) === "3", "the error's line is not marked");
+  await editor.fill('{"z": 1, "about": "x", "a": {"y": 2, "b": 3}}');
+  await editor.press("Control+Enter");
+  expect((await editor.inputValue()) === '{\n  "z": 1,\n  "about": "x",\n  "a": {\n    "y": 2,\n    "b": 3\n  }\n}', `formatted: ${await editor.inputValue()}`);
+  await page.getByTestId("revert").click();
+  await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
+  await page.getByTestId("copy").click();
+  await page.getByTestId("editor-status").filter({ hasText: "Copied as a case file" }).waitFor();
+  const copied = JSON.parse(await page.evaluate(() => navigator.clipboard.readText()));
+  expect(typeof copied.area === "string" && copied.cases.length === 1, `copied: ${JSON.stringify(copied).slice(0, 120)}`);
+});
+
+await step("a lembas run's --events file replays: the tree and the progress lines over the run's time", async () => {
+  await page.getByRole("tab", { name: "Replay" }).click();
+  await page.getByTestId("replay-file").setInputFiles({ name: "events.jsonl", mimeType: "application/json", buffer: recorded });
+  await page.getByTestId("replay-clock").waitFor();
+  const lines = recorded.toString().trim().split("\n").map((l) => JSON.parse(l));
+  const clock = await page.getByTestId("replay-clock").textContent();
+  expect(clock.includes(`of ${lines.length} events`), `clock: ${clock}`);
+  // At the start: the main agent's line, no tree yet.
+  expect((await page.getByTestId("replay-tree").textContent()).includes("No tree yet"), "a tree before any team event");
+  // Stepped to the first team event: the subagent in the tree.
+  const firstTeam = lines.findIndex((l) => l.type === "team");
+  expect(firstTeam >= 0, "the run wrote no team event");
+  for (let i = 0; i < 200 && !(await page.locator('[data-testid="replay-tree"] li[data-agent="writer"]').count()); i++) {
+    await page.getByTestId("replay-next").click();
+  }
+  expect((await page.locator('[data-testid="replay-tree"] li[data-agent="writer"]').count()) === 1, "the subagent never appears");
+  // Scrubbed to the end: the run ended, the writer among the ended, nothing runs.
+  const max = await page.getByTestId("replay-time").getAttribute("max");
+  await page.getByTestId("replay-time").fill(max);
+  await page.getByTestId("replay-log").filter({ hasText: "the run ended (stop)" }).waitFor();
+  expect((await page.locator('[data-testid="replay-tree"] li.ended[data-agent="writer"]').count()) === 1, "the writer is not drawn as ended");
+  const progress = await page.getByTestId("replay-lines").textContent();
+  expect(progress.includes("main agent") && progress.includes("writer"), `lines: ${progress}`);
+  // A file that is not an events file is said, with its line.
+  await page.getByTestId("replay-file").setInputFiles({ name: "bad.jsonl", mimeType: "application/json", buffer: Buffer.from('{"at": 1, "type": "phase", "progress": null}\n{"at": 2}\n') });
+  await page.getByTestId("replay-error").filter({ hasText: "bad.jsonl: line 2: not an event" }).waitFor();
+});
+
 await step("at a phone's width (390 px) no tab scrolls sideways", async () => {
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto(base);
   await summary.waitFor();
   const wide = [];
-  for (const tab of ["Cases", "Progress", "Delegation", "Tree"]) {
+  for (const tab of ["Cases", "Progress", "Delegation", "Tree", "Replay"]) {
     await page.getByRole("tab", { name: tab }).click();
     if (tab === "Tree") await page.getByTestId("tree-start").click();
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
@@ -339,7 +503,7 @@ await step("axe-core finds no critical or serious violation on any tab, light an
     await page.emulateMedia({ colorScheme });
     await page.goto(base);
     await summary.waitFor();
-    for (const tab of ["Cases", "Editor", "Progress", "Delegation", "Tree"]) {
+    for (const tab of ["Cases", "Editor", "Progress", "Delegation", "Tree", "Replay"]) {
       if (tab === "Editor") {
         await page.getByRole("tab", { name: "Cases" }).click();
         await page.locator("table.cases a").first().click();
@@ -358,6 +522,35 @@ await step("axe-core finds no critical or serious violation on any tab, light an
   }
   await page.emulateMedia({ colorScheme: "light" });
   expect(found.length === 0, found.join("; "));
+});
+
+await step("served compressed; the first load's bytes and a throttled load, measured (budgets, reported)", async () => {
+  // A fresh context: nothing cached. Every response's bytes as sent (its Content-Length).
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  const fresh = await context.newPage();
+  const sent = [];
+  fresh.on("response", async (r) => {
+    const h = await r.allHeaders();
+    sent.push({ url: r.url(), encoding: h["content-encoding"] ?? "", bytes: Number(h["content-length"] ?? 0) });
+  });
+  await fresh.goto(base);
+  await fresh.getByTestId("summary").waitFor({ timeout: 30_000 });
+  const wasm = sent.find((r) => r.url.endsWith(".wasm"));
+  expect(wasm && wasm.encoding === "br", `the wasm was sent as "${wasm?.encoding}"`);
+  const total = sent.reduce((n, r) => n + r.bytes, 0);
+  console.log(`  first load: ${sent.length} files, ${(total / 1000).toFixed(1)} KB transferred (budget 400 KB); the wasm ${(wasm.bytes / 1000).toFixed(1)} KB brotli`);
+  // 10 Mbit/s, 40 ms round trips, a CPU four times slower (Chromium's throttling).
+  const cdp = await context.newCDPSession(fresh);
+  await cdp.send("Network.enable");
+  await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
+  await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 40, downloadThroughput: 10e6 / 8, uploadThroughput: 10e6 / 8 });
+  await cdp.send("Emulation.setCPUThrottlingRate", { rate: 4 });
+  const t0 = Date.now();
+  await fresh.goto(base + "#reload");
+  await fresh.reload();
+  await fresh.getByTestId("summary").waitFor({ timeout: 60_000 });
+  console.log(`  throttled load (10 Mbit/s, 40 ms, CPU ×4): the summary in ${Date.now() - t0} ms (budget 2500 ms)`);
+  await context.close();
 });
 
 await browser.close();

@@ -6,10 +6,15 @@
 //! The contract for tests and tools: `data-testid` `summary` (`N passed, N failed`), `case-editor`,
 //! `verdict` (`pass` / `fail`), `paste`, `progress-line`, `tree`.
 
+mod address;
+pub mod diff;
 mod explore;
+pub mod json_text;
 pub mod link;
 pub mod lzw;
 pub mod model;
+pub mod replay;
+mod replay_view;
 mod tree_view;
 mod views;
 

@@ -9,20 +9,198 @@ mod builtin {
     include!(concat!(env!("OUT_DIR"), "/cases.rs"));
 }
 
-/// A case file: where it came from, its area, its cases.
+/// Where a case file came from, which says whether this browser keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// One of conformance/'s, as built in.
+    BuiltIn,
+    /// One of conformance/'s with the author's changes saved into it (kept in local storage).
+    Edited,
+    /// The author's own, pasted, opened or made from a template (kept in local storage).
+    Own,
+    /// Opened from a link: shown, not kept.
+    Linked,
+}
+
+impl Source {
+    /// Whether this browser keeps the file (in local storage, until it is removed).
+    pub fn kept(self) -> bool {
+        matches!(self, Source::Edited | Source::Own)
+    }
+
+    /// Whether the file is the author's: theirs, changed by them, or opened from a link.
+    pub fn authors(self) -> bool {
+        self != Source::BuiltIn
+    }
+
+    /// Its word in local storage.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::BuiltIn => "built-in",
+            Source::Edited => "edited",
+            Source::Own => "own",
+            Source::Linked => "linked",
+        }
+    }
+}
+
+/// A case file: its name, its area, its cases, and where it came from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CaseFile {
+    /// Its name, without `.json`.
     pub name: String,
+    /// Its `about`, kept for its download.
+    pub about: Option<String>,
+    /// Its area.
     pub area: String,
+    /// Its cases, their keys in the order they were written.
     pub cases: Vec<Value>,
-    /// One of conformance/'s (kept), or the author's (kept in local storage until removed).
-    pub builtin: bool,
+    /// Where it came from.
+    pub source: Source,
+}
+
+impl CaseFile {
+    /// The file as JSON text, as conformance/ writes its files: its `about`, its `area` (always
+    /// said, so that it opens anywhere as it is), its cases.
+    pub fn to_text(&self) -> String {
+        let mut file = serde_json::Map::new();
+        if let Some(about) = &self.about {
+            file.insert("about".into(), Value::String(about.clone()));
+        }
+        file.insert("area".into(), Value::String(self.area.clone()));
+        file.insert("cases".into(), Value::Array(self.cases.clone()));
+        serde_json::to_string_pretty(&Value::Object(file)).unwrap_or_default() + "\n"
+    }
+
+    /// Its file name for a download.
+    pub fn file_name(&self) -> String {
+        let stem: String = self
+            .name
+            .chars()
+            .map(|c| {
+                if c.is_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        format!("{stem}.json")
+    }
+
+    /// Saves `case` as its case `index` (a new last case when `index` is its count). A built-in
+    /// file saved into becomes an edited one.
+    pub fn save_case(&mut self, index: usize, case: Value) -> Result<(), String> {
+        if !matches!(case, Value::Object(_)) {
+            return Err("a case is a JSON object".into());
+        }
+        if index == self.cases.len() {
+            self.cases.push(case);
+        } else {
+            match self.cases.get_mut(index) {
+                Some(slot) => *slot = case,
+                None => return Err(format!("{} has no case {index}", self.name)),
+            }
+        }
+        if self.source == Source::BuiltIn {
+            self.source = Source::Edited;
+        }
+        Ok(())
+    }
+}
+
+/// A new case of an area (and of an operation where the area has them), made from the first
+/// built-in case of it: valid as it comes, its `about` to be written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Template {
+    /// Its area.
+    pub area: String,
+    /// Its operation (`op`, or a team step's), when the area has them.
+    pub op: Option<String>,
+    /// The case.
+    pub case: Value,
+}
+
+impl Template {
+    /// How the picker says it: `delegation: call`.
+    pub fn label(&self) -> String {
+        match &self.op {
+            Some(op) => format!("{}: {op}", self.area),
+            None => self.area.clone(),
+        }
+    }
+}
+
+/// One template per area and operation, from the built-in cases in their order. A team
+/// template is the first team case with a step of its operation, cut after that step.
+pub fn templates(files: &[CaseFile]) -> Vec<Template> {
+    let mut out: Vec<Template> = Vec::new();
+    let about = |area: &str, op: Option<&str>| {
+        Value::String(format!(
+            "A new {area} case{}: say what it checks.",
+            op.map(|o| format!(" ({o})")).unwrap_or_default()
+        ))
+    };
+    for f in files.iter().filter(|f| f.source == Source::BuiltIn) {
+        for case in &f.cases {
+            let Value::Object(map) = case else { continue };
+            if let Some(Value::Array(steps)) = map.get("steps") {
+                for (i, step) in steps.iter().enumerate() {
+                    let Some(op) = step.get("op").and_then(Value::as_str) else {
+                        continue;
+                    };
+                    if out
+                        .iter()
+                        .any(|t| t.area == f.area && t.op.as_deref() == Some(op))
+                    {
+                        continue;
+                    }
+                    let mut made = map.clone();
+                    made.insert("about".into(), about(&f.area, Some(op)));
+                    made.insert(
+                        "steps".into(),
+                        Value::Array(steps.iter().take(i + 1).cloned().collect()),
+                    );
+                    out.push(Template {
+                        area: f.area.clone(),
+                        op: Some(op.to_string()),
+                        case: Value::Object(made),
+                    });
+                }
+            } else {
+                let op = map.get("op").and_then(Value::as_str);
+                if out
+                    .iter()
+                    .any(|t| t.area == f.area && t.op.as_deref() == op)
+                {
+                    continue;
+                }
+                let mut made = map.clone();
+                made.insert("about".into(), about(&f.area, op));
+                out.push(Template {
+                    area: f.area.clone(),
+                    op: op.map(str::to_string),
+                    case: Value::Object(made),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The name of the file a new case of `area` goes into.
+pub fn new_cases_file(area: &str) -> String {
+    format!("my-{area}-cases")
 }
 
 /// One case and its verdict.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
     pub file: usize,
+    /// Its file's name.
+    pub file_name: String,
+    /// Whether its file is the author's (theirs, edited, or from a link).
+    pub authors: bool,
     pub index: usize,
     pub area: String,
     pub about: String,
@@ -35,7 +213,7 @@ pub fn builtin_files() -> Vec<CaseFile> {
         .iter()
         .filter_map(|(name, packed)| {
             let text = String::from_utf8(crate::lzw::decompress(packed)?).ok()?;
-            read_file(name, &text, true).ok()
+            read_file(name, &text, Source::BuiltIn).ok()
         })
         .collect()
 }
@@ -50,9 +228,9 @@ pub fn json_error(e: &serde_json::Error) -> String {
 }
 
 /// Reads a case file, or one case (an object with `expect` or `steps`) in `area`.
-pub fn read_file(name: &str, text: &str, builtin: bool) -> Result<CaseFile, String> {
+pub fn read_file(name: &str, text: &str, source: Source) -> Result<CaseFile, String> {
     let value: Value = lembas_rules::json::parse_strict(text).map_err(|e| json_error(&e))?;
-    read_value(name, value, builtin, None)
+    read_value(name, value, source, None)
 }
 
 /// The area a case's own fields say, where they say one without doubt: a team case has `steps`,
@@ -79,7 +257,7 @@ fn area_of_case(case: &Value) -> Option<Area> {
 pub fn read_value(
     name: &str,
     value: Value,
-    builtin: bool,
+    source: Source,
     picked: Option<&str>,
 ) -> Result<CaseFile, String> {
     let Value::Object(map) = &value else {
@@ -118,10 +296,11 @@ pub fn read_value(
         None => return Err("cases: missing".into()),
     };
     Ok(CaseFile {
-        name: name.to_string(),
+        name: stem.to_string(),
+        about: map.get("about").and_then(Value::as_str).map(str::to_string),
         area: area.to_string(),
         cases,
-        builtin,
+        source,
     })
 }
 
@@ -132,6 +311,8 @@ pub fn run_all(files: &[CaseFile]) -> Vec<Row> {
         for (ci, c) in f.cases.iter().enumerate() {
             rows.push(Row {
                 file: fi,
+                file_name: f.name.clone(),
+                authors: f.source.authors(),
                 index: ci,
                 area: f.area.clone(),
                 about: c
@@ -156,6 +337,8 @@ pub fn summary_of(rows: &[Row]) -> String {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Filter {
     pub area: Option<String>,
+    /// Only the cases of this file (by name).
+    pub file: Option<String>,
     pub failures_only: bool,
     pub text: String,
 }
@@ -163,29 +346,10 @@ pub struct Filter {
 impl Filter {
     pub fn keeps(&self, row: &Row) -> bool {
         self.area.as_ref().is_none_or(|a| *a == row.area)
+            && self.file.as_ref().is_none_or(|f| *f == row.file_name)
             && (!self.failures_only || !row.result.pass)
             && (self.text.is_empty()
                 || row.about.to_lowercase().contains(&self.text.to_lowercase()))
-    }
-}
-
-/// The keys of `expected` whose value differs from `actual`'s (a case's expect is compared on
-/// them), to mark in the side-by-side view.
-pub fn differing_keys(expected: &Value, actual: &Value) -> Vec<String> {
-    match (expected, actual) {
-        (Value::Object(e), Value::Object(a)) => e
-            .iter()
-            .filter(|(k, v)| a.get(*k) != Some(*v))
-            .map(|(k, _)| k.clone())
-            .collect(),
-        (Value::Array(e), Value::Array(a)) => e
-            .iter()
-            .enumerate()
-            .filter(|(i, v)| a.get(*i) != Some(*v))
-            .map(|(i, _)| format!("step {i}"))
-            .collect(),
-        (e, a) if e != a => vec!["(the whole value)".into()],
-        _ => Vec::new(),
     }
 }
 
@@ -203,9 +367,59 @@ mod tests {
     }
 
     #[test]
+    fn every_template_passes_as_it_comes() {
+        let files = builtin_files();
+        let made = templates(&files);
+        for area in Area::ALL {
+            assert!(
+                made.iter().any(|t| t.area == area.as_str()),
+                "{}",
+                area.as_str()
+            );
+        }
+        for op in ["call", "end_turn", "context_full", "prompt"] {
+            assert!(
+                made.iter()
+                    .any(|t| t.area == "team" && t.op.as_deref() == Some(op)),
+                "{op}"
+            );
+        }
+        for t in &made {
+            let result = run_case(&t.area, &t.case);
+            assert!(result.pass, "{}: {:?}", t.label(), result.message);
+            assert!(t.case["about"].as_str().unwrap().starts_with("A new"));
+        }
+    }
+
+    #[test]
+    fn a_saved_case_goes_into_its_file_and_the_file_reads_back() {
+        let mut files = builtin_files();
+        let f = files.iter_mut().find(|f| f.name == "delegation").unwrap();
+        let mut case = f.cases[2].clone();
+        case["about"] = serde_json::json!("changed");
+        f.save_case(2, case.clone()).unwrap();
+        assert_eq!(f.source, Source::Edited);
+        let count = f.cases.len();
+        f.save_case(count, case.clone()).unwrap();
+        assert!(f.save_case(count + 5, case).is_err());
+        let back = read_file("delegation.json", &f.to_text(), Source::Own).unwrap();
+        assert_eq!(
+            (back.area.as_str(), back.cases.len()),
+            ("delegation", count + 1)
+        );
+        assert_eq!(back.cases[2]["about"], "changed");
+        assert_eq!(back.about, f.about);
+        // Keys stay in the order they were written.
+        let keys: Vec<&String> = back.cases[2].as_object().unwrap().keys().collect();
+        assert_eq!(keys.first().map(|k| k.as_str()), Some("about"));
+        assert!(f.to_text().starts_with("{\n  \"about\""));
+        assert_eq!(f.file_name(), "delegation.json");
+    }
+
+    #[test]
     fn a_file_says_its_area_before_the_area_picked() {
         let area = |name: &str, v: serde_json::Value, picked: Option<&str>| {
-            read_value(name, v, false, picked).map(|f| f.area)
+            read_value(name, v, Source::Own, picked).map(|f| f.area)
         };
         let delegation =
             serde_json::json!({"cases": [{"op": "add", "parent_mode": "edit", "expect": {}}]});
@@ -249,14 +463,14 @@ mod tests {
 
     #[test]
     fn a_single_case_takes_the_area_given() {
-        let f = read_value("pasted", serde_json::json!({"progress": {"phase": "thinking", "since": 0}, "now": 0, "expect": {"text": "Thinking", "line": "Thinking · 0s"}}), false, Some("progress")).unwrap();
+        let f = read_value("pasted", serde_json::json!({"progress": {"phase": "thinking", "since": 0}, "now": 0, "expect": {"text": "Thinking", "line": "Thinking · 0s"}}), Source::Own, Some("progress")).unwrap();
         assert!(run_all(&[f])[0].result.pass);
-        assert!(read_file("x", "{\"cases\": [", false)
+        assert!(read_file("x", "{\"cases\": [", Source::Own)
             .unwrap_err()
             .starts_with("line 1, column"));
         // The position is said once.
         assert_eq!(
-            read_file("x", "{\n  \"a\": 1\n  \"b\": 2\n}", false).unwrap_err(),
+            read_file("x", "{\n  \"a\": 1\n  \"b\": 2\n}", Source::Own).unwrap_err(),
             "line 3, column 3: expected `,` or `}`"
         );
     }

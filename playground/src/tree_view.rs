@@ -246,7 +246,7 @@ fn row(a: &TreeAgent, depth: usize, ended: bool) -> impl IntoView {
 }
 
 /// The tree as §12 shows it: the live agents in tree order, the open slots, the ended dimmed.
-fn drawn(info: &TreeInfo, header: String) -> impl IntoView {
+pub(crate) fn drawn(info: &TreeInfo, header: String) -> impl IntoView {
     let live: Vec<_> = info
         .agents
         .iter()
@@ -390,7 +390,9 @@ pub fn TreeView() -> impl IntoView {
             .parse::<u64>()
             .ok()
             .map_or(json!({}), |p| json!({"parallel": p}));
-        serde_json::to_string_pretty(&json!({"about": "A session made in the playground.", "start": {"min": min.get(), "max": max.get(), "capacity": cap, "mode": mode.get().as_str()}, "steps": list})).unwrap_or_default()
+        // A case file that says its area: pasted or opened anywhere, it runs as it is.
+        let case = json!({"about": "A session made in the playground.", "start": {"min": min.get(), "max": max.get(), "capacity": cap, "mode": mode.get().as_str()}, "steps": list});
+        serde_json::to_string_pretty(&json!({"area": "team", "cases": [case]})).unwrap_or_default()
     };
     let agents = move || {
         team.with(|t| {

@@ -1,0 +1,278 @@
+//! A run replayed from its `--events` file (`lembas run --events FILE`): one JSON event a line,
+//! each with `at`, when it was said (Unix ms). At any moment of the run: the tree as its last
+//! `team` event drew it, every agent's progress line as the rules write it at that moment
+//! (progress.md §3), and what was said last. The lines are read with the rules' own readers.
+
+use lembas_rules::progress::{line, Progress};
+use lembas_rules::team::view::TreeInfo;
+use serde_json::Value;
+
+/// One event of the file, read.
+#[derive(Debug, Clone, PartialEq)]
+enum Said {
+    /// An agent's progress; none: nothing runs for it.
+    Phase {
+        agent: Option<String>,
+        progress: Option<Progress>,
+    },
+    /// The tree.
+    Team(TreeInfo),
+    /// Anything else worth a line of the log: a tool, a reply, a notice, the end.
+    Note(String),
+    /// An event the log does not show (a piece of a reply or of reasoning).
+    Unshown,
+}
+
+/// A run's events in time order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Replay {
+    events: Vec<(i64, Said)>,
+    /// Whether the file gave no times (each event is then a second after the one before).
+    untimed: bool,
+}
+
+/// The run at one moment.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Moment {
+    /// The tree, once a `team` event said it.
+    pub tree: Option<TreeInfo>,
+    /// Each agent that has said its progress, in the order they first did: its name (the main
+    /// agent's is `main agent`) and its progress line now; none when nothing runs for it.
+    pub lines: Vec<(String, Option<String>)>,
+    /// The last few things said, newest last.
+    pub log: Vec<String>,
+    /// How many events have been said by now.
+    pub said: usize,
+}
+
+/// An event of the file as a line of the log; none for one the log does not show.
+fn note(event: &Value, who: &str) -> Option<String> {
+    let text = |k: &str| event.get(k).and_then(Value::as_str).unwrap_or("");
+    let short = |s: &str| {
+        let one: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+        if one.chars().count() > 120 {
+            format!("{}…", one.chars().take(119).collect::<String>())
+        } else {
+            one
+        }
+    };
+    Some(match text("type") {
+        "tool_start" => format!("{who}: {} {}", text("tool"), short(text("what"))),
+        "tool_end" => format!("{who}: {} done", text("tool")),
+        "reply" => format!("reply: {}", short(text("text"))),
+        "notice" => format!("{who}: {}", short(text("text"))),
+        "done" => match event.get("error").and_then(Value::as_str) {
+            Some(e) => format!("the run ended ({}): {}", text("reason"), short(e)),
+            None => format!("the run ended ({})", text("reason")),
+        },
+        _ => return None,
+    })
+}
+
+impl Replay {
+    /// Reads an `--events` file; an error names the line that is not an event.
+    pub fn read(text: &str) -> Result<Replay, String> {
+        let mut events = Vec::new();
+        let mut untimed = false;
+        for (i, raw) in text.lines().enumerate() {
+            if raw.trim().is_empty() {
+                continue;
+            }
+            let n = i + 1;
+            let event: Value = serde_json::from_str(raw).map_err(|e| {
+                // The file's line, and the column in it.
+                let said = crate::model::json_error(&e);
+                let column = said.split_once(", ").map_or(said.as_str(), |(_, c)| c);
+                format!("line {n}, {column}")
+            })?;
+            let Some(kind) = event.get("type").and_then(Value::as_str) else {
+                return Err(format!("line {n}: not an event (it has no `type`)"));
+            };
+            let at = match event.get("at").and_then(Value::as_i64) {
+                Some(at) => at,
+                None => {
+                    untimed = true;
+                    i64::try_from(events.len())
+                        .unwrap_or(i64::MAX)
+                        .saturating_mul(1000)
+                }
+            };
+            let agent = event
+                .get("agent")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            let said = match kind {
+                "phase" => Said::Phase {
+                    agent,
+                    progress: match event.get("progress") {
+                        None | Some(Value::Null) => None,
+                        Some(p) => Some(
+                            Progress::from_json("progress", p)
+                                .map_err(|e| format!("line {n}: {e}"))?,
+                        ),
+                    },
+                },
+                "team" => Said::Team(
+                    TreeInfo::from_json("tree", event.get("tree").unwrap_or(&Value::Null))
+                        .map_err(|e| format!("line {n}: {e}"))?,
+                ),
+                _ => match note(&event, agent.as_deref().unwrap_or("main agent")) {
+                    Some(text) => Said::Note(text),
+                    None => Said::Unshown,
+                },
+            };
+            events.push((at, said));
+        }
+        if events.is_empty() {
+            return Err("no events: a file of `lembas run --events FILE`, one event a line".into());
+        }
+        // Said in order; a clock that went back is kept in file order.
+        let mut last = i64::MIN;
+        for (at, _) in &mut events {
+            last = last.max(*at);
+            *at = last;
+        }
+        Ok(Replay { events, untimed })
+    }
+
+    /// When the run began and ended (Unix ms).
+    pub fn span(&self) -> (i64, i64) {
+        let first = self.events.first().map_or(0, |e| e.0);
+        let last = self.events.last().map_or(first, |e| e.0);
+        (first, last)
+    }
+
+    /// How many events the file has.
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Whether it has none (never: a file without events is not read).
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// Whether the file gave no times.
+    pub fn untimed(&self) -> bool {
+        self.untimed
+    }
+
+    /// The times at which something was said, for stepping event by event.
+    pub fn times(&self) -> Vec<i64> {
+        let mut t: Vec<i64> = self.events.iter().map(|e| e.0).collect();
+        t.dedup();
+        t
+    }
+
+    /// The run at `now` (Unix ms): everything said up to then.
+    pub fn at(&self, now: i64) -> Moment {
+        let mut moment = Moment::default();
+        let mut progress: Vec<(Option<String>, Option<Progress>)> = Vec::new();
+        for (at, said) in self.events.iter().take_while(|e| e.0 <= now) {
+            let _ = at;
+            moment.said += 1;
+            match said {
+                Said::Phase { agent, progress: p } => {
+                    match progress.iter_mut().find(|(a, _)| a == agent) {
+                        Some(slot) => slot.1 = p.clone(),
+                        None => progress.push((agent.clone(), p.clone())),
+                    }
+                }
+                Said::Team(tree) => moment.tree = Some(tree.clone()),
+                Said::Note(text) => moment.log.push(text.clone()),
+                Said::Unshown => {}
+            }
+        }
+        let keep = moment.log.len().saturating_sub(8);
+        moment.log.drain(..keep);
+        let name_of = |id: &str| {
+            moment
+                .tree
+                .as_ref()
+                .and_then(|t| {
+                    t.agents
+                        .iter()
+                        .chain(&t.ended)
+                        .find(|a| a.id == id)
+                        .map(|a| a.name.clone())
+                })
+                .unwrap_or_else(|| id.to_string())
+        };
+        moment.lines = progress
+            .iter()
+            .map(|(agent, p)| {
+                let who = agent.as_deref().map_or("main agent".to_string(), name_of);
+                (who, p.as_ref().map(|p| line(p, now)))
+            })
+            .collect();
+        moment
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RUN: &str = r#"{"at":1000,"type":"phase","progress":{"phase":"thinking","since":1000}}
+{"at":1500,"type":"tool_start","tool":"team_add","what":"writer"}
+{"at":1600,"type":"team","tree":{"min":0,"max":4,"size":2,"open_slots":2,"agents":[{"id":"lead","name":"lead","position":"main agent","parent":null,"state":"working","model":"m","mode":"edit","request":[],"manager":true,"progress":null,"findings":0,"messages":0},{"id":"s1","name":"writer","position":"writes","parent":"lead","state":"working","model":"m","mode":"edit","request":[],"manager":false,"progress":null,"findings":0,"messages":0}],"ended":[]}}
+{"at":1700,"type":"phase","agent":"s1","progress":{"phase":"thinking","since":1700}}
+
+{"at":9000,"type":"phase","agent":"s1","progress":null}
+{"at":9100,"type":"done","reason":"stop"}
+"#;
+
+    #[test]
+    fn a_run_at_each_moment() {
+        let replay = Replay::read(RUN).unwrap();
+        assert_eq!(replay.span(), (1000, 9100));
+        assert_eq!(replay.len(), 6);
+        assert!(!replay.untimed());
+        let early = replay.at(1200);
+        assert_eq!(early.tree, None);
+        assert_eq!(early.lines.len(), 1);
+        assert_eq!(early.lines[0].0, "main agent");
+        assert!(early.lines[0].1.as_deref().unwrap().starts_with("Thinking"));
+        let mid = replay.at(4700);
+        assert_eq!(mid.tree.as_ref().map(|t| t.agents.len()), Some(2));
+        // The subagent by its name, its line as the rules write it three seconds in.
+        assert_eq!(mid.lines[1].0, "writer");
+        assert!(
+            mid.lines[1].1.as_deref().unwrap().contains("3s"),
+            "{:?}",
+            mid.lines
+        );
+        assert_eq!(mid.log, ["main agent: team_add writer"]);
+        let end = replay.at(9100);
+        assert_eq!(end.lines[1].1, None);
+        assert_eq!(
+            end.log.last().map(String::as_str),
+            Some("the run ended (stop)")
+        );
+        assert_eq!(end.said, 6);
+    }
+
+    #[test]
+    fn a_line_that_is_not_an_event_is_named() {
+        assert_eq!(
+            Replay::read("{\"at\":1,\"type\":\"phase\",\"progress\":null}\n{\"at\": 2}")
+                .unwrap_err(),
+            "line 2: not an event (it has no `type`)"
+        );
+        assert!(Replay::read("nope")
+            .unwrap_err()
+            .starts_with("line 1, column "));
+        assert!(
+            Replay::read("{\"type\":\"phase\",\"progress\":{\"phase\":\"bogus\"}}")
+                .unwrap_err()
+                .starts_with("line 1: progress")
+        );
+        assert!(Replay::read("\n").unwrap_err().starts_with("no events"));
+        let untimed = Replay::read(
+            "{\"type\":\"reply\",\"text\":\"a\"}\n{\"type\":\"done\",\"reason\":\"stop\"}",
+        )
+        .unwrap();
+        assert!(untimed.untimed());
+        assert_eq!(untimed.span(), (0, 1000));
+    }
+}

@@ -1,0 +1,139 @@
+//! The Replay tab: open the `--events` file of a `lembas run` and watch the run again — the tree
+//! and every agent's progress line at each moment, a timeline to scrub, play and step event by
+//! event. The moments are `replay.rs`'s; this file only draws them.
+
+use crate::replay::Replay;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// A time in seconds, one decimal.
+fn seconds(ms: i64) -> String {
+    format!("{:.1}s", ms as f64 / 1000.0)
+}
+
+#[component]
+pub fn ReplayView() -> impl IntoView {
+    let replay: RwSignal<Option<Replay>> = RwSignal::new(None);
+    let error = RwSignal::new(String::new());
+    let name = RwSignal::new(String::new());
+    let now = RwSignal::new(0i64);
+    let playing = RwSignal::new(false);
+    let span = move || replay.with(|r| r.as_ref().map_or((0, 0), Replay::span));
+    let load = move |file_name: String, text: String| match Replay::read(&text) {
+        Ok(r) => {
+            now.set(r.span().0);
+            replay.set(Some(r));
+            name.set(file_name);
+            error.set(String::new());
+            playing.set(false);
+        }
+        Err(e) => error.set(format!("{file_name}: {e}")),
+    };
+    let read_files = move |list: Option<web_sys::FileList>| {
+        let Some(file) = list.and_then(|l| l.get(0)) else {
+            return;
+        };
+        let file_name = file.name();
+        leptos::task::spawn_local(async move {
+            match wasm_bindgen_futures::JsFuture::from(file.text()).await {
+                Ok(text) => load(file_name, text.as_string().unwrap_or_default()),
+                Err(_) => error.set(format!("{file_name}: could not be read")),
+            }
+        });
+    };
+    // Playing: the run's own pace, a tenth of a second at a time.
+    let handle = set_interval_with_handle(
+        move || {
+            if !playing.get_untracked() {
+                return;
+            }
+            let (_, end) = span();
+            let next = (now.get_untracked() + 100).min(end);
+            now.set(next);
+            if next >= end {
+                playing.set(false);
+            }
+        },
+        std::time::Duration::from_millis(100),
+    );
+    on_cleanup(move || {
+        if let Ok(h) = handle {
+            h.clear();
+        }
+    });
+    // To the event before or after the moment shown.
+    let step = move |forward: bool| {
+        let times = replay.with_untracked(|r| r.as_ref().map(Replay::times).unwrap_or_default());
+        let t = now.get_untracked();
+        let next = if forward {
+            times.into_iter().find(|x| *x > t)
+        } else {
+            times.into_iter().rev().find(|x| *x < t)
+        };
+        if let Some(x) = next {
+            playing.set(false);
+            now.set(x);
+        }
+    };
+    let moment =
+        move || replay.with(|r| r.as_ref().map(|r| (r.at(now.get()), r.len(), r.untimed())));
+    view! {
+        <section class="replay"
+            on:dragover=move |ev: web_sys::DragEvent| ev.prevent_default()
+            on:drop=move |ev: web_sys::DragEvent| {
+                ev.prevent_default();
+                read_files(ev.data_transfer().and_then(|d| d.files()));
+            }>
+            <p>"Open the events of a run (" <code>"lembas run --events FILE"</code> ") and watch it again: the tree and every agent's progress line as they were at each moment."</p>
+            <label>"Events file " <input type="file" accept=".jsonl,.json,.txt,application/json" data-testid="replay-file"
+                on:change=move |ev| {
+                    let input = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok());
+                    read_files(input.and_then(|i| i.files()));
+                } />" (or drop it here)"</label>
+            <p class="error" role="alert" data-testid="replay-error">{move || error.get()}</p>
+            {move || moment().map(|(m, total, untimed)| {
+                let (start, end) = span();
+                view! {
+                    <div class="timeline">
+                        <button data-testid="replay-back" on:click=move |_| step(false)>"◀ event"</button>
+                        <button data-testid="replay-play" on:click=move |_| {
+                            if now.get_untracked() >= span().1 { now.set(span().0); }
+                            playing.update(|p| *p = !*p);
+                        }>{move || if playing.get() { "Pause" } else { "Play" }}</button>
+                        <button data-testid="replay-next" on:click=move |_| step(true)>"event ▶"</button>
+                        <label class="scrub">"Time in the run "
+                            <input type="range" data-testid="replay-time" min="0" max=(end - start).to_string() step="1"
+                                prop:value=move || (now.get() - span().0).to_string()
+                                on:input=move |ev| {
+                                    playing.set(false);
+                                    if let Ok(x) = event_target_value(&ev).parse::<i64>() { now.set(span().0 + x); }
+                                } />
+                        </label>
+                        <span data-testid="replay-clock">{format!("{} of {} · {} of {total} events", seconds(now.get_untracked() - start), seconds(end - start), m.said)}</span>
+                    </div>
+                    <p class="sub">{format!("{}{}", name.get_untracked(), if untimed { " (no times in the file: one event a second)" } else { "" })}</p>
+                    <h2>"Progress"</h2>
+                    <ul class="replay-lines" data-testid="replay-lines">
+                        {m.lines.into_iter().map(|(who, l)| view! {
+                            <li><b>{who}</b>": " <span class="line">{l.unwrap_or_else(|| "—".into())}</span></li>
+                        }).collect_view()}
+                    </ul>
+                    <h2>"The tree"</h2>
+                    <div data-testid="replay-tree">
+                        {match m.tree {
+                            Some(t) => {
+                                let header = format!("{} of {} agents", t.size, t.max);
+                                crate::tree_view::drawn(&t, header).into_any()
+                            }
+                            None => view! { <p>"No tree yet: the run has no subagents by now."</p> }.into_any(),
+                        }}
+                    </div>
+                    <h2>"Said last"</h2>
+                    <ol class="replay-log" data-testid="replay-log">
+                        {m.log.into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
+                    </ol>
+                }
+            })}
+        </section>
+    }
+}
