@@ -1085,8 +1085,44 @@ pub(crate) fn decision_line(d: &Value) -> String {
         "{} — {} (decided by {})",
         d["action"].as_str().unwrap_or(""),
         d["reason"].as_str().unwrap_or(""),
-        d["decided_by"]
+        decided_by_words(&d["decided_by"])
     )
+}
+
+/// What decided a call, in words: the rules' `decided_by` (tagged by `by`).
+fn decided_by_words(by: &Value) -> String {
+    let field = |k: &str| by.get(k).and_then(Value::as_str).unwrap_or("");
+    match field("by") {
+        "hardline" => format!(
+            "the hardline entry {}, which found \"{}\": no mode or rule allows it",
+            field("entry"),
+            field("part")
+        ),
+        "rule" => format!(
+            "a {} rule: {} \"{}\" → {}",
+            field("source"),
+            field("permission"),
+            field("pattern"),
+            field("action")
+        ),
+        "mode" => format!(
+            "the mode {} for a {} call, no rule matching it",
+            field("mode"),
+            field("class")
+        ),
+        "outside_root" => format!("the path {}, outside the project", field("path")),
+        "unattended" => "nobody to ask (unattended): what would ask is refused".into(),
+        "opaque" => format!(
+            "the line's {}, which the command reader does not read exactly: it fails closed",
+            field("construct")
+        ),
+        "unknown_target" => format!(
+            "\"{}\", whose target is known only when it runs ({})",
+            field("part"),
+            field("entry")
+        ),
+        _ => by.to_string(),
+    }
 }
 
 /// Why the rules answered a case so: a permission case's decision; a delegation call's in the
