@@ -306,6 +306,14 @@ await step("switching tabs keeps the work: an edit, a filter, a Tree session", a
   expect((await editor.inputValue()) === edited, "the edit was lost");
   await page.getByRole("tab", { name: "Tree" }).click();
   expect((await page.locator('[data-testid="tree-steps"] li').count()) === steps && steps > 0, "the Tree session was lost");
+  // A reload too: the session is made again from its kept steps.
+  const drawn = await page.getByTestId("tree").textContent();
+  await page.reload();
+  await summary.waitFor();
+  await page.getByRole("tab", { name: "Tree" }).click();
+  expect((await page.locator('[data-testid="tree-steps"] li').count()) === steps, "the Tree session was lost on a reload");
+  expect((await page.getByTestId("tree").textContent()) === drawn, "the tree drawn after a reload differs");
+  await page.getByRole("tab", { name: "Cases" }).click();
   await page.getByRole("tab", { name: "Cases" }).click();
   expect((await page.getByPlaceholder("about…").inputValue()) === "compact" && (await page.locator("table.cases tbody tr").count()) === shown, "the filter was lost");
 });

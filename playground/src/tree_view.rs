@@ -6,6 +6,7 @@
 //! delivered; undo; export the session as a `team` conformance case. Every answer is
 //! `lembas_rules::team`'s; this file only draws and records.
 
+use lembas_rules::input::Obj;
 use lembas_rules::permission::Mode;
 use lembas_rules::spec::{loop_spec, tool_file};
 use lembas_rules::subagents::Capacity;
@@ -15,6 +16,13 @@ use lembas_rules::team::{tools::lead_tools, Team, TeamOptions};
 use lembas_rules::text::fill;
 use leptos::prelude::*;
 use serde_json::{json, Value};
+
+/// Where this browser keeps the Tree tab's session.
+const SESSION_KEY: &str = "lembas.playground.tree";
+
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
+}
 
 /// One step made in this session, for the log and the export: the operation and its answer.
 #[derive(Clone, PartialEq)]
@@ -290,7 +298,7 @@ pub fn TreeView() -> impl IntoView {
     let used = RwSignal::new(String::from("9000"));
     let window = RwSignal::new(String::from("10000"));
     let error = RwSignal::new(String::new());
-    let start = move |_| {
+    let begin = move || {
         // A setting no team can have is said, not clamped out of sight (team.md §2).
         if let Some(why) = Team::impossible_setting(min.get(), max.get()) {
             error.set(format!("The Subagents setting: {why}"));
@@ -322,6 +330,7 @@ pub fn TreeView() -> impl IntoView {
         history.set(Vec::new());
         by.set("lead".into());
     };
+    let start = move |_| begin();
     let run = move |op: Operation| {
         let Some(mut t) = team.get_untracked() else {
             return;
@@ -382,6 +391,62 @@ pub fn TreeView() -> impl IntoView {
             steps.set(s);
         }
     };
+    // The session is kept in this browser as it goes (its setting and its steps), and made again
+    // from them when the page opens: a reload loses nothing.
+    Effect::new(move |_| {
+        let kept = team.with(Option::is_some).then(|| {
+            let list: Vec<Value> = steps.with(|s| s.iter().map(|x| x.step.to_json()).collect());
+            json!({"min": min.get_untracked(), "max": max.get_untracked(), "parallel": parallel.get_untracked(), "mode": mode.get_untracked().as_str(), "steps": list})
+        });
+        if let Some(s) = storage() {
+            let _ = match kept {
+                Some(k) => s.set_item(SESSION_KEY, &k.to_string()),
+                None => s.remove_item(SESSION_KEY),
+            };
+        }
+    });
+    let kept = storage()
+        .and_then(|s| s.get_item(SESSION_KEY).ok().flatten())
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok());
+    if let Some(k) = kept {
+        let count = |key: &str| {
+            k.get(key)
+                .and_then(Value::as_u64)
+                .and_then(|n| u32::try_from(n).ok())
+        };
+        if let (Some(a), Some(b)) = (count("min"), count("max")) {
+            min.set(a);
+            max.set(b);
+        }
+        parallel.set(
+            k.get("parallel")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+        );
+        if let Some(m) = k.get("mode").and_then(Value::as_str).and_then(Mode::parse) {
+            mode.set(m);
+        }
+        begin();
+        let list = k
+            .get("steps")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        for (i, v) in list.iter().enumerate() {
+            let path = format!("steps[{i}]");
+            let step = Obj::new(&path, v).and_then(|o| TeamStep::read(&o, &[]));
+            match step {
+                Ok(s) => run(s.operation),
+                Err(e) => {
+                    error.set(format!(
+                        "The kept session stops at a step that cannot be read: {e}"
+                    ));
+                    break;
+                }
+            }
+        }
+    }
     let export = move || {
         let list: Vec<Value> = steps.with(|s| s.iter().map(Step::case_step).collect());
         let cap = parallel
