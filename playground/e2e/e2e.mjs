@@ -108,10 +108,23 @@ await step("a delegation case in the editor says why, in both modes", async () =
   const editor = page.getByTestId("case-editor");
   const mine = { about: "why", op: "call", main_mode: "edit", mode: "manual", request: ["write"], call: { tool: "edit", path: "src/a.ts" }, expect: { answer: "refused" } };
   await editor.fill(JSON.stringify(mine, null, 2));
-  await page.waitForFunction(() => document.querySelector('[data-testid="why"]')?.textContent.includes("main agent's mode"));
-  const why = await page.getByTestId("why").textContent();
-  expect(why.includes("In the subagent's mode: ask") && why.includes("In the main agent's mode: allow"), `why: ${why}`);
-  expect(why.includes("decided by the mode") && !why.includes('{"by"'), `why: ${why}`);
+  await page.waitForFunction(() => document.querySelector('#panel-editor [data-testid="why-combined"]')?.textContent.includes("main agent's allows"));
+  const why = await page.locator("#panel-editor").getByTestId("why").textContent();
+  expect(why.includes("1. In the subagent's mode (manual") && why.includes("2. In the main agent's mode (edit)"), `why: ${why}`);
+  expect(why.includes("the path src/a.ts") && why.includes("no rule matches it") && why.includes("manual mode asks before write calls") && !why.includes('{"by"'), `why: ${why}`);
+  expect(why.includes("may ask its parent with team_request"), `how they combine: ${why}`);
+  // A setup no tree can have is said; grants the main agent's mode does not back are noted.
+  const loose = { about: "loose", op: "call", main_mode: "manual", mode: "auto", grants: [{ tool: "bash", pattern: "git push*" }], call: { tool: "bash", line: "git push" }, expect: { answer: "person" } };
+  await editor.fill(JSON.stringify(loose, null, 2));
+  await page.locator("#panel-editor").getByTestId("why-impossible").waitFor();
+  expect((await page.locator("#panel-editor").getByTestId("why-grants").count()) === 1, "unused grants are not noted");
+  // A permission case: each part with the rules that matched it, the opaque construct named.
+  await page.getByRole("tab", { name: "Cases" }).click();
+  await page.locator("table.cases tr", { hasText: "· permission" }).locator("a").first().click();
+  await editor.fill(JSON.stringify({ about: "opaque", request: { tool: "bash", line: 'eval "$CMD"; echo hi' }, context: { mode: "edit" }, expect: { action: "ask" } }, null, 2));
+  await page.waitForFunction(() => document.querySelector('#panel-editor [data-testid="why"]')?.textContent.includes("does not read exactly (eval)"));
+  const parts = await page.locator("#panel-editor").getByTestId("why").textContent();
+  expect(parts.includes('the command "echo hi"') && parts.includes("rule matches it") && parts.includes("(the strictest part)"), `parts: ${parts}`);
 });
 
 await step("a pasted case file runs", async () => {

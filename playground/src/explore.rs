@@ -2,17 +2,9 @@
 //! and a call — the answer and its text, the steps that decided it (the subagent's own mode, then
 //! the main agent's), and what team_request would answer. Every answer is `lembas_rules`'.
 
-use lembas_rules::delegation::{
-    request_id, request_refusal, requested, who_decides, Grant, Subagent,
-};
-use lembas_rules::json::ToJson;
-use lembas_rules::permission::{Context, Decision, Mode, Request, RiskClass, Target};
+use lembas_rules::delegation::{explain, request_id, request_refusal, requested, Grant, Subagent};
+use lembas_rules::permission::{Context, Mode, Request, RiskClass, Target};
 use leptos::prelude::*;
-
-/// A decision in a line, as the Cases tab's Why writes it.
-fn decided(d: &Decision) -> String {
-    crate::views::decision_line(&d.to_json())
-}
 
 fn mode_select(value: RwSignal<Mode>, label: &'static str) -> impl IntoView {
     view! {
@@ -64,7 +56,7 @@ pub fn Delegation() -> impl IntoView {
         let mut session = Context::new(main.get());
         session.unattended = unattended.get();
         let request = kinds.get();
-        let v = who_decides(
+        let explained = explain(
             &req,
             &session,
             &Subagent {
@@ -76,13 +68,11 @@ pub fn Delegation() -> impl IntoView {
         );
         let asked = request_refusal(&req.tool, Some(req.class), &request)
             .unwrap_or_else(|| requested(&request_id(1)));
+        let v = &explained.verdict;
         view! {
-            <p>"Answer: " <b data-testid="delegation-answer">{serde_json::to_value(v.answer).ok().and_then(|a| a.as_str().map(str::to_string)).unwrap_or_default()}</b></p>
+            <p>"Answer: " <b data-testid="delegation-answer">{v.answer.as_str()}</b></p>
             {v.text.clone().map(|t| view! { <p data-testid="delegation-text">{t}</p> })}
-            <ol class="steps">
-                <li>"In the subagent's mode (" {sub.get().as_str()} ", with its grants): " {decided(&v.own)}</li>
-                {v.main.as_ref().map(|m| view! { <li>"In the main agent's mode (" {main.get().as_str()} "): " {decided(m)}</li> })}
-            </ol>
+            {crate::trace_view::delegation_why(&explained)}
             <p>"team_request for " {req.tool.clone()} " would answer: " <i>{asked}</i></p>
         }
         .into_any()

@@ -15,6 +15,7 @@ pub mod lzw;
 pub mod model;
 pub mod replay;
 mod replay_view;
+mod trace_view;
 mod tree_view;
 mod views;
 

@@ -11,7 +11,7 @@ use crate::model::{
     builtin_files, json_error, new_cases_file, read_value, run_all, summary_of, templates,
     CaseFile, Filter, Row, Source,
 };
-use lembas_rules::conformance::{run_case, Area};
+use lembas_rules::conformance::{run_case, Area, CaseTrace};
 use lembas_rules::json::ToJson;
 use lembas_rules::progress::{
     line, PersonWait, Phase, PhaseKind, Progress, StopReason, WaitReason,
@@ -803,7 +803,7 @@ fn Editor(page: Page) -> impl IntoView {
             Err(e) => Err((json_error(&e), e.line())),
             Ok(case) => Ok((
                 run_case(&area.get_value(), &case),
-                lembas_rules::conformance::why(&area.get_value(), &case),
+                lembas_rules::conformance::trace(&area.get_value(), &case),
             )),
         })
     });
@@ -1070,7 +1070,10 @@ fn Editor(page: Page) -> impl IntoView {
                                 <div><h2>"actual"</h2><pre>{serde_json::to_string_pretty(&r.actual).unwrap_or_default()}</pre></div>
                             </div>
                         </details>
-                        {why.map(|w| why_view(&w))}
+                        {why.map(|t| match t {
+                            CaseTrace::Permission(t) => crate::trace_view::permission_why(&t).into_any(),
+                            CaseTrace::Delegation(d) => crate::trace_view::delegation_why(&d).into_any(),
+                        })}
                     }.into_any()
                 }
             }}
@@ -1122,31 +1125,6 @@ fn decided_by_words(by: &Value) -> String {
             field("entry")
         ),
         _ => by.to_string(),
-    }
-}
-
-/// Why the rules answered a case so: a permission case's decision; a delegation call's in the
-/// subagent's mode (with its grants) and, when it was asked, in the main agent's.
-fn why_view(why: &Value) -> impl IntoView {
-    let lines: Vec<(String, String)> = if why.get("own").is_some() {
-        let mut l = vec![(
-            "In the subagent's mode".to_string(),
-            decision_line(&why["own"]),
-        )];
-        if why.get("main").is_some_and(|m| !m.is_null()) {
-            l.push((
-                "In the main agent's mode".into(),
-                decision_line(&why["main"]),
-            ));
-        }
-        l
-    } else {
-        vec![("The decision".to_string(), decision_line(why))]
-    };
-    view! {
-        <div class="why" data-testid="why"><h2>"Why"</h2>
-            <ol class="steps">{lines.into_iter().map(|(k, v)| view! { <li>{k} ": " {v}</li> }).collect_view()}</ol>
-        </div>
     }
 }
 

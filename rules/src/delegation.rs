@@ -4,6 +4,8 @@
 //! - [`who_decides`] — a subagent's call: it runs, it goes to the person, or it is refused with
 //!   its text (the steps of §7: its own mode with its grants; then the main agent's mode);
 //! - [`request_refusal`] — team_request's own check;
+//! - [`explain`] — the same call as a trace: each mode's parts and rules, whether the grants
+//!   applied, and which step gave the answer;
 //! - [`tighten`] — the main agent made stricter: every subagent looser than its parent is made as
 //!   strict as it, down the tree; a looser switch changes no subagent.
 
@@ -11,6 +13,8 @@ use crate::json::{Object, ToJson};
 use crate::permission::{
     decide, prepare, Action, Context, Decision, Mode, Request, RiskClass, Rule, RuleSource,
 };
+#[cfg(feature = "trace")]
+use crate::permission::{trace, Trace};
 use crate::spec::loop_spec;
 use crate::text::fill;
 use serde_json::Value;
@@ -230,11 +234,7 @@ pub fn who_decides(req: &Request, session: &Context, sub: &Subagent<'_>, main: M
     let texts = &loop_spec().team.texts;
     let prepared = prepare(req, session);
     let main_d = decide(&prepared, session, main, &[], false);
-    let grants: Vec<Rule> = if main_d.action == Action::Allow {
-        sub.grants.iter().map(Grant::rule).collect()
-    } else {
-        Vec::new()
-    };
+    let grants = grants_applied(sub, main_d.action);
     let own = decide(&prepared, session, sub.mode, &grants, false);
     let refused = |text: String, own: Decision, main: Option<Decision>| Verdict {
         answer: CallAnswer::Refused,
@@ -276,6 +276,110 @@ pub fn who_decides(req: &Request, session: &Context, sub: &Subagent<'_>, main: M
                 main: Some(main_d),
             },
         },
+    }
+}
+
+/// The subagent's grants as rules, where they apply: only where the main agent's own mode allows
+/// the call (§7).
+fn grants_applied(sub: &Subagent<'_>, main: Action) -> Vec<Rule> {
+    if main == Action::Allow {
+        sub.grants.iter().map(Grant::rule).collect()
+    } else {
+        Vec::new()
+    }
+}
+
+#[cfg(feature = "trace")]
+/// Which step of §7 gave a subagent's call its answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Combined {
+    /// Its own mode (with its grants) allows the call: it runs.
+    OwnAllows,
+    /// Its own mode refuses the call.
+    OwnRefuses,
+    /// Its own mode asks and the main agent's allows: refused, with team_request's way to ask its
+    /// parent when the call's risk class is one of its request options (`requestable`), or as
+    /// not delegated.
+    AskParent {
+        /// Whether the call's class is one of its request options.
+        requestable: bool,
+    },
+    /// Its own mode asks and the main agent's refuses.
+    MainRefuses,
+    /// Both ask and nobody can answer (unattended): refused.
+    NobodyToAsk,
+    /// Both ask: the person decides.
+    PersonDecides,
+}
+
+#[cfg(feature = "trace")]
+/// What became of a subagent's grants for a call (§7: a grant applies only where the main
+/// agent's own mode allows the call).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrantUse {
+    /// It has none.
+    None,
+    /// They were judged with its own mode's rules.
+    Applied,
+    /// It has some, but the main agent's mode does not allow the call: not used.
+    Unused,
+}
+
+#[cfg(feature = "trace")]
+/// A subagent's call explained: each mode's trace, whether its grants applied, which step gave
+/// the answer, and the answer ([`who_decides`]'s own).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DelegationTrace {
+    /// The call in the subagent's own mode, with its grants where they applied.
+    pub own: Trace,
+    /// The call in the main agent's mode (no grants).
+    pub main: Trace,
+    /// What became of the subagent's grants.
+    pub grants: GrantUse,
+    /// The step that gave the answer.
+    pub combined: Combined,
+    /// Why team_add would refuse this subagent's mode and request options under this main
+    /// agent's mode: a setup no tree can have; none when it can.
+    pub impossible: Option<ModeRefusal>,
+    /// The answer.
+    pub verdict: Verdict,
+}
+
+#[cfg(feature = "trace")]
+/// Explains [`who_decides`] for a call: the same steps, traced.
+pub fn explain(
+    req: &Request,
+    session: &Context,
+    sub: &Subagent<'_>,
+    main: Mode,
+) -> DelegationTrace {
+    let verdict = who_decides(req, session, sub, main);
+    let prepared = prepare(req, session);
+    let main_trace = trace(&prepared, session, main, &[], false);
+    let grants = grants_applied(sub, main_trace.decision.action);
+    let own = trace(&prepared, session, sub.mode, &grants, false);
+    let combined = match (verdict.answer, verdict.main.as_ref().map(|m| m.action)) {
+        (CallAnswer::Run, _) => Combined::OwnAllows,
+        (CallAnswer::Person, _) => Combined::PersonDecides,
+        (CallAnswer::Refused, None) => Combined::OwnRefuses,
+        (CallAnswer::Refused, Some(Action::Allow)) => Combined::AskParent {
+            requestable: sub.request.contains(&req.class),
+        },
+        (CallAnswer::Refused, Some(Action::Deny)) => Combined::MainRefuses,
+        (CallAnswer::Refused, Some(Action::Ask)) => Combined::NobodyToAsk,
+    };
+    let request: Vec<&str> = sub.request.iter().map(|k| k.as_str()).collect();
+    DelegationTrace {
+        own,
+        main: main_trace,
+        grants: match (sub.grants.is_empty(), grants.is_empty()) {
+            (true, _) => GrantUse::None,
+            (false, false) => GrantUse::Applied,
+            (false, true) => GrantUse::Unused,
+        },
+        combined,
+        impossible: check_mode(main, Some(sub.mode), &request).err(),
+        verdict,
     }
 }
 

@@ -13,6 +13,49 @@ use crate::permission::{Context, Mode, Request, RiskClass};
 use crate::spec::spec;
 use serde_json::{Map, Value};
 
+/// A `call` case's setup: the call, the session, the main agent's mode and the subagent's.
+pub(super) struct Call {
+    pub(super) req: Request,
+    pub(super) session: Context,
+    pub(super) main: Mode,
+    mode: Mode,
+    request: Vec<RiskClass>,
+    grants: Vec<Grant>,
+}
+
+impl Call {
+    /// Reads a `call` case's fields (its other fields are checked by the run).
+    pub(super) fn read(case: &Obj<'_>) -> Result<Call, InputError> {
+        let main = case.word("main_mode", "mode", Mode::parse)?;
+        let mode = case.word("mode", "mode", Mode::parse)?;
+        let request = kinds(case)?;
+        let grants = Grant::list_from_json("grants", case.opt_array("grants")?)?;
+        let call = case.get("call").ok_or(InputError::Missing {
+            path: "call".into(),
+        })?;
+        let req = Request::from_json("call", call)?;
+        let mut session = Context::new(main);
+        session.unattended = case.bool_or("unattended", false)?;
+        Ok(Call {
+            req,
+            session,
+            main,
+            mode,
+            request,
+            grants,
+        })
+    }
+
+    /// The subagent that makes the call.
+    pub(super) fn subagent(&self) -> Subagent<'_> {
+        Subagent {
+            mode: self.mode,
+            request: &self.request,
+            grants: &self.grants,
+        }
+    }
+}
+
 fn kinds(case: &Obj<'_>) -> Result<Vec<RiskClass>, InputError> {
     let list = case.opt_strings("request")?.unwrap_or_default();
     list.iter()
@@ -60,26 +103,8 @@ pub fn run(case: &Obj<'_>) -> Result<CaseOutcome, InputError> {
                 "own_reason",
                 "expect",
             ])?;
-            let main = case.word("main_mode", "mode", Mode::parse)?;
-            let mode = case.word("mode", "mode", Mode::parse)?;
-            let request = kinds(case)?;
-            let grants = Grant::list_from_json("grants", case.opt_array("grants")?)?;
-            let call = case.get("call").ok_or(InputError::Missing {
-                path: "call".into(),
-            })?;
-            let req = Request::from_json("call", call)?;
-            let mut session = Context::new(main);
-            session.unattended = case.bool_or("unattended", false)?;
-            let v = who_decides(
-                &req,
-                &session,
-                &Subagent {
-                    mode,
-                    request: &request,
-                    grants: &grants,
-                },
-                main,
-            );
+            let call = Call::read(case)?;
+            let v = who_decides(&call.req, &call.session, &call.subagent(), call.main);
             let why = Some(v.to_json());
             let mut actual = Map::new();
             actual.insert("answer".into(), v.answer.to_json());

@@ -202,6 +202,39 @@ pub fn why(area: &str, case: &Value) -> Option<Value> {
     outcome_of(Area::parse(area)?, case).ok()?.why
 }
 
+#[cfg(feature = "trace")]
+/// How the rules judged a case's call, step by step: a permission case's evaluation, or a
+/// delegation `call` case's steps of §7.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CaseTrace {
+    /// A permission case (op `evaluate`): the call judged in the context's mode.
+    Permission(crate::permission::Trace),
+    /// A delegation `call` case.
+    Delegation(Box<crate::delegation::DelegationTrace>),
+}
+
+#[cfg(feature = "trace")]
+/// The trace of a case whose answer is a judged call (see [`CaseTrace`]); none for another case,
+/// or one that cannot be read.
+pub fn trace(area: &str, case: &Value) -> Option<CaseTrace> {
+    let o = Obj::new("case", case).ok()?;
+    match Area::parse(area)? {
+        Area::Permission if o.opt_str("op").ok()?.unwrap_or("evaluate") == "evaluate" => {
+            let (req, ctx) = permission::read(&o).ok()?;
+            Some(CaseTrace::Permission(crate::permission::explain(
+                &req, &ctx,
+            )))
+        }
+        Area::Delegation if o.opt_str("op").ok()? == Some("call") => {
+            let call = delegation::Call::read(&o).ok()?;
+            let explained =
+                crate::delegation::explain(&call.req, &call.session, &call.subagent(), call.main);
+            Some(CaseTrace::Delegation(Box::new(explained)))
+        }
+        _ => None,
+    }
+}
+
 /// Runs one case of an area named by its word (an unknown area is the case's failure).
 pub fn run_case(area: &str, case: &Value) -> CaseResult {
     match Area::parse(area) {
@@ -325,6 +358,89 @@ pub fn summary(passed: usize, failed: usize) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[cfg(feature = "trace")]
+    /// The trace gives the answer the run gives, for every permission and delegation `call`
+    /// case of `conformance/` (the sample and the hostile corpus), and its strictest part is
+    /// the part whose decision the call got unless the mode or nobody to ask changed it.
+    #[test]
+    fn a_trace_agrees_with_the_answer_for_every_case() {
+        use crate::delegation::Combined;
+        use crate::permission::{evaluate, Action};
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance");
+        let mut traced = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|x| x != "json") {
+                continue;
+            }
+            let file: Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            let stem = path.file_stem().unwrap().to_str().unwrap();
+            let area = file["area"].as_str().unwrap_or(stem).to_string();
+            for case in file["cases"].as_array().unwrap() {
+                let Some(t) = trace(&area, case) else {
+                    continue;
+                };
+                traced += 1;
+                match t {
+                    CaseTrace::Permission(t) => {
+                        let o = Obj::new("case", case).unwrap();
+                        let (req, ctx) = permission::read(&o).unwrap();
+                        assert_eq!(t.decision, evaluate(&req, &ctx), "{case}");
+                        let strictest = &t.parts[t.strictest].decision;
+                        assert!(t
+                            .parts
+                            .iter()
+                            .all(|p| p.decision.action <= strictest.action));
+                        if t.decision.action != Action::Ask && strictest.action != Action::Ask {
+                            assert_eq!(&t.decision, strictest, "{case}");
+                        }
+                    }
+                    CaseTrace::Delegation(d) => {
+                        assert_eq!(d.own.decision, d.verdict.own, "{case}");
+                        if let Some(main) = &d.verdict.main {
+                            assert_eq!(&d.main.decision, main, "{case}");
+                        }
+                        let expected = match d.combined {
+                            Combined::OwnAllows => "run",
+                            Combined::PersonDecides => "person",
+                            _ => "refused",
+                        };
+                        assert_eq!(d.verdict.answer.as_str(), expected, "{case}");
+                    }
+                }
+            }
+        }
+        assert!(traced > 100, "only {traced} cases traced");
+    }
+
+    #[cfg(feature = "trace")]
+    #[test]
+    fn a_trace_names_the_opaque_construct_the_unused_grants_and_an_impossible_setup() {
+        use crate::permission::TracedPart;
+        let case = json!({"request": {"tool": "bash", "line": "eval \"$CMD\""},
+            "context": {"mode": "edit"}, "expect": {"action": "ask"}});
+        let Some(CaseTrace::Permission(t)) = trace("permission", &case) else {
+            panic!("no trace")
+        };
+        assert!(
+            t.parts
+                .iter()
+                .any(|p| matches!(p.part, TracedPart::Opaque(_))),
+            "{t:?}"
+        );
+        // A grant where the main agent's mode does not allow the call is not used; a subagent
+        // looser than the main agent is a setup team_add refuses.
+        let case = json!({"op": "call", "main_mode": "manual", "mode": "auto",
+            "grants": [{"tool": "bash", "pattern": "git push*"}],
+            "call": {"tool": "bash", "line": "git push"}, "expect": {"answer": "person"}});
+        let Some(CaseTrace::Delegation(d)) = trace("delegation", &case) else {
+            panic!("no trace")
+        };
+        assert_eq!(d.grants, crate::delegation::GrantUse::Unused);
+        assert!(d.impossible.is_some(), "{d:?}");
+    }
 
     #[test]
     fn why_says_what_decided_in_both_modes() {

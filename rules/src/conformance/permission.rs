@@ -10,8 +10,8 @@ use crate::permission::approval::approve;
 use crate::permission::{evaluate, Context, Request};
 use serde_json::Value;
 
-pub fn run(case: &Obj<'_>) -> Result<CaseOutcome, InputError> {
-    case.only(&["about", "op", "request", "context", "expect"])?;
+/// A case's call and context.
+pub(super) fn read(case: &Obj<'_>) -> Result<(Request, Context), InputError> {
     let request = case.get("request").ok_or(InputError::Missing {
         path: "request".into(),
     })?;
@@ -19,7 +19,12 @@ pub fn run(case: &Obj<'_>) -> Result<CaseOutcome, InputError> {
     let context = case.get("context").ok_or(InputError::Missing {
         path: "context".into(),
     })?;
-    let ctx = Context::from_json("context", context)?;
+    Ok((req, Context::from_json("context", context)?))
+}
+
+pub fn run(case: &Obj<'_>) -> Result<CaseOutcome, InputError> {
+    case.only(&["about", "op", "request", "context", "expect"])?;
+    let (req, ctx) = read(case)?;
     match case.opt_str("op")?.unwrap_or("evaluate") {
         "evaluate" => {
             let d = evaluate(&req, &ctx);

@@ -1,0 +1,161 @@
+//! Why the rules answered a call, as a trace (the Editor's Why and the Delegation tab): each part
+//! of the call in order with the rules that matched it, the strictest part, what the mode did
+//! with an ask; for a subagent's call, both modes and how §7 combines them, a note for grants not
+//! used and a setup no tree can have. The steps are `lembas_rules`' traces; this file writes them
+//! in words.
+
+use lembas_rules::delegation::{Combined, DelegationTrace, GrantUse};
+use lembas_rules::json::ToJson;
+use lembas_rules::permission::{Decision, PartTrace, Rule, Trace, TracedPart};
+use leptos::prelude::*;
+
+/// A part of a call in words.
+fn part_words(part: &TracedPart) -> String {
+    match part {
+        TracedPart::Command(text) if text.is_empty() => "the empty line".into(),
+        TracedPart::Command(text) => format!("the command \"{text}\""),
+        TracedPart::Path {
+            path,
+            permission,
+            class,
+        } => format!(
+            "the path {path} (as {permission}, a {} call)",
+            class.as_str()
+        ),
+        TracedPart::Hardline { entry, part } => {
+            format!("\"{part}\", which the hardline entry {entry} refuses in every mode")
+        }
+        TracedPart::Guarded { entry, part } => {
+            format!("the path {part}, guarded by the hardline entry {entry}: asked at least")
+        }
+        TracedPart::Opaque(construct) => format!(
+            "a construct the command reader does not read exactly ({}): the line fails closed",
+            construct.as_str()
+        ),
+        TracedPart::UnknownTarget { entry, part } => {
+            format!("\"{part}\", whose target is known only when it runs ({entry} would refuse it)")
+        }
+        TracedPart::Tool => "the tool itself (nothing to match but \"*\")".into(),
+    }
+}
+
+/// A rule in words: `a defaults rule: bash "echo *" → allow`.
+fn rule_words(rule: &Rule) -> String {
+    let source = rule.source.as_str();
+    format!(
+        "a{} {source} rule: {} \"{}\" → {}",
+        if source.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "n"
+        } else {
+            ""
+        },
+        rule.permission,
+        rule.pattern,
+        rule.action.as_str()
+    )
+}
+
+/// One part's line: what it is, the rules that matched, its decision.
+fn part_view(p: &PartTrace, strictest: bool) -> impl IntoView {
+    let rules = match p.matched.as_slice() {
+        [] => match &p.part {
+            TracedPart::Command(_) | TracedPart::Path { .. } | TracedPart::Tool => {
+                "no rule matches it".to_string()
+            }
+            _ => String::new(),
+        },
+        [one] => format!("one rule matches it: {}", rule_words(one)),
+        many => format!(
+            "{} rules match it, the last one decides: {}",
+            many.len(),
+            many.iter().map(rule_words).collect::<Vec<_>>().join("; ")
+        ),
+    };
+    view! {
+        <li class:strictest=strictest>
+            {part_words(&p.part)} {(!rules.is_empty()).then(|| format!(" — {rules}"))}
+            " → " <b>{p.decision.action.as_str()}</b> {format!(" — {}", p.decision.reason)}
+            {strictest.then_some(view! { " " <i>"(the strictest part)"</i> })}
+        </li>
+    }
+}
+
+/// A mode's trace: each part, the strictest, and what the mode made of it.
+fn trace_view(t: &Trace) -> impl IntoView {
+    let strictest = t.parts.get(t.strictest).map(|p| &p.decision);
+    let changed = strictest.filter(|d| **d != t.decision).map(|d| {
+        format!(
+            "The strictest part {} — then {}.",
+            d.action.as_str(),
+            crate::views::decision_line(&t.decision.to_json())
+        )
+    });
+    let intro = if t.parts.len() == 1 {
+        format!("In {} mode, the call is one part:", t.mode.as_str())
+    } else {
+        format!(
+            "In {} mode, the call has {} parts, each judged on its own; the strictest decides:",
+            t.mode.as_str(),
+            t.parts.len()
+        )
+    };
+    view! {
+        <p>{intro}</p>
+        <ol class="steps">
+            {t.parts.iter().enumerate().map(|(i, p)| part_view(p, t.parts.len() > 1 && i == t.strictest)).collect_view()}
+        </ol>
+        {changed.map(|c| view! { <p>{c}</p> })}
+    }
+}
+
+/// A decision in a line, for the answer.
+fn answer_line(d: &Decision) -> String {
+    crate::views::decision_line(&d.to_json())
+}
+
+/// How §7 combined the two modes, in words.
+fn combined_words(c: Combined) -> &'static str {
+    match c {
+        Combined::OwnAllows => "its own mode allows the call, so it runs; the main agent's mode is not needed.",
+        Combined::OwnRefuses => "its own mode refuses the call: refused, whatever the main agent's mode says.",
+        Combined::AskParent { requestable: true } => "its own mode asks and the main agent's allows: refused, and it may ask its parent with team_request (the call's kind is one of its request options).",
+        Combined::AskParent { requestable: false } => "its own mode asks and the main agent's allows: refused as not delegated (the call's kind is not one of its request options).",
+        Combined::MainRefuses => "its own mode asks and the main agent's refuses: refused, with the main agent's reason.",
+        Combined::NobodyToAsk => "both modes ask and nobody can answer (unattended): refused.",
+        Combined::PersonDecides => "both modes ask: the person decides (an approval card naming the subagent).",
+    }
+}
+
+/// Why a permission case's call got its decision.
+pub fn permission_why(t: &Trace) -> impl IntoView {
+    view! {
+        <div class="why" data-testid="why"><h2>"Why"</h2>
+            {trace_view(t)}
+            <p>"The decision: " {answer_line(&t.decision)}</p>
+        </div>
+    }
+}
+
+/// Why a subagent's call got its answer: both modes, and how they combine.
+pub fn delegation_why(d: &DelegationTrace) -> impl IntoView {
+    let grants = if d.grants == GrantUse::Applied {
+        ", with its grants"
+    } else {
+        ""
+    };
+    let unused = (d.grants == GrantUse::Unused).then_some(());
+    view! {
+        <div class="why" data-testid="why"><h2>"Why"</h2>
+            {d.impossible.as_ref().map(|r| view! {
+                <p class="error" data-testid="why-impossible">"This setup cannot happen: team_add would refuse a subagent in this mode under this main agent — " {r.text()}</p>
+            })}
+            <h3>{format!("1. In the subagent's mode ({}{grants})", d.own.mode.as_str())}</h3>
+            {trace_view(&d.own)}
+            <h3>{format!("2. In the main agent's mode ({})", d.main.mode.as_str())}</h3>
+            {trace_view(&d.main)}
+            {unused.map(|()| view! { <p class="note" data-testid="why-grants">"The subagent's grants are not used here: a grant applies only where the main agent's own mode allows the call (subagents.md §7)."</p> })}
+            <p data-testid="why-combined">"How they combine (subagents.md §7): " {combined_words(d.combined)}</p>
+            <p>"The answer: " <b>{d.verdict.answer.as_str()}</b> {d.verdict.text.clone().map(|t| format!(" — {t}"))}</p>
+        </div>
+    }
+}
