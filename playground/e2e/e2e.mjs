@@ -326,6 +326,17 @@ await step("switching tabs keeps the work: an edit, a filter, a Tree session", a
   await page.getByRole("tab", { name: "Tree" }).click();
   expect((await page.locator('[data-testid="tree-steps"] li').count()) === steps, "the Tree session was lost on a reload");
   expect((await page.getByTestId("tree").textContent()) === drawn, "the tree drawn after a reload differs");
+  // The session is in the address: opened elsewhere (nothing kept in that browser), it is there.
+  await page.waitForFunction(() => location.hash.includes("team="));
+  const address = page.url();
+  const elsewhere = await browser.newContext();
+  const other = await elsewhere.newPage();
+  await other.goto(address);
+  await other.getByTestId("summary").waitFor();
+  await other.locator('[data-testid="tree-steps"] li').nth(steps - 1).waitFor({ state: "attached", timeout: 10_000 });
+  expect((await other.locator('[data-testid="tree-steps"] li').count()) === steps, "the address does not carry the Tree session");
+  expect((await other.getByTestId("tree").textContent()) === drawn, "the tree drawn from the address differs");
+  await elsewhere.close();
   await page.getByRole("tab", { name: "Cases" }).click();
   await page.getByRole("tab", { name: "Cases" }).click();
   expect((await page.getByPlaceholder("about…").inputValue()) === "compact" && (await page.locator("table.cases tbody tr").count()) === shown, "the filter was lost");
@@ -496,6 +507,28 @@ await step("a lembas run's --events file replays: the tree and the progress line
   // A file that is not an events file is said, with its line.
   await page.getByTestId("replay-file").setInputFiles({ name: "bad.jsonl", mimeType: "application/json", buffer: Buffer.from('{"at": 1, "type": "phase", "progress": null}\n{"at": 2}\n') });
   await page.getByTestId("replay-error").filter({ hasText: "bad.jsonl: line 2: not an event" }).waitFor();
+});
+
+await step("a 5 MB case file: its time to a summary (reported), the table cut and said, the storage limit said", async () => {
+  await page.goto(base);
+  await summary.waitFor();
+  const one = { about: "big: thinking", progress: { phase: "thinking", since: 0 }, now: 0, expect: { text: "Thinking", line: "Thinking · 0s" } };
+  const count = Math.ceil(5_000_000 / JSON.stringify(one).length);
+  const big = JSON.stringify({ area: "progress", cases: Array.from({ length: count }, (_, i) => ({ ...one, about: `big ${i}: thinking` })) });
+  const t0 = Date.now();
+  await page.getByTestId("open-file").setInputFiles({ name: "big.json", mimeType: "application/json", buffer: Buffer.from(big) });
+  await summaryIs(`${total + count} passed, 0 failed`);
+  console.log(`  a ${(big.length / 1e6).toFixed(1)} MB file of ${count} cases: the summary in ${Date.now() - t0} ms`);
+  const cut = await page.getByTestId("rows-cut").textContent();
+  expect(cut.includes(`of ${total + count} cases`), `the cut table: "${cut}"`);
+  expect((await page.locator("table.cases tbody tr").count()) === 1000, "the table is not cut");
+  // Kept, or the browser's limit said — never silently gone.
+  const kept = await page.getByTestId("paste-status").textContent();
+  const refused = await page.locator("section.paste .error").textContent();
+  expect(kept.startsWith(`Added ${count} cases`) || refused.includes("storage"), `status "${kept}", error "${refused}"`);
+  console.log(`  kept in the browser: ${kept.startsWith("Added") ? "yes" : `no, and said: "${refused}"`}`);
+  await page.getByRole("button", { name: "Remove my files" }).click();
+  await summaryIs(`${total} passed, 0 failed`);
 });
 
 await step("at a phone's width (390 px) no tab scrolls sideways", async () => {

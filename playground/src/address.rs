@@ -72,6 +72,8 @@ pub struct Address {
     pub case: Option<(String, usize)>,
     /// The Cases tab's filters.
     pub filter: Filter,
+    /// The Tree tab's session, packed (`link::pack`).
+    pub team: Option<String>,
 }
 
 /// A value as the address writes it: `%`, `&`, `=`, `#` and spaces escaped.
@@ -135,6 +137,9 @@ impl Address {
         if !f.text.is_empty() {
             parts.push(format!("q={}", escaped(&f.text)));
         }
+        if let Some(team) = &self.team {
+            parts.push(format!("team={}", escaped(team)));
+        }
         parts.join("&")
     }
 
@@ -159,6 +164,7 @@ impl Address {
                 "in" => address.filter.file = Some(value),
                 "failures" => address.filter.failures_only = value == "1",
                 "q" => address.filter.text = value,
+                "team" => address.team = Some(value),
                 _ => {}
             }
         }
@@ -182,6 +188,7 @@ mod tests {
                 failures_only: true,
                 text: "50% = #1 é".into(),
             },
+            team: Some(crate::link::pack("{\"steps\": []}")),
         };
         let fragment = address.to_fragment();
         assert!(!fragment.contains(' ') && !fragment.contains('#'));

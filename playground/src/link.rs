@@ -48,6 +48,16 @@ pub fn b64_decode(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// A text as an address carries it: compressed, in base64url.
+pub fn pack(text: &str) -> String {
+    b64_encode(&compress(text.as_bytes()))
+}
+
+/// A packed text back; none when it is damaged.
+pub fn unpack(packed: &str) -> Option<String> {
+    String::from_utf8(decompress(&b64_decode(packed)?)?).ok()
+}
+
 /// The fragment of a link that reproduces a case.
 pub fn case_link(area: &str, case_json: &str) -> String {
     format!(
@@ -105,6 +115,13 @@ pub fn read_link(fragment: &str) -> Result<(String, String, Option<String>), Str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_packed_text_unpacks() {
+        let text = "{\"min\":1,\"steps\":[{\"op\":\"call\"},{\"op\":\"call\"}]}";
+        assert_eq!(unpack(&pack(text)).as_deref(), Some(text));
+        assert_eq!(unpack("!!"), None);
+    }
 
     #[test]
     fn base64url_there_and_back() {

@@ -282,7 +282,12 @@ pub(crate) fn drawn(info: &TreeInfo, header: String) -> impl IntoView {
 }
 
 #[component]
-pub fn TreeView() -> impl IntoView {
+pub fn TreeView(
+    /// The session as the page's address carries it, written here as it changes.
+    address_out: RwSignal<Option<String>>,
+    /// A session from the page's address to make again (a link, Back, Forward).
+    address_in: RwSignal<Option<String>>,
+) -> impl IntoView {
     let min = RwSignal::new(1u32);
     let max = RwSignal::new(4u32);
     let parallel = RwSignal::new(String::new());
@@ -398,17 +403,17 @@ pub fn TreeView() -> impl IntoView {
             let list: Vec<Value> = steps.with(|s| s.iter().map(|x| x.step.to_json()).collect());
             json!({"min": min.get_untracked(), "max": max.get_untracked(), "parallel": parallel.get_untracked(), "mode": mode.get_untracked().as_str(), "steps": list})
         });
+        let text = kept.map(|k| k.to_string());
+        address_out.set(text.as_deref().map(crate::link::pack));
         if let Some(s) = storage() {
-            let _ = match kept {
-                Some(k) => s.set_item(SESSION_KEY, &k.to_string()),
+            let _ = match text {
+                Some(k) => s.set_item(SESSION_KEY, &k),
                 None => s.remove_item(SESSION_KEY),
             };
         }
     });
-    let kept = storage()
-        .and_then(|s| s.get_item(SESSION_KEY).ok().flatten())
-        .and_then(|t| serde_json::from_str::<Value>(&t).ok());
-    if let Some(k) = kept {
+    // Makes a session again from what was kept of it: its setting, then each step.
+    let restore = move |k: Value| {
         let count = |key: &str| {
             k.get(key)
                 .and_then(Value::as_u64)
@@ -446,7 +451,27 @@ pub fn TreeView() -> impl IntoView {
                 }
             }
         }
+    };
+    if let Some(k) = storage()
+        .and_then(|s| s.get_item(SESSION_KEY).ok().flatten())
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+    {
+        restore(k);
     }
+    // A session in the page's address (a link to it, Back, Forward) is made again from it.
+    Effect::new(move |_| {
+        let Some(packed) = address_in.get() else {
+            return;
+        };
+        address_in.set(None);
+        if address_out.get_untracked().as_deref() == Some(packed.as_str()) {
+            return;
+        }
+        match crate::link::unpack(&packed).and_then(|t| serde_json::from_str::<Value>(&t).ok()) {
+            Some(k) => restore(k),
+            None => error.set("The address's Tree session is damaged: it was not opened.".into()),
+        }
+    });
     let export = move || {
         let list: Vec<Value> = steps.with(|s| s.iter().map(Step::case_step).collect());
         let cap = parallel

@@ -189,6 +189,10 @@ struct Page {
     selected: RwSignal<Option<(usize, usize)>>,
     filter: RwSignal<Filter>,
     notice: RwSignal<String>,
+    /// The Tree tab's session as the address carries it (written by the tab).
+    tree_session: RwSignal<Option<String>>,
+    /// A session from the address for the Tree tab to make again.
+    tree_restore: RwSignal<Option<String>>,
 }
 
 impl Page {
@@ -214,10 +218,15 @@ impl Page {
             }
             None => None,
         };
+        let tab = self.tab.get();
         Some(Address {
-            tab: Some(self.tab.get()),
+            tab: Some(tab),
             case,
             filter: self.filter.get(),
+            // The Tree session is in the address while its tab is shown.
+            team: (tab == Tab::Tree)
+                .then(|| self.tree_session.get())
+                .flatten(),
         })
     }
 
@@ -239,6 +248,9 @@ impl Page {
         }
         if self.filter.get_untracked() != address.filter {
             self.filter.set(address.filter.clone());
+        }
+        if address.team.is_some() && address.team != self.tree_session.get_untracked() {
+            self.tree_restore.set(address.team.clone());
         }
     }
 
@@ -297,6 +309,8 @@ pub fn App() -> impl IntoView {
         selected: RwSignal::new(None),
         filter: RwSignal::new(Filter::default()),
         notice: RwSignal::new(String::new()),
+        tree_session: RwSignal::new(None),
+        tree_restore: RwSignal::new(None),
     };
     let Page {
         files,
@@ -322,6 +336,8 @@ pub fn App() -> impl IntoView {
             written.set_value(Some(address));
             return;
         }
+        // A new tab or case is a step of the history; a filter or a Tree step changes the
+        // current one.
         let push = written.with_value(|w| {
             w.as_ref()
                 .is_none_or(|w| w.tab != address.tab || w.case != address.case)
@@ -402,7 +418,7 @@ pub fn App() -> impl IntoView {
                 }}
             }.into_any())}
             {panel(Tab::Progress, view! { <ProgressView /> }.into_any())}
-            {panel(Tab::Tree, view! { <crate::tree_view::TreeView /> }.into_any())}
+            {panel(Tab::Tree, view! { <crate::tree_view::TreeView address_out=page.tree_session address_in=page.tree_restore /> }.into_any())}
             {panel(Tab::Delegation, view! { <crate::explore::Delegation /> }.into_any())}
             {panel(Tab::Replay, view! { <crate::replay_view::ReplayView /> }.into_any())}
         </main>
@@ -433,6 +449,9 @@ fn button_id(t: Tab) -> &'static str {
     }
 }
 
+/// The most rows the Cases table draws at once.
+const ROWS_SHOWN: usize = 1000;
+
 /// How a file's source reads in the file column.
 fn source_words(source: Source) -> &'static str {
     match source {
@@ -451,13 +470,25 @@ fn Cases(page: Page, rows: Memo<Vec<Row>>) -> impl IntoView {
     let paste_text = RwSignal::new(String::new());
     // Empty: the area comes from the file (its `area`, its name, its cases).
     let paste_area = RwSignal::new(String::new());
-    // The author's files first, a group of their own; then the built-in ones.
-    let shown = move || {
+    // The author's files first, a group of their own; then the built-in ones. A long list is
+    // cut, and says so: a table of ten thousand rows takes the browser seconds to draw.
+    let kept = Memo::new(move |_| {
         rows.with(|r| {
             filter.with(|f| {
                 let mut list: Vec<Row> = r.iter().filter(|row| f.keeps(row)).cloned().collect();
                 list.sort_by_key(|row| !row.authors);
                 list
+            })
+        })
+    });
+    let shown = move || kept.with(|k| k.iter().take(ROWS_SHOWN).cloned().collect::<Vec<_>>());
+    let cut = move || {
+        kept.with(|k| {
+            (k.len() > ROWS_SHOWN).then(|| {
+                format!(
+                    "Showing the first {ROWS_SHOWN} of {} cases: filter to see the others.",
+                    k.len()
+                )
             })
         })
     };
@@ -646,6 +677,7 @@ fn Cases(page: Page, rows: Memo<Vec<Row>>) -> impl IntoView {
                 }>"Remove my files"</button>
             </section>
         </Show>
+        <p role="status" data-testid="rows-cut">{cut}</p>
         <table class="cases">
             <thead><tr><th>"file"</th><th>"#"</th><th>"case"</th><th>"verdict"</th></tr></thead>
             <tbody>
