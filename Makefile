@@ -41,6 +41,7 @@ playground-dist: toolchain
 	wasm-bindgen --target web --no-typescript --out-dir playground/dist target/wasm-pkg/wasm32-unknown-unknown/wasm/lembas_playground.wasm
 	wasm-opt -Oz $(OPT_FLAGS) --strip-debug --strip-producers playground/dist/lembas_playground_bg.wasm -o playground/dist/lembas_playground_bg.wasm
 	cp playground/static/* playground/dist/
+	node scripts/bundle-cases.mjs conformance playground/dist/cases.json
 	node scripts/compress.mjs playground/dist
 	@node -e 'const b=require("fs").readFileSync("playground/dist/lembas_playground_bg.wasm");console.log("lembas_playground_bg.wasm: "+(b.length/1000).toFixed(1)+" KB, "+(require("zlib").gzipSync(b,{level:9}).length/1000).toFixed(1)+" KB gzipped")'
 

@@ -1,4 +1,4 @@
-// Writes a brotli (`.br`) and a gzip (`.gz`) copy beside each HTML, JS, CSS and wasm file of a
+// Writes a brotli (`.br`) and a gzip (`.gz`) copy beside each HTML, JS, CSS, JSON and wasm file of a
 // folder, at the highest levels, for scripts/static-server.mjs to send; prints each file's sizes.
 // `node scripts/compress.mjs DIR`.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -13,7 +13,7 @@ if (!dir) {
 let raw = 0;
 let br = 0;
 let gz = 0;
-for (const name of readdirSync(dir).filter((n) => /\.(html|js|css|wasm)$/.test(n))) {
+for (const name of readdirSync(dir).filter((n) => /\.(html|js|css|wasm|json)$/.test(n))) {
   const file = path.join(dir, name);
   const body = readFileSync(file);
   const brotli = zlib.brotliCompressSync(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length } });
@@ -25,4 +25,4 @@ for (const name of readdirSync(dir).filter((n) => /\.(html|js|css|wasm)$/.test(n
   gz += gzip.length;
 }
 const kb = (n) => (n / 1000).toFixed(1) + " KB";
-console.log(`${dir}: ${kb(raw)} raw, ${kb(br)} brotli, ${kb(gz)} gzip (HTML, JS, CSS and wasm together)`);
+console.log(`${dir}: ${kb(raw)} raw, ${kb(br)} brotli, ${kb(gz)} gzip (HTML, JS, CSS, JSON and wasm together)`);

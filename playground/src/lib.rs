@@ -21,8 +21,12 @@ mod views;
 
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(start)]
-pub fn start() {
+/// Opens the page with the built-in case files (`cases.json`'s text, fetched beside the
+/// `.wasm` while it loads); an error says which file could not be read.
+#[wasm_bindgen]
+pub fn open(cases: String) -> Result<(), JsError> {
     console_error_panic_hook::set_once();
-    leptos::mount::mount_to_body(views::App);
+    let builtin = model::read_builtin(&cases).map_err(|e| JsError::new(&e))?;
+    leptos::mount::mount_to_body(move || leptos::view! { <views::App builtin=builtin /> });
+    Ok(())
 }

@@ -5,10 +5,6 @@
 use lembas_rules::conformance::{run_case, summary, Area, CaseResult};
 use serde_json::Value;
 
-mod builtin {
-    include!(concat!(env!("OUT_DIR"), "/cases.rs"));
-}
-
 /// Where a case file came from, which says whether this browser keeps it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
@@ -207,15 +203,37 @@ pub struct Row {
     pub result: CaseResult,
 }
 
-/// The built-in files of conformance/.
-pub fn builtin_files() -> Vec<CaseFile> {
-    builtin::FILES
-        .iter()
-        .filter_map(|(name, packed)| {
-            let text = String::from_utf8(crate::lzw::decompress(packed)?).ok()?;
-            read_file(name, &text, Source::BuiltIn).ok()
+/// The built-in files of conformance/, from the bundle the page loads beside its `.wasm`
+/// (`cases.json`, written by `scripts/bundle-cases.mjs`: `[[name, text], …]`); an error names
+/// the file that cannot be read.
+pub fn read_builtin(bundle: &str) -> Result<Vec<CaseFile>, String> {
+    let list: Vec<(String, String)> =
+        serde_json::from_str(bundle).map_err(|e| format!("cases.json: {}", json_error(&e)))?;
+    list.iter()
+        .map(|(name, text)| {
+            read_file(name, text, Source::BuiltIn).map_err(|e| format!("{name}.json: {e}"))
         })
         .collect()
+}
+
+/// The built-in files, read from conformance/ as the page's bundle carries them (for tests).
+#[cfg(test)]
+pub fn builtin_files() -> Vec<CaseFile> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance");
+    let mut names: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    names.sort();
+    let bundle: Vec<(String, String)> = names
+        .iter()
+        .map(|p| {
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(p).unwrap())
+        })
+        .collect();
+    read_builtin(&serde_json::to_string(&bundle).unwrap()).unwrap()
 }
 
 /// A JSON error with its line and column.

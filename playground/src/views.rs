@@ -8,8 +8,8 @@ use crate::diff::{differences, word_changes, WordChange};
 use crate::json_text::{formatted, highlighted, scan};
 use crate::link::{case_link, read_link};
 use crate::model::{
-    builtin_files, json_error, new_cases_file, read_value, run_all, summary_of, templates,
-    CaseFile, Filter, Row, Source,
+    json_error, new_cases_file, read_value, run_all, summary_of, templates, CaseFile, Filter, Row,
+    Source,
 };
 use lembas_rules::conformance::{run_case, Area, CaseTrace};
 use lembas_rules::json::ToJson;
@@ -30,8 +30,8 @@ fn storage() -> Option<web_sys::Storage> {
 }
 
 /// The built-in files with the author's changes saved into them, then the author's own files.
-fn load_files() -> Vec<CaseFile> {
-    let mut files = builtin_files();
+fn load_files(builtin: Vec<CaseFile>) -> Vec<CaseFile> {
+    let mut files = builtin;
     let Some(text) = storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten()) else {
         return files;
     };
@@ -189,6 +189,8 @@ struct Page {
     selected: RwSignal<Option<(usize, usize)>>,
     filter: RwSignal<Filter>,
     notice: RwSignal<String>,
+    /// The built-in files as they came.
+    builtin: StoredValue<Vec<CaseFile>>,
     /// The Tree tab's session as the address carries it (written by the tab).
     tree_session: RwSignal<Option<String>>,
     /// A session from the address for the Tree tab to make again.
@@ -301,10 +303,12 @@ impl Page {
     }
 }
 
+/// The page, its built-in files given.
 #[component]
-pub fn App() -> impl IntoView {
+pub fn App(builtin: Vec<CaseFile>) -> impl IntoView {
     let page = Page {
-        files: RwSignal::new(load_files()),
+        files: RwSignal::new(load_files(builtin.clone())),
+        builtin: StoredValue::new(builtin),
         tab: RwSignal::new(Tab::Cases),
         selected: RwSignal::new(None),
         filter: RwSignal::new(Filter::default()),
@@ -575,7 +579,7 @@ fn Cases(page: Page, rows: Memo<Vec<Row>>) -> impl IntoView {
             paste_error.set(e);
         }
         // A built-in file that was edited comes back as it is built in.
-        let restored = builtin_files();
+        let restored = page.builtin.get_value();
         files.update(|list| {
             for b in restored {
                 if !list.iter().any(|f| f.name == b.name) {
@@ -1002,7 +1006,7 @@ fn Editor(page: Page) -> impl IntoView {
         }
     };
     // New cases from templates, one per area and operation, valid as they come.
-    let made = StoredValue::new(templates(&builtin_files()));
+    let made = StoredValue::new(page.builtin.with_value(|b| templates(b)));
     let new_case = move |label: String| {
         let Some(t) = made.with_value(|m| m.iter().find(|t| t.label() == label).cloned()) else {
             return;
