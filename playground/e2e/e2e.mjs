@@ -481,6 +481,14 @@ await step("a JSON error is marked on its line; Format keeps the key order; Copy
   expect(typeof copied.area === "string" && copied.cases.length === 1, `copied: ${JSON.stringify(copied).slice(0, 120)}`);
 });
 
+// The recorded run opened in the Replay tab, shown at its middle (the tree drawn).
+async function loadReplay() {
+  await page.getByTestId("replay-file").setInputFiles({ name: "events.jsonl", mimeType: "application/json", buffer: recorded });
+  await page.getByTestId("replay-clock").waitFor();
+  const max = Number(await page.getByTestId("replay-time").getAttribute("max"));
+  await page.getByTestId("replay-time").fill(String(Math.floor(max / 2)));
+}
+
 await step("a lembas run's --events file replays: the tree and the progress lines over the run's time", async () => {
   await page.getByRole("tab", { name: "Replay" }).click();
   await page.getByTestId("replay-file").setInputFiles({ name: "events.jsonl", mimeType: "application/json", buffer: recorded });
@@ -539,6 +547,7 @@ await step("at a phone's width (390 px) no tab scrolls sideways", async () => {
   for (const tab of ["Cases", "Progress", "Delegation", "Tree", "Replay"]) {
     await page.getByRole("tab", { name: tab }).click();
     if (tab === "Tree") await page.getByTestId("tree-start").click();
+    if (tab === "Replay") await loadReplay();
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
     if (width > 391) wide.push(`${tab}: ${width} px`);
   }
@@ -565,6 +574,7 @@ await step("axe-core finds no critical or serious violation on any tab, light an
         await page.getByRole("tab", { name: tab }).click();
       }
       if (tab === "Tree") await page.getByTestId("tree-start").click();
+      if (tab === "Replay") await loadReplay();
       await page.addScriptTag({ path: axe });
       const bad = await page.evaluate(async () =>
         (await window.axe.run(document, { resultTypes: ["violations"] })).violations
