@@ -509,6 +509,7 @@ await step("a lembas run's --events file replays: the tree and the progress line
   const max = await page.getByTestId("replay-time").getAttribute("max");
   await page.getByTestId("replay-time").fill(max);
   await page.getByTestId("replay-log").filter({ hasText: "the run ended (stop)" }).waitFor();
+  expect((await page.getByTestId("replay-log").textContent()).includes("writer: write notes.txt"), `the log names the subagent: ${await page.getByTestId("replay-log").textContent()}`);
   expect((await page.locator('[data-testid="replay-tree"] li.ended[data-agent="writer"]').count()) === 1, "the writer is not drawn as ended");
   const progress = await page.getByTestId("replay-lines").textContent();
   expect(progress.includes("main agent") && progress.includes("writer"), `lines: ${progress}`);

@@ -7,6 +7,9 @@ use lembas_rules::progress::{line, Progress};
 use lembas_rules::team::view::TreeInfo;
 use serde_json::Value;
 
+/// How the log and the lines name the main agent.
+const MAIN: &str = "main agent";
+
 /// One event of the file, read.
 #[derive(Debug, Clone, PartialEq)]
 enum Said {
@@ -17,8 +20,9 @@ enum Said {
     },
     /// The tree.
     Team(TreeInfo),
-    /// Anything else worth a line of the log: a tool, a reply, a notice, the end.
-    Note(String),
+    /// Anything else worth a line of the log: a tool, a reply, a notice, the end; whose
+    /// (a subagent's id; none for the main agent or the run) and what.
+    Note(Option<String>, String),
     /// An event the log does not show (a piece of a reply or of reasoning).
     Unshown,
 }
@@ -45,8 +49,9 @@ pub struct Moment {
     pub said: usize,
 }
 
-/// An event of the file as a line of the log; none for one the log does not show.
-fn note(event: &Value, who: &str) -> Option<String> {
+/// An event of the file as a line of the log, after the name of whose it is; none for one the
+/// log does not show.
+fn note(event: &Value) -> Option<String> {
     let text = |k: &str| event.get(k).and_then(Value::as_str).unwrap_or("");
     let short = |s: &str| {
         let one: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -57,10 +62,10 @@ fn note(event: &Value, who: &str) -> Option<String> {
         }
     };
     Some(match text("type") {
-        "tool_start" => format!("{who}: {} {}", text("tool"), short(text("what"))),
-        "tool_end" => format!("{who}: {} done", text("tool")),
+        "tool_start" => format!("{} {}", text("tool"), short(text("what"))),
+        "tool_end" => format!("{} done", text("tool")),
         "reply" => format!("reply: {}", short(text("text"))),
-        "notice" => format!("{who}: {}", short(text("text"))),
+        "notice" => short(text("text")),
         "done" => match event.get("error").and_then(Value::as_str) {
             Some(e) => format!("the run ended ({}): {}", text("reason"), short(e)),
             None => format!("the run ended ({})", text("reason")),
@@ -116,8 +121,10 @@ impl Replay {
                     TreeInfo::from_json("tree", event.get("tree").unwrap_or(&Value::Null))
                         .map_err(|e| format!("line {n}: {e}"))?,
                 ),
-                _ => match note(&event, agent.as_deref().unwrap_or("main agent")) {
-                    Some(text) => Said::Note(text),
+                kind => match note(&event) {
+                    // A reply and the run's end are the run's; the others an agent's.
+                    Some(text) if matches!(kind, "reply" | "done") => Said::Note(None, text),
+                    Some(text) => Said::Note(Some(agent.unwrap_or_else(|| MAIN.to_string())), text),
                     None => Said::Unshown,
                 },
             };
@@ -168,6 +175,7 @@ impl Replay {
     pub fn at(&self, now: i64) -> Moment {
         let mut moment = Moment::default();
         let mut progress: Vec<(Option<String>, Option<Progress>)> = Vec::new();
+        let mut notes: Vec<(Option<String>, String)> = Vec::new();
         for (at, said) in self.events.iter().take_while(|e| e.0 <= now) {
             let _ = at;
             moment.said += 1;
@@ -179,12 +187,10 @@ impl Replay {
                     }
                 }
                 Said::Team(tree) => moment.tree = Some(tree.clone()),
-                Said::Note(text) => moment.log.push(text.clone()),
+                Said::Note(who, text) => notes.push((who.clone(), text.clone())),
                 Said::Unshown => {}
             }
         }
-        let keep = moment.log.len().saturating_sub(8);
-        moment.log.drain(..keep);
         let name_of = |id: &str| {
             moment
                 .tree
@@ -198,10 +204,20 @@ impl Replay {
                 })
                 .unwrap_or_else(|| id.to_string())
         };
+        let keep = notes.len().saturating_sub(8);
+        moment.log = notes
+            .into_iter()
+            .skip(keep)
+            .map(|(who, text)| match who {
+                Some(w) if w == MAIN => format!("{MAIN}: {text}"),
+                Some(id) => format!("{}: {text}", name_of(&id)),
+                None => text,
+            })
+            .collect();
         moment.lines = progress
             .iter()
             .map(|(agent, p)| {
-                let who = agent.as_deref().map_or("main agent".to_string(), name_of);
+                let who = agent.as_deref().map_or(MAIN.to_string(), name_of);
                 (who, p.as_ref().map(|p| line(p, now)))
             })
             .collect();
@@ -217,6 +233,7 @@ mod tests {
 {"at":1500,"type":"tool_start","tool":"team_add","what":"writer"}
 {"at":1600,"type":"team","tree":{"min":0,"max":4,"size":2,"open_slots":2,"agents":[{"id":"lead","name":"lead","position":"main agent","parent":null,"state":"working","model":"m","mode":"edit","request":[],"manager":true,"progress":null,"findings":0,"messages":0},{"id":"s1","name":"writer","position":"writes","parent":"lead","state":"working","model":"m","mode":"edit","request":[],"manager":false,"progress":null,"findings":0,"messages":0}],"ended":[]}}
 {"at":1700,"type":"phase","agent":"s1","progress":{"phase":"thinking","since":1700}}
+{"at":1800,"type":"tool_start","agent":"s1","tool":"write","what":"notes.txt"}
 
 {"at":9000,"type":"phase","agent":"s1","progress":null}
 {"at":9100,"type":"done","reason":"stop"}
@@ -226,7 +243,7 @@ mod tests {
     fn a_run_at_each_moment() {
         let replay = Replay::read(RUN).unwrap();
         assert_eq!(replay.span(), (1000, 9100));
-        assert_eq!(replay.len(), 6);
+        assert_eq!(replay.len(), 7);
         assert!(!replay.untimed());
         let early = replay.at(1200);
         assert_eq!(early.tree, None);
@@ -242,14 +259,18 @@ mod tests {
             "{:?}",
             mid.lines
         );
-        assert_eq!(mid.log, ["main agent: team_add writer"]);
+        // Whose, by name once the tree names it.
+        assert_eq!(
+            mid.log,
+            ["main agent: team_add writer", "writer: write notes.txt"]
+        );
         let end = replay.at(9100);
         assert_eq!(end.lines[1].1, None);
         assert_eq!(
             end.log.last().map(String::as_str),
             Some("the run ended (stop)")
         );
-        assert_eq!(end.said, 6);
+        assert_eq!(end.said, 7);
     }
 
     #[test]

@@ -6,9 +6,13 @@ use crate::replay::Replay;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-/// A time in seconds, one decimal.
+/// A time in seconds: to the millisecond under ten seconds, to the tenth above.
 fn seconds(ms: i64) -> String {
-    format!("{:.1}s", ms as f64 / 1000.0)
+    if ms < 10_000 {
+        format!("{:.3}s", ms as f64 / 1000.0)
+    } else {
+        format!("{:.1}s", ms as f64 / 1000.0)
+    }
 }
 
 #[component]
