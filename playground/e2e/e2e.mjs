@@ -141,6 +141,10 @@ await step("a pasted case file runs", async () => {
   const said = await page.getByTestId("paste-status").textContent();
   expect(said.startsWith("Added 2 cases of progress"), `status: "${said}"`);
   expect((await page.getByTestId("paste").inputValue()) === "", "the box keeps the pasted text");
+  // Your files are a group of their own, first, with their file's name.
+  const first = page.locator("table.cases tbody tr").first();
+  expect((await first.getAttribute("class"))?.includes("yours") && (await first.locator("td.file").textContent()).startsWith("pasted"), `the first row: ${await first.textContent()}`);
+  expect((await page.getByTestId("own-files").textContent()).includes("pasted (yours) · 2 cases"), `your files: ${await page.getByTestId("own-files").textContent()}`);
 });
 
 await step("the pasted file is kept across a reload", async () => {

@@ -1,10 +1,12 @@
 //! The playground (Leptos, client-side): every conformance case run live through `lembas-rules`,
-//! compiled to wasm with the page. Views: the cases with their summary, an editor for one case,
-//! pasting a case file, the progress line ticking, the tree explorer and the delegation explorer. Every verdict and every text comes from the
-//! rules; this crate only draws them.
+//! compiled to wasm with the page; the built-in cases come beside it as `cases.json`. Tabs: the
+//! cases with their summary and the author's files, an editor for one case (its differences, its
+//! trace, saving and downloading), the progress line ticking, the tree explorer, the delegation
+//! explorer and a run replayed from its `--events` file. Every verdict and every text comes from
+//! the rules; this crate only draws them.
 //!
 //! The contract for tests and tools: `data-testid` `summary` (`N passed, N failed`), `case-editor`,
-//! `verdict` (`pass` / `fail`), `paste`, `progress-line`, `tree`.
+//! `verdict` (`pass` / `fail`), `diff-path`, `paste`, `progress-line`, `tree`, `replay-time`.
 
 mod address;
 pub mod diff;
