@@ -9,14 +9,18 @@
 //! `verdict` (`pass` / `fail`), `diff-path`, `paste`, `progress-line`, `tree`, `replay-time`.
 
 mod address;
+mod cases_view;
 pub mod diff;
+mod editor_view;
 mod explore;
 pub mod json_text;
 pub mod link;
 pub mod lzw;
 pub mod model;
+mod progress_view;
 pub mod replay;
 mod replay_view;
+mod storage;
 mod trace_view;
 mod tree_view;
 mod views;

@@ -5,9 +5,61 @@
 //! in words.
 
 use lembas_rules::delegation::{Combined, DelegationTrace, GrantUse};
-use lembas_rules::json::ToJson;
-use lembas_rules::permission::{Decision, PartTrace, Rule, Trace, TracedPart};
+use lembas_rules::permission::{DecidedBy, Decision, PartTrace, Rule, Trace, TracedPart};
 use leptos::prelude::*;
+
+/// The article before a word: `an approval`, `a session`.
+fn a_or_an(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
+/// One decision in a line: its action, its reason, and what decided it.
+fn decision_line(d: &Decision) -> String {
+    format!(
+        "{} — {} (decided by {})",
+        d.action.as_str(),
+        d.reason,
+        decided_by_words(&d.decided_by)
+    )
+}
+
+/// What decided a call, in words.
+fn decided_by_words(by: &DecidedBy) -> String {
+    match by {
+        DecidedBy::Hardline { entry, part } => {
+            format!("the hardline entry {entry}, which found \"{part}\": no mode or rule allows it")
+        }
+        DecidedBy::Rule {
+            source,
+            permission,
+            pattern,
+            action,
+        } => format!(
+            "{} {} rule: {permission} \"{pattern}\" → {}",
+            a_or_an(source.as_str()),
+            source.as_str(),
+            action.as_str()
+        ),
+        DecidedBy::Mode { mode, class } => format!(
+            "the mode {} for a {} call, no rule matching it",
+            mode.as_str(),
+            class.as_str()
+        ),
+        DecidedBy::OutsideRoot { path } => format!("the path {path}, outside the project"),
+        DecidedBy::Unattended => "nobody to ask (unattended): what would ask is refused".into(),
+        DecidedBy::Opaque { construct } => format!(
+            "the line's {}, which the command reader does not read exactly: it fails closed",
+            construct.as_str()
+        ),
+        DecidedBy::UnknownTarget { entry, part } => {
+            format!("\"{part}\", whose target is known only when it runs ({entry})")
+        }
+    }
+}
 
 /// A part of a call in words.
 fn part_words(part: &TracedPart) -> String {
@@ -43,12 +95,8 @@ fn part_words(part: &TracedPart) -> String {
 fn rule_words(rule: &Rule) -> String {
     let source = rule.source.as_str();
     format!(
-        "a{} {source} rule: {} \"{}\" → {}",
-        if source.starts_with(['a', 'e', 'i', 'o', 'u']) {
-            "n"
-        } else {
-            ""
-        },
+        "{} {source} rule: {} \"{}\" → {}",
+        a_or_an(source),
         rule.permission,
         rule.pattern,
         rule.action.as_str()
@@ -87,7 +135,7 @@ fn trace_view(t: &Trace) -> impl IntoView {
         format!(
             "The strictest part {} — then {}.",
             d.action.as_str(),
-            crate::views::decision_line(&t.decision.to_json())
+            decision_line(&t.decision)
         )
     });
     let intro = if t.parts.len() == 1 {
@@ -110,7 +158,7 @@ fn trace_view(t: &Trace) -> impl IntoView {
 
 /// A decision in a line, for the answer.
 fn answer_line(d: &Decision) -> String {
-    crate::views::decision_line(&d.to_json())
+    decision_line(d)
 }
 
 /// How §7 combined the two modes, in words.
