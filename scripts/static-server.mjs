@@ -30,7 +30,13 @@ export async function serve(dir, { routes = {}, index = "index.html", port = 0 }
       res.writeHead(200, { "content-type": "text/html" }).end(routes[url.pathname]);
       return;
     }
-    const file = path.join(root, url.pathname === "/" ? index : path.normalize(decodeURIComponent(url.pathname)));
+    let name;
+    try {
+      name = decodeURIComponent(url.pathname);
+    } catch {
+      return res.writeHead(400).end();
+    }
+    const file = path.join(root, name === "/" ? index : path.normalize(name));
     if (!file.startsWith(root + path.sep)) return res.writeHead(403).end();
     const headers = { "content-type": types[path.extname(file)] ?? "application/octet-stream", "cache-control": "no-cache", vary: "Accept-Encoding" };
     const ok = accepted(req.headers["accept-encoding"]);
