@@ -252,6 +252,47 @@ mod tests {
         );
     }
 
+    /// Whatever the text — half-written, escaped oddly, in several scripts — its pieces cover
+    /// it exactly, each on character boundaries, and the coloured copy reads as the text.
+    #[test]
+    fn any_text_is_read_whole() {
+        let tricky = [
+            "",
+            "\"",
+            "\"\\",
+            "\"\\\"",
+            "{\"a\\é\": \"é\\\"→\"}",
+            "{\"a\":\n\"b",
+            "[1e5, -0.5, truex, nul, \"\\u00e9\"]",
+            "{{{{[[[[",
+            "}}]]],,,::",
+            "😀\"😀\":😀",
+            "\"\\😀\"",
+            "\t\r\n  \u{7f}\u{0}",
+        ];
+        for text in tricky {
+            let s = scan(text);
+            let mut at = 0;
+            for (start, end, _) in &s.pieces {
+                assert_eq!(*start, at, "{text:?}");
+                assert!(text.is_char_boundary(*end), "{text:?}");
+                at = *end;
+            }
+            assert_eq!(at, text.len(), "{text:?}");
+            let html = highlighted(text, &s);
+            let plain = html
+                .replace("<span class=\"j-key\">", "")
+                .replace("<span class=\"j-str\">", "")
+                .replace("<span class=\"j-num\">", "")
+                .replace("<span class=\"j-lit\">", "")
+                .replace("</span>", "")
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&amp;", "&");
+            assert_eq!(plain, format!("{text}\n"), "{text:?}");
+        }
+    }
+
     #[test]
     fn format_keeps_the_authors_order() {
         assert_eq!(
