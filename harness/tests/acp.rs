@@ -21,10 +21,7 @@ use std::sync::{Arc, Mutex};
 
 /// An empty project folder of this test run.
 fn project(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::fresh_dir(name)
 }
 
 /// `lembas acp` on the server at `url`, as the crate's client spawns an agent.

@@ -153,9 +153,7 @@ async fn a_conversation_of_several_turns_at_a_terminal() {
         0,
     )
     .await;
-    let dir = std::env::temp_dir().join(format!("lembas-chat-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::fresh_dir("lembas-chat");
     let url = server.url.clone();
     let dir_in = dir.clone();
     let status = tokio::task::spawn_blocking(move || {

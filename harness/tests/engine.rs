@@ -18,11 +18,7 @@ use lembas_rules::permission::{Context, Mode};
 use serde_json::{json, Value};
 
 fn project(name: &str) -> Workspace {
-    let dir = std::env::temp_dir().join(format!("lembas-engine-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("hello.txt"), "hi\n").unwrap();
-    Workspace::new(dir)
+    Workspace::new(common::project_with_hello(&format!("lembas-engine-{name}")))
 }
 
 fn context(w: &Workspace, mode: Mode) -> Context {

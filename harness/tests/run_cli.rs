@@ -11,11 +11,7 @@ use common::{content, fake, tool_call, Answer};
 use serde_json::{json, Value};
 
 fn project(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("lembas-run-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("hello.txt"), "hi\n").unwrap();
-    dir
+    common::project_with_hello(&format!("lembas-run-{name}"))
 }
 
 /// `lembas ARGS` run in `dir`, with `unset` removed from its environment.

@@ -27,11 +27,7 @@ use std::time::Duration;
 const LEAD: &str = "You are the main agent";
 
 fn project(name: &str) -> Workspace {
-    let dir = std::env::temp_dir().join(format!("lembas-team-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("hello.txt"), "hi\n").unwrap();
-    Workspace::new(dir)
+    Workspace::new(common::project_with_hello(&format!("lembas-team-{name}")))
 }
 
 /// Answers every approval with `answer`, and keeps who asked for what.

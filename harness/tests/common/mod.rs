@@ -16,6 +16,22 @@ use std::sync::{Arc, Mutex};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 
+/// A fresh, empty folder of this test run (`NAME-PID` in the temporary folder), made again if an
+/// earlier run left one.
+pub fn fresh_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A fresh project folder holding `hello.txt` ("hi").
+pub fn project_with_hello(name: &str) -> std::path::PathBuf {
+    let dir = fresh_dir(name);
+    std::fs::write(dir.join("hello.txt"), "hi\n").unwrap();
+    dir
+}
+
 pub enum Answer {
     Status(u16, &'static str),
     Sse(Vec<String>),
