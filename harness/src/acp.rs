@@ -120,6 +120,14 @@ struct AgentsParam {
     max: u32,
 }
 
+impl AgentsParam {
+    /// The setting, if a team can have it; `-32602` with the rules' reason otherwise.
+    fn range(self) -> std::result::Result<AgentRange, Error> {
+        AgentRange::new(self.min, self.max)
+            .map_err(|why| invalid("agents", &format!("expected 1 ≤ min ≤ max ({why})")))
+    }
+}
+
 /// `-32602` with what is wrong.
 fn invalid(field: &str, what: &str) -> Error {
     Error::invalid_params().data(json!({ field: what }))
@@ -141,13 +149,7 @@ fn agents_of(lembas: Option<&Value>) -> std::result::Result<SettingFromClient, E
         Some(v) => {
             let a: AgentsParam = serde_json::from_value(v.clone())
                 .map_err(|_| invalid("agents", "expected { min, max }, whole numbers"))?;
-            if a.min < 1 || a.min > a.max {
-                return Err(invalid("agents", "expected 1 ≤ min ≤ max"));
-            }
-            Some(AgentRange {
-                min: a.min,
-                max: a.max,
-            })
+            Some(a.range()?)
         }
     };
     // `said`: the person's earlier messages of the chat. This harness offers subagents the
@@ -718,10 +720,8 @@ pub async fn serve(o: SessionOptions) -> Result<i32> {
                     &request.session_id,
                     |s| {
                         if let Some(a) = agents {
-                            if a.min < 1 || a.min > a.max {
-                                return Err(invalid("agents", "expected 1 ≤ min ≤ max"));
-                            }
-                            s.crew.set_agents(a.min, a.max);
+                            let range = a.range()?;
+                            s.crew.set_agents(range.min, range.max);
                         }
                         Ok(json!({"model": s.crew.model(), "effort": null}))
                     },

@@ -5,6 +5,7 @@
 
 use anyhow::{anyhow, bail, Context as _, Result};
 use lembas_rules::permission::Mode;
+use lembas_rules::team::Team;
 use std::num::NonZeroU64;
 use std::path::{Path, PathBuf};
 
@@ -26,6 +27,17 @@ pub struct AgentRange {
     pub min: u32,
     /// The most there may be.
     pub max: u32,
+}
+
+impl AgentRange {
+    /// A setting a team can have (team.md §2: 1 ≤ min ≤ max), by the rules' own check
+    /// (`Team::impossible_setting`); otherwise the rules' reason.
+    pub fn new(min: u32, max: u32) -> Result<AgentRange, String> {
+        match Team::impossible_setting(min, max) {
+            Some(why) => Err(why),
+            None => Ok(AgentRange { min, max }),
+        }
+    }
 }
 
 impl std::str::FromStr for AgentRange {
@@ -187,13 +199,13 @@ pub fn read_config(path: &Path) -> Result<ConfigFile> {
     serde_json::from_str(&text).map_err(|e| anyhow!("the config file {}: {e}", path.display()))
 }
 
-/// `MIN..MAX`, or `N` for 1..N.
+/// `MIN..MAX`, or `N` for 1..N, a setting a team can have ([`AgentRange::new`]).
 pub fn parse_agents(s: &str) -> Option<(u32, u32)> {
     let (min, max) = match s.split_once("..") {
         Some((a, b)) => (a.trim().parse().ok()?, b.trim().parse().ok()?),
         None => (1, s.trim().parse().ok()?),
     };
-    (1 <= min && min <= max).then_some((min, max))
+    AgentRange::new(min, max).ok().map(|r| (r.min, r.max))
 }
 
 impl Settings {
@@ -363,6 +375,12 @@ mod tests {
         assert_eq!(parse_agents(" 2 .. 2 "), Some((2, 2)));
         assert_eq!(parse_agents("6"), Some((1, 6)));
         assert_eq!(parse_agents("0..3"), None);
+        // The rules' check, with their reason.
+        assert_eq!(
+            AgentRange::new(3, 2).unwrap_err(),
+            "min: 3 is more than max 2"
+        );
+        assert_eq!(AgentRange::new(2, 2), Ok(AgentRange { min: 2, max: 2 }));
         assert_eq!(parse_agents("a..b"), None);
     }
 }
