@@ -2,6 +2,7 @@
 //! the case file reads it (`steps[53].expect.result`), and a changed string's words marked. The
 //! verdict stays the rules' (`conformance::run_case`); this only shows where they differ.
 
+use lembas_rules::conformance::{Area, Compare};
 use serde_json::Value;
 
 /// One place where the answer is not the expected one.
@@ -26,40 +27,41 @@ pub enum WordChange {
     Actual(String),
 }
 
-/// The differences of a case's answer, at most `limit` of them. A team case's expect and answer
-/// are its steps' (an array, one per step); every other area's is the case's `expect`. Only the
-/// keys an expect names are compared at its top (the runner's own rule); below them, the whole
-/// value.
-pub fn differences(area: &str, expected: &Value, actual: &Value, limit: usize) -> Vec<Difference> {
+/// The differences of a case's answer, at most `limit` of them, compared as the runner compares
+/// them (`compare`, from `conformance::comparison`): only the keys it names, or the whole answer.
+/// A team case's expect and answer are its steps' (an array, one per step, the answer's steps
+/// holding only the keys their expects name), each said at its step's `expect`.
+pub fn differences(
+    area: &str,
+    compare: &Compare,
+    expected: &Value,
+    actual: &Value,
+    limit: usize,
+) -> Vec<Difference> {
     let mut out = Vec::new();
-    match (area, expected, actual) {
-        ("team", Value::Array(e), Value::Array(a)) => {
+    match (Area::parse(area), compare, expected, actual) {
+        (Some(Area::Team), _, Value::Array(e), Value::Array(a)) => {
             for (i, step) in e.iter().enumerate() {
                 let path = format!("steps[{i}].expect");
                 match a.get(i) {
-                    Some(got) => named_keys(&path, step, got, &mut out, limit),
+                    Some(got) => walk(&path, step, got, &mut out, limit),
                     None => push(&mut out, limit, path, Some(step), None),
                 }
             }
         }
-        (_, e, a) => named_keys("expect", e, a, &mut out, limit),
+        (_, Compare::Keys(keys), e, a) => {
+            for k in keys {
+                let at = format!("expect.{k}");
+                match (e.get(k), a.get(k)) {
+                    (Some(x), Some(y)) => walk(&at, x, y, &mut out, limit),
+                    (None, None) => {}
+                    (x, y) => push(&mut out, limit, at, x, y),
+                }
+            }
+        }
+        (_, _, e, a) => walk("expect", e, a, &mut out, limit),
     }
     out
-}
-
-/// Compares the keys `expected` names (every key, when it is an object); the whole value
-/// otherwise.
-fn named_keys(
-    path: &str,
-    expected: &Value,
-    actual: &Value,
-    out: &mut Vec<Difference>,
-    limit: usize,
-) {
-    match (expected, actual) {
-        (Value::Object(e), Value::Object(a)) => expected_keys(path, e, a, out, limit),
-        (e, a) => walk(path, e, a, out, limit),
-    }
 }
 
 /// Every difference at the keys the expected object has.
@@ -215,7 +217,7 @@ mod tests {
             json!([{"result": "ok"}, {"result": "Report to yourself!", "tree": {"size": 2}}]);
         let actual =
             json!([{"result": "ok"}, {"result": "Report to yourself.", "tree": {"size": 3}}]);
-        let d = differences("team", &expected, &actual, 10);
+        let d = differences("team", &Compare::Whole, &expected, &actual, 10);
         let paths: Vec<&str> = d.iter().map(|d| d.path.as_str()).collect();
         assert_eq!(
             paths,
@@ -225,32 +227,91 @@ mod tests {
     }
 
     #[test]
-    fn only_the_keys_an_expect_names_are_compared_at_its_top() {
+    fn the_answer_is_compared_as_the_runner_compares_it() {
+        // Whole (a progress case): a key only the answer has is a difference.
         let d = differences(
             "progress",
+            &Compare::Whole,
             &json!({"text": "Thinking"}),
             &json!({"text": "Thinking", "line": "Thinking · 0s"}),
+            10,
+        );
+        assert_eq!(d.len(), 1);
+        assert_eq!(
+            (
+                d[0].path.as_str(),
+                d[0].expected.clone(),
+                d[0].actual.clone()
+            ),
+            ("expect.line", None, Some(json!("Thinking · 0s")))
+        );
+        // Only the keys named (a permission case): the others are not looked at.
+        let keys = Compare::Keys(vec!["action".into()]);
+        let d = differences(
+            "permission",
+            &keys,
+            &json!({"action": "ask"}),
+            &json!({"action": "ask", "reason": "r"}),
             10,
         );
         assert!(d.is_empty());
         let d = differences(
             "delegation",
+            &Compare::Whole,
             &json!({"answer": {"a": 1}}),
             &json!({"answer": {"a": 1, "b": 2}}),
             10,
         );
         assert_eq!(d[0].path, "expect.answer.b");
-        assert_eq!(
-            (d[0].expected.clone(), d[0].actual.clone()),
-            (None, Some(json!(2)))
-        );
         let d = differences(
             "permission",
+            &Compare::Keys(vec!["action".into(), "x".into()]),
             &json!({"action": "ask", "x": [1]}),
             &json!({"action": "run"}),
             1,
         );
         assert_eq!(d.len(), 1, "at most the limit");
+    }
+
+    /// For every built-in case made to fail by a changed expect, the differences name it: a
+    /// case the runner fails always shows why.
+    #[test]
+    fn a_failing_case_always_has_a_difference() {
+        let files = crate::model::builtin_files();
+        let mut checked = 0;
+        for f in files.iter().filter(|f| f.area != "team") {
+            for case in f.cases.iter().take(40) {
+                let Some(serde_json::Value::Object(expect)) = case.get("expect") else {
+                    continue;
+                };
+                let Some(first) = expect.keys().next().cloned() else {
+                    continue;
+                };
+                // A value changed; a key left out of the expect (a whole comparison fails on it).
+                let mut wrong = case.clone();
+                wrong["expect"][&first] = json!("wrong on purpose");
+                let mut shorter = case.clone();
+                if let Some(serde_json::Value::Object(e)) = shorter.get_mut("expect") {
+                    if e.len() > 1 {
+                        e.remove(&first);
+                    }
+                }
+                for changed in [&wrong, &shorter] {
+                    let r = lembas_rules::conformance::run_case(&f.area, changed);
+                    if r.pass || r.actual.is_null() {
+                        continue;
+                    }
+                    let compare = lembas_rules::conformance::comparison(&f.area, changed).unwrap();
+                    assert!(
+                        !differences(&f.area, &compare, &r.expected, &r.actual, 10).is_empty(),
+                        "{}: {changed}",
+                        f.area
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 100, "{checked}");
     }
 
     #[test]

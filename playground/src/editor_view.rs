@@ -10,7 +10,7 @@ use crate::link::case_link;
 use crate::model::{json_error, new_cases_file, templates, CaseFile, Source};
 use crate::storage::{download, draft_key, drafts, keep_draft, save_files};
 use crate::views::Page;
-use lembas_rules::conformance::{run_case, CaseTrace};
+use lembas_rules::conformance::{run_case, CaseTrace, Compare};
 use leptos::prelude::*;
 use serde_json::Value;
 
@@ -160,7 +160,14 @@ pub(crate) fn Editor(page: Page) -> impl IntoView {
         })
     });
     let diffs = Memo::new(move |_| match outcome.get() {
-        Ok((r, _)) if !r.pass => differences(&area.get_value(), &r.expected, &r.actual, 50),
+        Ok((r, _)) if !r.pass => text.with(|t| {
+            // Compared as the runner compares the case.
+            let compare = serde_json::from_str::<Value>(t)
+                .ok()
+                .and_then(|case| lembas_rules::conformance::comparison(&area.get_value(), &case))
+                .unwrap_or(Compare::Whole);
+            differences(&area.get_value(), &compare, &r.expected, &r.actual, 50)
+        }),
         _ => Vec::new(),
     });
     let scanned = Memo::new(move |_| text.with(|t| (t.len() <= HIGHLIGHT_LIMIT).then(|| scan(t))));

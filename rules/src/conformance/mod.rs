@@ -235,6 +235,12 @@ pub fn trace(area: &str, case: &Value) -> Option<CaseTrace> {
     }
 }
 
+/// How a case's answer is compared with its expect (see [`Compare`]); none for a case that
+/// cannot run. Tools that show the differences compare as the runner does.
+pub fn comparison(area: &str, case: &Value) -> Option<Compare> {
+    outcome_of(Area::parse(area)?, case).ok().map(|o| o.compare)
+}
+
 /// Runs one case of an area named by its word (an unknown area is the case's failure).
 pub fn run_case(area: &str, case: &Value) -> CaseResult {
     match Area::parse(area) {
