@@ -251,24 +251,6 @@ pub fn read_file(name: &str, text: &str, source: Source) -> Result<CaseFile, Str
     read_value(name, value, source, None)
 }
 
-/// The area a case's own fields say, where they say one without doubt: a team case has `steps`,
-/// a progress case `progress`, a subagents case `models`, a delegation case `parent_mode`,
-/// `main_mode` or `agents`.
-fn area_of_case(case: &Value) -> Option<Area> {
-    let has = |k: &str| case.get(k).is_some();
-    if has("steps") || has("start") {
-        Some(Area::Team)
-    } else if has("progress") {
-        Some(Area::Progress)
-    } else if has("models") {
-        Some(Area::Subagents)
-    } else if has("parent_mode") || has("main_mode") || has("agents") {
-        Some(Area::Delegation)
-    } else {
-        None
-    }
-}
-
 /// A case file or a single case. Its area is the file's `area`, else its file name's
 /// (`delegation.json`), else the one its cases' fields all say, else `picked` (the area picked
 /// beside the paste box) — never a picked area over what the file itself says.
@@ -287,10 +269,10 @@ pub fn read_value(
             Some(Value::Array(c)) => c.iter().collect(),
             _ => vec![&value],
         };
-        let first = cases.first().and_then(|c| area_of_case(c))?;
+        let first = cases.first().and_then(|c| Area::of_case(c))?;
         cases
             .iter()
-            .all(|c| area_of_case(c) == Some(first))
+            .all(|c| Area::of_case(c) == Some(first))
             .then_some(first.as_str())
     };
     let file_area = map

@@ -46,6 +46,25 @@ words!(Area {
 });
 
 impl Area {
+    /// The area a case's own fields say, where they say one without doubt (each area's case
+    /// format, `conformance/README.md`): a team case has `steps` or `start`, a progress case
+    /// `progress`, a subagents case `models`, a delegation case `parent_mode`, `main_mode` or
+    /// `agents`. A permission case says none that another area lacks.
+    pub fn of_case(case: &Value) -> Option<Area> {
+        let has = |k: &str| case.get(k).is_some();
+        if has("steps") || has("start") {
+            Some(Area::Team)
+        } else if has("progress") {
+            Some(Area::Progress)
+        } else if has("models") {
+            Some(Area::Subagents)
+        } else if has("parent_mode") || has("main_mode") || has("agents") {
+            Some(Area::Delegation)
+        } else {
+            None
+        }
+    }
+
     /// Every area, in the order they are listed.
     pub const ALL: [Area; 5] = [
         Area::Progress,
@@ -446,6 +465,30 @@ mod tests {
         };
         assert_eq!(d.grants, crate::delegation::GrantUse::Unused);
         assert!(d.impossible.is_some(), "{d:?}");
+    }
+
+    /// Every case of `conformance/` whose fields say an area says its file's own.
+    #[test]
+    fn a_case_says_its_area_by_its_fields() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance");
+        let mut said = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|x| x != "json") {
+                continue;
+            }
+            let file: Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            let stem = path.file_stem().unwrap().to_str().unwrap();
+            let area = Area::parse(file["area"].as_str().unwrap_or(stem)).unwrap();
+            for case in file["cases"].as_array().unwrap() {
+                if let Some(a) = Area::of_case(case) {
+                    assert_eq!(a, area, "{case}");
+                    said += 1;
+                }
+            }
+        }
+        assert!(said > 50, "{said}");
     }
 
     #[test]
