@@ -8,7 +8,6 @@ import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { serve } from "../../scripts/static-server.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const { chromium } = createRequire(path.join(root, "wasm/package.json"))("playwright-core");
@@ -39,8 +38,16 @@ async function recordRun() {
 }
 const recorded = await recordRun();
 
-const server = await serve(dist);
-const base = server.url;
+// Served as `make run` serves it: the static server run as a program (port 0: any free one).
+const server = spawn(process.execPath, [path.join(root, "scripts/static-server.mjs"), dist, "0"], { stdio: ["ignore", "pipe", "inherit"] });
+const base = await new Promise((resolve, reject) => {
+  server.stdout.once("data", (d) => {
+    const url = /http:\/\/127\.0\.0\.1:\d+\//.exec(String(d));
+    url ? resolve(url[0]) : reject(new Error(`static-server said: ${d}`));
+  });
+  server.once("exit", (c) => reject(new Error(`static-server exited ${c}`)));
+});
+process.on("exit", () => server.kill());
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
@@ -623,6 +630,6 @@ await step("served compressed; the first load's bytes and a throttled load, meas
 });
 
 await browser.close();
-server.close();
+server.kill();
 console.log(`playground e2e: ${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
