@@ -169,6 +169,12 @@ await step("an opened file runs; a link carries a case, and an old spec's link s
   await page.getByTestId("open-file").setInputFiles({ name: "mine.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(file)) });
   await page.waitForFunction((t) => document.querySelector('[data-testid="summary"]')?.textContent === t, `${total + 1} passed, 0 failed`);
   await page.getByRole("button", { name: "Remove my files" }).click();
+  await page.waitForFunction((t) => document.querySelector('[data-testid="summary"]')?.textContent === t, `${total} passed, 0 failed`);
+  // Dropped onto the paste area, as a person drags a file there.
+  await dropFile("section.paste", "dropped.json", JSON.stringify(file));
+  await page.waitForFunction((t) => document.querySelector('[data-testid="summary"]')?.textContent === t, `${total + 1} passed, 0 failed`);
+  expect((await page.getByTestId("paste-status").textContent()).includes('"dropped"'), `the drop: ${await page.getByTestId("paste-status").textContent()}`);
+  await page.getByRole("button", { name: "Remove my files" }).click();
   // A file without `area` takes its name's (conformance/delegation.json has none), not the
   // area picked beside the paste box.
   const delegation = readFileSync(path.join(root, "conformance/delegation.json"));
@@ -492,6 +498,18 @@ await step("a JSON error is marked on its line; Format keeps the key order; Copy
   expect(typeof copied.area === "string" && copied.cases.length === 1, `copied: ${JSON.stringify(copied).slice(0, 120)}`);
 });
 
+// Drops a file named `name` holding `text` onto the element `selector`, as a browser does when
+// a person drags one there (a DataTransfer with the file, dragover then drop).
+async function dropFile(selector, name, text) {
+  const transfer = await page.evaluateHandle(([n, t]) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([t], n, { type: "application/json" }));
+    return dt;
+  }, [name, text]);
+  await page.dispatchEvent(selector, "dragover", { dataTransfer: transfer });
+  await page.dispatchEvent(selector, "drop", { dataTransfer: transfer });
+}
+
 // The recorded run opened in the Replay tab, shown at its middle (the tree drawn).
 async function loadReplay() {
   await page.getByTestId("replay-file").setInputFiles({ name: "events.jsonl", mimeType: "application/json", buffer: recorded });
@@ -524,6 +542,14 @@ await step("a lembas run's --events file replays: the tree and the progress line
   expect((await page.locator('[data-testid="replay-tree"] li.ended[data-agent="writer"]').count()) === 1, "the writer is not drawn as ended");
   const progress = await page.getByTestId("replay-lines").textContent();
   expect(progress.includes("main agent") && progress.includes("writer"), `lines: ${progress}`);
+  // Played from the start: the clock runs to the run's end by itself.
+  await page.getByTestId("replay-time").fill("0");
+  await page.getByTestId("replay-play").click();
+  await page.waitForFunction(() => /^(\S+) of \1 /.test(document.querySelector('[data-testid="replay-clock"]')?.textContent ?? ""), null, { timeout: 10_000 });
+  expect((await page.getByTestId("replay-play").textContent()) === "Play", "playing did not stop at the end");
+  // Dropped onto the tab, as a person drags a file from their folder.
+  await dropFile("section.replay", "dropped.jsonl", recorded.toString());
+  await page.locator("p.sub", { hasText: "dropped.jsonl" }).waitFor();
   // A file that is not an events file is said, with its line.
   await page.getByTestId("replay-file").setInputFiles({ name: "bad.jsonl", mimeType: "application/json", buffer: Buffer.from('{"at": 1, "type": "phase", "progress": null}\n{"at": 2}\n') });
   await page.getByTestId("replay-error").filter({ hasText: "bad.jsonl: line 2: not an event" }).waitFor();
