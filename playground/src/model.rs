@@ -59,13 +59,18 @@ impl CaseFile {
     /// The file as JSON text, as conformance/ writes its files: its `about`, its `area` (always
     /// said, so that it opens anywhere as it is), its cases.
     pub fn to_text(&self) -> String {
+        serde_json::to_string_pretty(&self.to_value()).unwrap_or_default() + "\n"
+    }
+
+    /// The file as JSON: its `about`, its `area`, its cases.
+    pub fn to_value(&self) -> Value {
         let mut file = serde_json::Map::new();
         if let Some(about) = &self.about {
             file.insert("about".into(), Value::String(about.clone()));
         }
         file.insert("area".into(), Value::String(self.area.clone()));
         file.insert("cases".into(), Value::Array(self.cases.clone()));
-        serde_json::to_string_pretty(&Value::Object(file)).unwrap_or_default() + "\n"
+        Value::Object(file)
     }
 
     /// Its file name for a download.

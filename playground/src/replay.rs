@@ -176,8 +176,7 @@ impl Replay {
         let mut moment = Moment::default();
         let mut progress: Vec<(Option<String>, Option<Progress>)> = Vec::new();
         let mut notes: Vec<(Option<String>, String)> = Vec::new();
-        for (at, said) in self.events.iter().take_while(|e| e.0 <= now) {
-            let _ = at;
+        for (_, said) in self.events.iter().take_while(|e| e.0 <= now) {
             moment.said += 1;
             match said {
                 Said::Phase { agent, progress: p } => {

@@ -54,7 +54,7 @@ pub(crate) fn save_files(files: &[CaseFile]) -> Result<(), String> {
         .iter()
         .filter(|f| f.source.kept())
         .map(|f| {
-            let file = serde_json::from_str::<Value>(&f.to_text()).unwrap_or(Value::Null);
+            let file = f.to_value();
             serde_json::json!({"name": f.name, "source": f.source.as_str(), "file": file})
         })
         .collect();

@@ -156,11 +156,6 @@ fn trace_view(t: &Trace) -> impl IntoView {
     }
 }
 
-/// A decision in a line, for the answer.
-fn answer_line(d: &Decision) -> String {
-    decision_line(d)
-}
-
 /// How §7 combined the two modes, in words.
 fn combined_words(c: Combined) -> &'static str {
     match c {
@@ -179,7 +174,7 @@ pub fn permission_why(t: &Trace) -> impl IntoView {
     view! {
         <div class="why" data-testid="why"><h2>"Why"</h2>
             {trace_view(t)}
-            <p>"The decision: " {answer_line(&t.decision)}</p>
+            <p>"The decision: " {decision_line(&t.decision)}</p>
         </div>
     }
 }
