@@ -122,6 +122,13 @@ impl TreeAgent {
     pub fn from_json(path: &str, value: &Value) -> Result<TreeAgent, InputError> {
         use crate::permission::{Mode, RiskClass};
         let o = Obj::new(path, value)?;
+        // A count this machine can hold; a bigger one is said, not cut.
+        let small_count = |key: &str| -> Result<usize, InputError> {
+            usize::try_from(o.opt_count(key)?.unwrap_or(0)).map_err(|_| InputError::Type {
+                path: o.at(key),
+                expected: "a count this machine can hold",
+            })
+        };
         let context_path = o.at("context");
         let context = match o.opt_obj("context", &context_path)? {
             Some(c) => Some(ContextUse {
@@ -159,8 +166,8 @@ impl TreeAgent {
             task: o.opt_str("task")?.map(str::to_string),
             context,
             progress,
-            findings: usize::try_from(o.opt_count("findings")?.unwrap_or(0)).unwrap_or(usize::MAX),
-            messages: usize::try_from(o.opt_count("messages")?.unwrap_or(0)).unwrap_or(usize::MAX),
+            findings: small_count("findings")?,
+            messages: small_count("messages")?,
             ended: o.opt_int("ended")?,
         })
     }
