@@ -107,7 +107,7 @@ impl Page {
         let at = address.case.as_ref().and_then(|(name, index)| {
             self.files.with_untracked(|f| {
                 let fi = f.iter().position(|x| x.name == *name)?;
-                (*index <= f.get(fi)?.cases.len()).then_some((fi, *index))
+                (*index < f.get(fi)?.cases.len()).then_some((fi, *index))
             })
         });
         if address.case.is_some() && at.is_none() {
