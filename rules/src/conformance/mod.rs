@@ -384,16 +384,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    #[cfg(feature = "trace")]
-    /// The trace gives the answer the run gives, for every permission and delegation `call`
-    /// case of `conformance/` (the sample and the hostile corpus), and its strictest part is
-    /// the part whose decision the call got unless the mode or nobody to ask changed it.
-    #[test]
-    fn a_trace_agrees_with_the_answer_for_every_case() {
-        use crate::delegation::Combined;
-        use crate::permission::{evaluate, Action};
+    /// Every case of `conformance/` with its file's area (its `area`, else its file name's).
+    fn every_case() -> Vec<(Area, Value)> {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance");
-        let mut traced = 0;
+        let mut out = Vec::new();
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().is_none_or(|x| x != "json") {
@@ -402,38 +396,53 @@ mod tests {
             let file: Value =
                 serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
             let stem = path.file_stem().unwrap().to_str().unwrap();
-            let area = file["area"].as_str().unwrap_or(stem).to_string();
+            let area = Area::parse(file["area"].as_str().unwrap_or(stem)).unwrap();
             for case in file["cases"].as_array().unwrap() {
-                let Some(t) = trace(&area, case) else {
-                    continue;
-                };
-                traced += 1;
-                match t {
-                    CaseTrace::Permission(t) => {
-                        let o = Obj::new("case", case).unwrap();
-                        let (req, ctx) = permission::read(&o).unwrap();
-                        assert_eq!(t.decision, evaluate(&req, &ctx), "{case}");
-                        let strictest = &t.parts[t.strictest].decision;
-                        assert!(t
-                            .parts
-                            .iter()
-                            .all(|p| p.decision.action <= strictest.action));
-                        if t.decision.action != Action::Ask && strictest.action != Action::Ask {
-                            assert_eq!(&t.decision, strictest, "{case}");
-                        }
+                out.push((area, case.clone()));
+            }
+        }
+        out
+    }
+
+    #[cfg(feature = "trace")]
+    /// The trace gives the answer the run gives, for every permission and delegation `call`
+    /// case of `conformance/` (the sample and the hostile corpus), and its strictest part is
+    /// the part whose decision the call got unless the mode or nobody to ask changed it.
+    #[test]
+    fn a_trace_agrees_with_the_answer_for_every_case() {
+        use crate::delegation::Combined;
+        use crate::permission::{evaluate, Action};
+        let mut traced = 0;
+        for (area, case) in &every_case() {
+            let Some(t) = trace(area.as_str(), case) else {
+                continue;
+            };
+            traced += 1;
+            match t {
+                CaseTrace::Permission(t) => {
+                    let o = Obj::new("case", case).unwrap();
+                    let (req, ctx) = permission::read(&o).unwrap();
+                    assert_eq!(t.decision, evaluate(&req, &ctx), "{case}");
+                    let strictest = &t.parts[t.strictest].decision;
+                    assert!(t
+                        .parts
+                        .iter()
+                        .all(|p| p.decision.action <= strictest.action));
+                    if t.decision.action != Action::Ask && strictest.action != Action::Ask {
+                        assert_eq!(&t.decision, strictest, "{case}");
                     }
-                    CaseTrace::Delegation(d) => {
-                        assert_eq!(d.own.decision, d.verdict.own, "{case}");
-                        if let Some(main) = &d.verdict.main {
-                            assert_eq!(&d.main.decision, main, "{case}");
-                        }
-                        let expected = match d.combined {
-                            Combined::OwnAllows => "run",
-                            Combined::PersonDecides => "person",
-                            _ => "refused",
-                        };
-                        assert_eq!(d.verdict.answer.as_str(), expected, "{case}");
+                }
+                CaseTrace::Delegation(d) => {
+                    assert_eq!(d.own.decision, d.verdict.own, "{case}");
+                    if let Some(main) = &d.verdict.main {
+                        assert_eq!(&d.main.decision, main, "{case}");
                     }
+                    let expected = match d.combined {
+                        Combined::OwnAllows => "run",
+                        Combined::PersonDecides => "person",
+                        _ => "refused",
+                    };
+                    assert_eq!(d.verdict.answer.as_str(), expected, "{case}");
                 }
             }
         }
@@ -470,22 +479,11 @@ mod tests {
     /// Every case of `conformance/` whose fields say an area says its file's own.
     #[test]
     fn a_case_says_its_area_by_its_fields() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance");
         let mut said = 0;
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_none_or(|x| x != "json") {
-                continue;
-            }
-            let file: Value =
-                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-            let stem = path.file_stem().unwrap().to_str().unwrap();
-            let area = Area::parse(file["area"].as_str().unwrap_or(stem)).unwrap();
-            for case in file["cases"].as_array().unwrap() {
-                if let Some(a) = Area::of_case(case) {
-                    assert_eq!(a, area, "{case}");
-                    said += 1;
-                }
+        for (area, case) in &every_case() {
+            if let Some(a) = Area::of_case(case) {
+                assert_eq!(a, *area, "{case}");
+                said += 1;
             }
         }
         assert!(said > 50, "{said}");
