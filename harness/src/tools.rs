@@ -4,7 +4,7 @@
 //! is said to the model), never a crash.
 
 use crate::text::one_line;
-use lembas_rules::permission::plain::{self, Place};
+use lembas_rules::permission::path::{resolve, Place};
 use lembas_rules::permission::{evaluate, inside, Context, DecidedBy, Request, RiskClass, Target};
 use lembas_rules::spec::spec;
 use serde_json::Value;
@@ -132,7 +132,7 @@ impl Workspace {
             root: &root,
             home: self.home.as_deref(),
         };
-        let abs = plain::resolve(place, &root, path);
+        let abs = resolve(place, &root, path);
         if !abs.starts_with('/') {
             return Err(ToolError::File {
                 path: path.to_string(),

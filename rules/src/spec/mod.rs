@@ -7,7 +7,7 @@
 pub mod rust;
 pub mod types;
 
-use crate::permission::{Action, Mode, RiskClass, Rule, RuleSource};
+use crate::permission::words::{Action, Mode, RiskClass};
 use std::sync::LazyLock;
 use thiserror::Error;
 
@@ -83,16 +83,16 @@ impl ModeAnswers {
     }
 }
 
-/// All the spec data, typed: the files as they are, and the default rules made from
-/// `permission/defaults.json` once.
+/// All the spec data, typed, as the files are.
 #[derive(Debug)]
 pub struct Spec {
     /// `loop.json`: progress, the team, subagents, the session notes.
     pub loop_spec: &'static types::Loop,
     /// `permission/modes.json`: each mode's actions and reasons.
     pub modes_file: &'static types::ModesFile,
-    /// `permission/defaults.json`'s rules, read.
-    pub defaults: Vec<Rule>,
+    /// `permission/defaults.json`: the rules every session starts from (read into rules by
+    /// `permission::request::default_rules`).
+    pub defaults_file: &'static types::DefaultsFile,
     /// `permission/arity.json`: how many words of a command an approval keeps.
     pub arity: &'static types::ArityFile,
     /// `permission/hardline.json`: what no mode or rule allows.
@@ -117,10 +117,7 @@ impl Spec {
         Spec {
             loop_spec: &data::LOOP,
             modes_file: &data::MODES,
-            // build.rs checked every action of the file, so this reads; were it ever not to, the
-            // session would start refusing everything rather than with fewer rules.
-            defaults: default_rules()
-                .unwrap_or_else(|_| vec![Rule::new("*", "*", Action::Deny, RuleSource::Defaults)]),
+            defaults_file: &data::DEFAULTS,
             arity: &data::ARITY,
             hardline: &data::HARDLINE,
         }
@@ -167,15 +164,6 @@ fn tool_info(file: &'static types::ToolFile) -> Option<ToolInfo> {
         permission: file.permission.as_ref(),
         offered: file.offered.as_deref(),
     })
-}
-
-fn default_rules() -> Result<Vec<Rule>, SpecError> {
-    crate::permission::rules_from_setting(&data::DEFAULTS.permission, RuleSource::Defaults).map_err(
-        |e| SpecError::Parse {
-            file: "permission/defaults.json",
-            message: e.to_string(),
-        },
-    )
 }
 
 /// Whether the data says what the rules need — every word of the modes and the tools known, the
@@ -229,7 +217,22 @@ pub fn check() -> Result<(), SpecError> {
             return Err(value("tools/*.json", "name".into(), &file.name));
         }
     }
-    default_rules().map(|_| ())
+    // Every action of the default rules is a word the rules know (build.rs checks it too).
+    for (key, setting) in data::DEFAULTS.permission.0.iter() {
+        let words: Vec<(String, &str)> = match setting {
+            types::SettingValue::Action(a) => vec![(key.to_string(), a.as_ref())],
+            types::SettingValue::Patterns(list) => list
+                .iter()
+                .map(|(p, a)| (format!("{key}.{p}"), a.as_ref()))
+                .collect(),
+        };
+        for (at, word) in words {
+            if Action::parse(word).is_none() {
+                return Err(value("permission/defaults.json", at, word));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A tool's whole file (`tools/<name>.json`), as a model is sent it. Read when asked: the rules
@@ -320,7 +323,7 @@ mod tests {
         assert_eq!(spec.loop_spec.version, "3.4.0");
         assert_eq!(spec.tools().count(), data::TOOLS.len());
         assert_eq!(spec.tools().count(), 18);
-        assert!(spec.defaults.len() > 10);
+        assert!(crate::permission::request::default_rules().len() > 10);
         assert_eq!(spec.mode(Mode::Auto).ask_becomes, Some(Action::Allow));
         assert_eq!(spec.mode(Mode::Plan).write, Action::Deny);
         assert_eq!(spec.tool("bash").map(|t| t.risk), Some(RiskClass::Execute));

@@ -1,0 +1,205 @@
+//! Globs of paths (a `*`, `?` or `[…]` stands within one segment) and whether two of them can name
+//! the same path. Rules' and hardline entries' wildcards are [`super::wildcard`]'s.
+
+/// When the last segment of a glob matches all of a folder's entries (`*`, `.*`, `?*`), the
+/// folder.
+pub(crate) fn broad_contents(path: &str) -> Option<&str> {
+    let (dir, last) = path.rsplit_once('/')?;
+    let name = last.strip_prefix('.').unwrap_or(last);
+    let t = tokens(name);
+    let broad = t.contains(&Token::Star) && t.iter().all(|t| !matches!(t, Token::Char(_)));
+    broad.then_some(if dir.is_empty() { "/" } else { dir })
+}
+
+/// Whether two paths, each a glob whose `*`, `?` and `[…]` stand within a segment, can name the
+/// same path.
+pub fn path_meets(a: &str, b: &str) -> bool {
+    let sa: Vec<&str> = a.split('/').filter(|s| !s.is_empty()).collect();
+    let sb: Vec<&str> = b.split('/').filter(|s| !s.is_empty()).collect();
+    a.starts_with('/') == b.starts_with('/') && segments_meet(&sa, &sb)
+}
+
+/// Segment by segment; a `**` segment of `b` (a set's pattern) stands for any segments.
+pub(crate) fn segments_meet(a: &[&str], b: &[&str]) -> bool {
+    match (a.split_first(), b.split_first()) {
+        (_, Some((&"**", rest))) => {
+            (0..=a.len()).any(|k| segments_meet(a.get(k..).unwrap_or(&[]), rest))
+        }
+        (Some((x, ra)), Some((y, rb))) => glob_meets(x, y) && segments_meet(ra, rb),
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Token {
+    Char(char),
+    Any,
+    Star,
+    /// `[…]`: the characters it names, and whether it is negated.
+    Class(Vec<char>, bool),
+}
+
+pub(crate) fn tokens(s: &str) -> Vec<Token> {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(&c) = chars.get(i) {
+        i += 1;
+        match c {
+            '*' => {
+                if out.last() != Some(&Token::Star) {
+                    out.push(Token::Star);
+                }
+            }
+            '?' => out.push(Token::Any),
+            '[' => {
+                let mut k = i;
+                let negated = matches!(chars.get(k), Some('!' | '^'));
+                if negated {
+                    k += 1;
+                }
+                let start = k;
+                if chars.get(k) == Some(&']') {
+                    k += 1;
+                }
+                while chars.get(k).is_some_and(|c| *c != ']') {
+                    k += 1;
+                }
+                if chars.get(k) == Some(&']') {
+                    let mut set = Vec::new();
+                    let body: Vec<char> = chars.get(start..k).unwrap_or(&[]).to_vec();
+                    let mut j = 0;
+                    while let Some(&x) = body.get(j) {
+                        if body.get(j + 1) == Some(&'-') {
+                            if let Some(&y) = body.get(j + 2) {
+                                let (lo, hi) = (x.min(y) as u32, x.max(y) as u32);
+                                set.extend((lo..=hi.min(lo + 256)).filter_map(char::from_u32));
+                                j += 3;
+                                continue;
+                            }
+                        }
+                        set.push(x);
+                        j += 1;
+                    }
+                    out.push(Token::Class(set, negated));
+                    i = k + 1;
+                } else {
+                    out.push(Token::Char('['));
+                }
+            }
+            _ => out.push(Token::Char(c)),
+        }
+    }
+    out
+}
+
+/// Whether a glob of one segment matches a plain name (no allocation for the common `*`
+/// patterns: a literal with one `*`).
+pub(crate) fn wildcard_segment(glob: &str, name: &str) -> bool {
+    if !glob.contains(['?', '[']) && glob.matches('*').count() == 1 {
+        if let Some((head, tail)) = glob.split_once('*') {
+            return name.len() >= head.len() + tail.len()
+                && name.starts_with(head)
+                && name.ends_with(tail);
+        }
+    }
+    let t = tokens(glob);
+    let name: Vec<Token> = name.chars().map(Token::Char).collect();
+    tokens_meet(&t, &name)
+}
+
+pub(crate) fn single_meets(a: &Token, b: &Token) -> bool {
+    match (a, b) {
+        (Token::Char(x), Token::Char(y)) => x == y,
+        (Token::Class(set, neg), Token::Char(c)) | (Token::Char(c), Token::Class(set, neg)) => {
+            set.contains(c) != *neg
+        }
+        _ => true,
+    }
+}
+
+/// Whether two globs of one segment can match a common name.
+pub(crate) fn glob_meets(a: &str, b: &str) -> bool {
+    let special = |s: &str| s.contains(['*', '?', '[']);
+    match (special(a), special(b)) {
+        (false, false) => return a == b,
+        (false, true) => return wildcard_segment(b, a),
+        (true, false) => return wildcard_segment(a, b),
+        (true, true) => {}
+    }
+    tokens_meet(&tokens(a), &tokens(b))
+}
+
+pub(crate) fn tokens_meet(ta: &[Token], tb: &[Token]) -> bool {
+    tokens_meet_crossing(ta, tb, false)
+}
+
+/// Whether a path glob (`a`, whose `*` stands within a segment) can name a path a pattern (`b`)
+/// matches; `b_crosses`: the pattern's `*` stands for any run of characters, `/` too (the
+/// hardline's path patterns).
+pub(crate) fn tokens_meet_crossing(ta: &[Token], tb: &[Token], b_crosses: bool) -> bool {
+    // seen[i][j]: a[i..] and b[j..] were tried.
+    let w = tb.len() + 1;
+    let mut seen = vec![false; (ta.len() + 1) * w];
+    let mut stack = vec![(0usize, 0usize)];
+    while let Some((i, j)) = stack.pop() {
+        let Some(cell) = seen.get_mut(i * w + j) else {
+            continue;
+        };
+        if *cell {
+            continue;
+        }
+        *cell = true;
+        match (ta.get(i), tb.get(j)) {
+            (None, None) => return true,
+            (Some(Token::Star), _) => {
+                stack.push((i + 1, j));
+                // A glob's `*` never stands for a `/`.
+                if tb.get(j).is_some_and(|t| *t != Token::Char('/')) {
+                    stack.push((i, j + 1));
+                }
+            }
+            (_, Some(Token::Star)) => {
+                stack.push((i, j + 1));
+                if ta
+                    .get(i)
+                    .is_some_and(|t| b_crosses || *t != Token::Char('/'))
+                {
+                    stack.push((i + 1, j));
+                }
+            }
+            // Nor does a glob's `?` or `[…]`.
+            (Some(x), Some(y))
+                if single_meets(x, y)
+                    && !(*y == Token::Char('/') && matches!(x, Token::Any | Token::Class(..))) =>
+            {
+                stack.push((i + 1, j + 1))
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_meet_when_they_can_name_one_path() {
+        assert!(path_meets("/?in", "/bin"));
+        assert!(path_meets("/[b]in", "/bin"));
+        assert!(path_meets("/*", "/usr"));
+        assert!(path_meets("/*/*", "/usr/*"));
+        assert!(path_meets("/dev/s?a", "/dev/sd*"));
+        assert!(!path_meets("/dev/[!s]da", "/dev/sd*"));
+        assert!(!path_meets("/project/build", "/*"));
+        assert!(!path_meets("/usr", "/"));
+        assert!(glob_meets("*", "*"));
+        assert!(!glob_meets("a*", "b*"));
+        assert!(path_meets("/etc/ssh/sshd_config", "/etc/**"));
+        assert!(path_meets("/etc", "/etc/**"));
+        assert!(!path_meets("/project/etc", "/etc/**"));
+    }
+}

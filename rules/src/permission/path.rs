@@ -1,0 +1,122 @@
+//! Paths as the rules read them, lexically and without the disk: made absolute against a folder
+//! (`~`, `~user`, `.` and `..` folded), and placed inside or outside the project root. The
+//! harness's file tools read their paths with these functions too, so that a tool and a command
+//! naming the same path are judged alike.
+
+/// `.`, `..` and doubled slashes folded, lexically.
+pub fn normalize(path: &str) -> String {
+    let absolute = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in path.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                if parts.last().is_some_and(|p| *p != ".." && *p != "~") {
+                    parts.pop();
+                } else if !absolute {
+                    parts.push("..");
+                }
+            }
+            s => parts.push(s),
+        }
+    }
+    let joined = parts.join("/");
+    if absolute {
+        format!("/{joined}")
+    } else {
+        joined
+    }
+}
+
+/// `abs` relative to `root` when it is inside it.
+pub fn inside(root: &str, abs: &str) -> Option<String> {
+    let root = root.trim_end_matches('/');
+    if abs == root || root.is_empty() {
+        return Some(if abs == root {
+            ".".into()
+        } else {
+            abs.trim_start_matches('/').into()
+        });
+    }
+    abs.strip_prefix(root)
+        .and_then(|r| r.strip_prefix('/'))
+        .map(str::to_string)
+}
+
+/// The permission key that a path outside the project root is checked under.
+pub const OUTSIDE_ROOT: &str = "external_directory";
+
+/// Where the line runs: the project root and the person's home, when known.
+#[derive(Debug, Clone, Copy)]
+pub struct Place<'a> {
+    /// The project root, absolute.
+    pub root: &'a str,
+    /// The person's home folder, when known.
+    pub home: Option<&'a str>,
+}
+
+/// A home folder whose path is not known is read as this, so that `~/..` leaves it.
+pub(crate) const SOME_HOME: &str = "/home/~home";
+
+/// A path made absolute: `~` and `~user` expanded, relative paths against `cwd`, `.` and `..`
+/// folded. With the home unknown, a path in it is written `~/…`.
+pub fn resolve(place: Place<'_>, cwd: &str, path: &str) -> String {
+    let home = place
+        .home
+        .map(|h| h.trim_end_matches('/'))
+        .unwrap_or(SOME_HOME);
+    let home = if home.is_empty() { "/" } else { home };
+    let expanded = if let Some(rest) = path.strip_prefix('~') {
+        let (user, tail) = match rest.find('/') {
+            Some(k) => (rest.get(..k).unwrap_or(""), rest.get(k..).unwrap_or("")),
+            None => (rest, ""),
+        };
+        match user {
+            "" => format!("{home}{tail}"),
+            "root" => format!("/root{tail}"),
+            u => format!("/home/{u}{tail}"),
+        }
+    } else if path.starts_with('/') {
+        path.to_string()
+    } else {
+        format!("{cwd}/{path}")
+    };
+    let abs = normalize(&expanded);
+    if place.home.is_none() {
+        if abs == SOME_HOME {
+            return "~".into();
+        }
+        if let Some(rest) = abs.strip_prefix(SOME_HOME).filter(|r| r.starts_with('/')) {
+            return format!("~{rest}");
+        }
+    }
+    abs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PLACE: Place<'static> = Place {
+        root: "/project",
+        home: None,
+    };
+
+    #[test]
+    fn paths_resolve_like_the_shell() {
+        assert_eq!(
+            resolve(PLACE, "/project", "~/../../etc/passwd"),
+            "/etc/passwd"
+        );
+        assert_eq!(resolve(PLACE, "/project", "~/.ssh/id"), "~/.ssh/id");
+        assert_eq!(resolve(PLACE, "/project", "~root"), "/root");
+        assert_eq!(resolve(PLACE, "/project", "~bob/x"), "/home/bob/x");
+        assert_eq!(resolve(PLACE, "/project", "/tmp/../usr"), "/usr");
+        assert_eq!(resolve(PLACE, "/project", "a/../b"), "/project/b");
+        let home = Place {
+            root: "/project",
+            home: Some("/home/me"),
+        };
+        assert_eq!(resolve(home, "/project", "~/x"), "/home/me/x");
+    }
+}

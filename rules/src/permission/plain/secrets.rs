@@ -1,0 +1,163 @@
+//! Secrets a command may read (hardline.json `paths` with the class `read`): keys and a process's
+//! environment, named plainly, through a glob or through a value known only when the line runs.
+
+use super::super::glob::{tokens, tokens_meet_crossing, Token};
+use super::super::hardline::{self, Hit};
+use super::super::path::SOME_HOME;
+use super::super::shell::Word;
+use super::super::RiskClass;
+use super::values::{shape, strip_word_prefix, values_inside, Scope};
+use super::walk::Walker;
+use crate::spec::spec;
+
+impl Walker<'_> {
+    /// Operands that name a path no tool may read (keys, a process's environment): a command
+    /// reading them is refused as the read tool would be.
+    pub(super) fn secret_reads(&mut self, args: &[Word], scope: &Scope<'_>) {
+        for w in args {
+            self.secret_read(w, scope);
+            if w.dynamic() {
+                continue;
+            }
+            let t = w.text.as_str();
+            for value in values_inside(t) {
+                if !value.is_empty() && (secret_may(value) || value.contains(['*', '?', '['])) {
+                    let skip = t.chars().count() - value.chars().count();
+                    self.secret_read(&strip_word_prefix(w, skip, value), scope);
+                }
+            }
+        }
+    }
+
+    pub(super) fn secret_read(&mut self, w: &Word, scope: &Scope<'_>) {
+        // Most words name nothing secret: look closer only at those that may. A glob may name
+        // one without spelling it (`/proc/self/envi*`).
+        if !w.dynamic() && !w.glob() && !secret_may(&w.text) {
+            return;
+        }
+        // A value known only when it runs, between known text (`/proc/$(pgrep x)/environ`),
+        // stands for any name there: the word is read as that glob.
+        let paths = match self.targets(w, scope) {
+            Some(paths) => paths,
+            None => match shape(w) {
+                Some(glob) => match self.resolve_all(&glob) {
+                    Some(paths) => paths,
+                    None => return,
+                },
+                None => return,
+            },
+        };
+        for p in &paths {
+            if p.contains(['*', '?', '[']) {
+                if let Some(hit) = secret_glob(p, self.place.home) {
+                    self.out.hits.push(hit);
+                    return;
+                }
+            }
+        }
+        for p in paths.iter().filter(|p| secret_may(p)) {
+            if let Some(found) =
+                hardline::check_path(p, RiskClass::Read, self.place.home).filter(|f| !f.ask)
+            {
+                self.out.hits.push(found.hit);
+                return;
+            }
+        }
+    }
+}
+
+/// Whether a text holds a literal piece of a path no tool may read (no case): one that holds none
+/// names no such path.
+pub(super) fn secret_may(t: &str) -> bool {
+    secret_fragments().iter().any(|f| {
+        t.as_bytes()
+            .windows(f.len())
+            .any(|w| w.eq_ignore_ascii_case(f.as_bytes()))
+    })
+}
+
+/// The literal pieces (three characters or more) of the paths no tool may read, in lower case,
+/// made once: a word holding none of them names no such path.
+pub(super) fn secret_fragments() -> &'static [String] {
+    static FRAGMENTS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    FRAGMENTS.get_or_init(|| {
+        let mut out: Vec<String> = Vec::new();
+        for e in spec().hardline.paths.iter() {
+            if e.ask || !e.classes.iter().any(|c| c == "read") {
+                continue;
+            }
+            for p in e.patterns.iter() {
+                // The longest literal piece of the pattern stands for it.
+                let longest = p
+                    .split(['*', '?', '/'])
+                    .max_by_key(|f| f.len())
+                    .unwrap_or("")
+                    .to_lowercase();
+                if longest.len() >= 3 && !out.contains(&longest) {
+                    out.push(longest);
+                }
+            }
+        }
+        out
+    })
+}
+
+/// A glob's tokens with bash's rule for hidden names: a name starting with `.` is matched only by
+/// a `.` spelled out, so a segment that starts with a wildcard cannot start with `.`.
+pub(super) fn hidden_names_spelled(glob: Vec<Token>) -> Vec<Token> {
+    let mut out = Vec::with_capacity(glob.len() + 4);
+    let mut segment_start = true;
+    for t in glob {
+        if segment_start {
+            match t {
+                Token::Star => {
+                    out.push(Token::Class(vec!['.'], true));
+                    out.push(Token::Star);
+                }
+                Token::Any => out.push(Token::Class(vec!['.'], true)),
+                Token::Class(mut set, negated) => {
+                    if negated {
+                        set.push('.');
+                    } else {
+                        set.retain(|c| *c != '.');
+                    }
+                    out.push(Token::Class(set, negated));
+                }
+                other => out.push(other),
+            }
+        } else {
+            out.push(t);
+        }
+        segment_start = out.last() == Some(&Token::Char('/'));
+    }
+    out
+}
+
+/// The refusing read entry (keys, a process's environment) a glob can name a path of, if any.
+pub(super) fn secret_glob(path: &str, home: Option<&str>) -> Option<Hit> {
+    let lower = path.to_lowercase();
+    let path_tokens = hidden_names_spelled(tokens(&lower));
+    let home = home.map(|h| h.trim_end_matches('/').to_lowercase());
+    for e in spec().hardline.paths.iter() {
+        if e.ask || !e.classes.iter().any(|c| c == "read") {
+            continue;
+        }
+        let found = e.patterns.iter().any(|p| {
+            let p = p.to_lowercase();
+            let p = match (p.strip_prefix('~'), &home) {
+                (Some(rest), Some(h)) => format!("{h}{rest}"),
+                (Some(rest), None) => format!("{SOME_HOME}{rest}"),
+                _ => p,
+            };
+            tokens_meet_crossing(&path_tokens, &tokens(&p), true)
+        });
+        if found {
+            return Some(Hit {
+                entry: e.id.to_string(),
+                reason: e.reason.to_string(),
+                part: path.to_string(),
+            });
+        }
+    }
+    None
+}

@@ -1,0 +1,325 @@
+//! The values a word may have when the line runs: the line's own variables, positional
+//! parameters, `$HOME` and `$PWD`, `find`'s `{}`, and the paths they name.
+
+use super::super::path::resolve;
+use super::super::shell::{self, Piece, Reading, Word};
+use super::walk::Walker;
+
+/// The values known in one line: its variables, its positional parameters (`None`: unknown).
+pub(super) struct Scope<'a> {
+    pub(super) reading: &'a Reading,
+    pub(super) positional: Option<Vec<Option<String>>>,
+    /// `{}` of a `find -exec`: the paths it stands for.
+    pub(super) find: Vec<String>,
+    /// Names some command of the reading names as a word (`read X`, `unset X`, `printf -v X`):
+    /// their values are not known. Made when a variable is first looked up.
+    pub(super) mentioned: std::cell::OnceCell<std::collections::BTreeSet<String>>,
+}
+
+impl<'a> Scope<'a> {
+    pub(super) fn new(reading: &'a Reading, positional: Option<Vec<Option<String>>>) -> Scope<'a> {
+        Scope {
+            reading,
+            positional,
+            find: Vec::new(),
+            mentioned: std::cell::OnceCell::new(),
+        }
+    }
+
+    pub(super) fn mentions(&self, name: &str) -> bool {
+        self.mentioned
+            .get_or_init(|| {
+                let mut mentioned = std::collections::BTreeSet::new();
+                for c in &self.reading.commands {
+                    for w in c.argv().iter().skip(1) {
+                        let t = w.text.as_str();
+                        let name = shell::assignment_name(t)
+                            .or_else(|| t.split('[').next().filter(|n| shell::is_name(n)));
+                        if let Some(n) = name {
+                            mentioned.insert(n.to_string());
+                        }
+                    }
+                }
+                mentioned
+            })
+            .contains(name)
+    }
+}
+
+/// A name `find -exec`'s `{}` is read as (no variable has it).
+pub(super) const FOUND: &str = "{}";
+
+/// At most this many values of one word, folders the line may be in and links it makes are
+/// followed; more is unknown.
+pub(super) const MAX_VALUES: usize = 32;
+
+/// A variable whose value names another variable is followed this deep; deeper is unknown.
+pub(super) const MAX_INDIRECTION: usize = 8;
+
+impl Walker<'_> {
+    /// The values a word may have when it runs (globs kept as globs); `None` when one is unknown.
+    pub(super) fn values(&self, w: &Word, scope: &Scope<'_>) -> Option<Vec<String>> {
+        self.values_at(w, scope, 0)
+    }
+
+    pub(super) fn values_at(
+        &self,
+        w: &Word,
+        scope: &Scope<'_>,
+        depth: usize,
+    ) -> Option<Vec<String>> {
+        let mut acc = vec![String::new()];
+        for piece in &w.pieces {
+            let options: Vec<String> = match piece {
+                Piece::Text { text, .. } => vec![text.clone()],
+                Piece::Parameter { name, quoted } => {
+                    let vals = self.parameter(name, scope, depth)?;
+                    if *quoted {
+                        vals
+                    } else {
+                        vals.iter()
+                            .flat_map(|v| v.split_whitespace().map(str::to_string))
+                            .collect()
+                    }
+                }
+                Piece::Substitution { .. } => return None,
+            };
+            if options.is_empty() {
+                continue;
+            }
+            let mut next = Vec::new();
+            for a in &acc {
+                for o in &options {
+                    next.push(format!("{a}{o}"));
+                }
+            }
+            if next.len() > MAX_VALUES {
+                return None;
+            }
+            acc = next;
+        }
+        Some(acc)
+    }
+
+    /// A parameter's possible values.
+    pub(super) fn parameter(
+        &self,
+        name: &str,
+        scope: &Scope<'_>,
+        depth: usize,
+    ) -> Option<Vec<String>> {
+        if name == FOUND {
+            return (!scope.find.is_empty()).then(|| scope.find.clone());
+        }
+        if let Ok(n) = name.parse::<usize>() {
+            let pos = scope.positional.as_ref()?;
+            return match pos.get(n) {
+                Some(v) => v.clone().map(|v| vec![v]),
+                None => Some(vec![String::new()]),
+            };
+        }
+        match name {
+            "@" | "*" => {
+                let pos = scope.positional.as_ref()?;
+                let vals: Option<Vec<String>> = pos.iter().skip(1).cloned().collect();
+                let vals = vals?;
+                return Some(if vals.is_empty() {
+                    vec![String::new()]
+                } else {
+                    vals
+                });
+            }
+            // A number known only when it runs (a process id, a count): read as a glob of any
+            // number, so `/proc/$PPID/environ` is every process's environment.
+            "#" | "?" | "$" | "!" | "PPID" | "BASHPID" | "UID" | "EUID" | "RANDOM" | "SRANDOM"
+            | "LINENO" | "SECONDS" => return Some(vec!["[0-9]*".into()]),
+            "-" => return Some(vec!["hB".into()]),
+            "HOME" => return self.resolve_all("~"),
+            "PWD" => return self.cwds.clone(),
+            _ => {}
+        }
+        // The line's own variables: every value any binding gives, unless some command names
+        // the variable (read, printf -v, unset, getopts, …).
+        if scope.mentions(name) || depth >= MAX_INDIRECTION {
+            return None;
+        }
+        let mut out = Vec::new();
+        let mut bound = false;
+        for b in scope.reading.bindings.iter().filter(|b| b.name == name) {
+            bound = true;
+            for v in b.values.as_ref()? {
+                if v.pieces
+                    .iter()
+                    .any(|p| matches!(p, Piece::Parameter { name: n, .. } if n == name))
+                {
+                    return None;
+                }
+                out.extend(self.values_at(v, scope, depth + 1)?);
+                if out.len() > MAX_VALUES {
+                    return None;
+                }
+            }
+        }
+        bound.then_some(out)
+    }
+
+    /// The absolute paths a word may name (`None`: unknown).
+    pub(super) fn targets(&self, w: &Word, scope: &Scope<'_>) -> Option<Vec<String>> {
+        let mut out = Vec::new();
+        for v in self.values(w, scope)? {
+            let quoted_tilde = matches!(w.pieces.first(), Some(Piece::Text { quoted: true, text }) if text.starts_with('~'));
+            let v = if quoted_tilde {
+                // A quoted `~` is a file of that name.
+                format!("./{v}")
+            } else {
+                v
+            };
+            out.extend(self.resolve_all(&v)?);
+            if out.len() > MAX_VALUES {
+                return None;
+            }
+        }
+        Some(out)
+    }
+
+    /// A path read against every folder the line may be in, its links followed.
+    pub(super) fn resolve_all(&self, p: &str) -> Option<Vec<String>> {
+        if self.links_lost {
+            return None;
+        }
+        // `~+` is the folder the line is in, `~-` the one before (not known).
+        if let Some(rest) = p
+            .strip_prefix("~+")
+            .filter(|r| r.is_empty() || r.starts_with('/'))
+        {
+            return Some(
+                self.cwds
+                    .as_ref()?
+                    .iter()
+                    .map(|c| resolve(self.place, "/", &format!("{c}{rest}")))
+                    .collect(),
+            );
+        }
+        if p.strip_prefix("~-")
+            .is_some_and(|r| r.is_empty() || r.starts_with('/'))
+        {
+            return None;
+        }
+        let mut out = Vec::new();
+        if p.starts_with('/') || p.starts_with('~') {
+            out.push(resolve(self.place, "/", p));
+        } else {
+            for cwd in self.cwds.as_ref()? {
+                out.push(resolve(self.place, cwd, p));
+            }
+        }
+        let mut through = Vec::new();
+        for path in &out {
+            for (link, target) in &self.links {
+                if let Some(rest) = path.strip_prefix(link.as_str()) {
+                    if rest.is_empty() || rest.starts_with('/') {
+                        through.push(resolve(self.place, "/", &format!("{target}/{rest}")));
+                    }
+                }
+            }
+        }
+        out.extend(through);
+        Some(out)
+    }
+}
+
+/// The values written inside a word, each a suffix of it: after `=` (`--file=PATH`), after `:`
+/// (`HEAD:.env`), a short option's (`-fPATH`), and each of these and the word after a leading
+/// `@` (curl's `@PATH`).
+pub(super) fn values_inside(t: &str) -> impl Iterator<Item = &str> {
+    let short = (t.starts_with('-') && !t.starts_with("--"))
+        .then(|| t.get(2..))
+        .flatten();
+    let values = [
+        t.split_once('=').map(|(_, v)| v),
+        t.split_once(':').map(|(_, v)| v),
+        short,
+    ];
+    let at = values
+        .into_iter()
+        .flatten()
+        .chain(std::iter::once(t))
+        .filter_map(|v| v.strip_prefix('@'));
+    values.into_iter().flatten().chain(at)
+}
+
+/// A word with known text and pieces known only when it runs, as a glob: each unknown piece a
+/// `*` (within one path segment, as a shell's glob). `None` for a word with no known text.
+pub(super) fn shape(w: &Word) -> Option<String> {
+    let mut out = String::new();
+    let mut known = false;
+    for p in &w.pieces {
+        match p {
+            Piece::Text { text, .. } if !text.is_empty() => {
+                known = true;
+                out.push_str(text);
+            }
+            Piece::Text { .. } => {}
+            _ => out.push('*'),
+        }
+    }
+    known.then_some(out)
+}
+
+/// A word whose value is known only when it runs.
+pub(super) fn unknown_word() -> Word {
+    Word {
+        text: "$(…)".into(),
+        pieces: vec![Piece::Substitution { quoted: true }],
+    }
+}
+
+pub(super) fn found_word() -> Word {
+    Word {
+        text: FOUND.into(),
+        pieces: vec![Piece::Parameter {
+            name: FOUND.into(),
+            quoted: true,
+        }],
+    }
+}
+
+pub(super) fn is_found(w: &Word) -> bool {
+    w.text == FOUND
+}
+
+/// The word after its first `skip` characters (a prefix such as `of=` or `--output=`), its
+/// pieces kept when the prefix is plain text.
+pub(super) fn strip_word_prefix(w: &Word, skip: usize, rest: &str) -> Word {
+    let mut out = Word {
+        text: rest.to_string(),
+        pieces: Vec::new(),
+    };
+    let mut left = skip;
+    for p in &w.pieces {
+        match p {
+            Piece::Text { text, quoted } if left > 0 => {
+                let n = text.chars().count();
+                if n <= left {
+                    left -= n;
+                } else {
+                    let kept: String = text.chars().skip(left).collect();
+                    left = 0;
+                    out.pieces.push(Piece::Text {
+                        text: kept,
+                        quoted: *quoted,
+                    });
+                }
+            }
+            _ if left > 0 => return unknown_word(),
+            other => out.pieces.push(other.clone()),
+        }
+    }
+    if out.pieces.is_empty() {
+        out.pieces.push(Piece::Text {
+            text: String::new(),
+            quoted: true,
+        });
+    }
+    out
+}

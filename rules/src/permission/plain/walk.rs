@@ -1,0 +1,763 @@
+//! The walk over a line's commands: each command unwrapped down to the program it runs, the
+//! hardline's entries judged against it, the files it writes, the folders it moves to and the
+//! links it makes.
+
+use super::super::glob::{broad_contents, path_meets};
+use super::super::hardline::Hit;
+use super::super::shell::{self, Construct, Reading, Word, MAX_DEPTH};
+use super::super::wildcard;
+use super::values::{
+    found_word, is_found, strip_word_prefix, unknown_word, values_inside, Scope, FOUND, MAX_VALUES,
+};
+use super::{Analysis, Place};
+use crate::spec::types::{HardCommand, HardlineFile, TargetSet};
+
+pub(super) struct Walker<'a> {
+    /// Which argument words the caller wants kept (see [`analyse_guarded`]).
+    pub(super) guarded: &'a dyn Fn(&str) -> bool,
+    pub(super) h: &'static HardlineFile,
+    pub(super) place: Place<'a>,
+    pub(super) out: Analysis,
+    /// The folders relative paths may mean (`None`: unknown).
+    pub(super) cwds: Option<Vec<String>>,
+    /// Symbolic links the line makes: (link, target), both absolute.
+    pub(super) links: Vec<(String, String)>,
+    /// The line makes links that are not followed: no path is known.
+    pub(super) links_lost: bool,
+}
+
+/// A three-valued answer: a condition holds, may hold when the line runs, or does not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Holds {
+    Yes,
+    Maybe,
+    No,
+}
+
+impl Walker<'_> {
+    pub(super) fn opaque(&mut self, c: Construct) {
+        if self.out.opaque.is_none() {
+            self.out.opaque = Some(c);
+        }
+    }
+
+    pub(super) fn hit(&mut self, e: &HardCommand, part: String, holds: Holds) {
+        let hit = Hit {
+            entry: e.id.to_string(),
+            reason: e.reason.to_string(),
+            part,
+        };
+        match holds {
+            Holds::Yes => self.out.hits.push(hit),
+            Holds::Maybe => self.out.unknown.push(hit),
+            Holds::No => {}
+        }
+    }
+
+    pub(super) fn unsafe_variable(&self, name: &str) -> bool {
+        self.h
+            .plain
+            .unsafe_variables
+            .iter()
+            .any(|p| wildcard::matches(p, name))
+    }
+
+    pub(super) fn reading(&mut self, reading: &Reading, scope: &Scope<'_>, depth: usize) {
+        if let Some(c) = reading.opaque {
+            self.opaque(c);
+        }
+        if let Some(name) = &reading.self_calling {
+            for e in self.h.commands.iter().filter(|e| e.self_calling) {
+                self.hit(e, format!("{name}() {{ … {name} … }}"), Holds::Yes);
+            }
+        }
+        if reading
+            .bindings
+            .iter()
+            .any(|b| self.unsafe_variable(&b.name))
+        {
+            self.opaque(Construct::UnsafeVariable);
+        }
+        for cmd in &reading.commands {
+            if cmd.assignments().any(|(n, _)| self.unsafe_variable(n)) {
+                self.opaque(Construct::UnsafeVariable);
+            }
+            let fed = cmd.piped || cmd.redirects.iter().any(|r| r.feeds_input());
+            for r in cmd.redirects.iter().filter(|r| r.feeds_input()) {
+                if matches!(r.op, shell::RedirectOp::Read | shell::RedirectOp::ReadWrite) {
+                    self.secret_read(&r.target, scope);
+                }
+            }
+            for r in cmd.redirects.iter().filter(|r| r.writes_file()) {
+                let part = format!("{} {}", r.op.as_str(), r.target.text);
+                self.write_target(&r.target, scope, &part);
+                self.disk_redirect(&r.target, scope, &part);
+            }
+            self.unwrap(cmd.argv(), scope, fed, depth);
+        }
+    }
+
+    /// A redirection into a disk.
+    pub(super) fn disk_redirect(&mut self, target: &Word, scope: &Scope<'_>, part: &str) {
+        for e in self.h.redirects.iter() {
+            let Some(set) = self.h.sets.get(&e.targets) else {
+                continue;
+            };
+            // An unknown target is a write whose file is not known (see `write_target`).
+            let on_disk = self
+                .targets(target, scope)
+                .is_some_and(|paths| paths.iter().any(|p| self.in_set(set, p)));
+            if on_disk {
+                self.out.hits.push(Hit {
+                    entry: e.id.to_string(),
+                    reason: e.reason.to_string(),
+                    part: part.to_string(),
+                });
+            }
+        }
+    }
+
+    pub(super) fn write_target(&mut self, target: &Word, scope: &Scope<'_>, part: &str) {
+        match self.targets(target, scope) {
+            Some(paths) => {
+                for p in paths {
+                    self.out.writes.push((p, part.to_string()));
+                }
+            }
+            None => self.out.unknown.push(Hit {
+                entry: "write".into(),
+                reason: String::new(),
+                part: part.to_string(),
+            }),
+        }
+    }
+
+    /// The commands `words` runs, wrappers unwrapped.
+    pub(super) fn unwrap(&mut self, words: &[Word], scope: &Scope<'_>, fed: bool, depth: usize) {
+        let Some(first) = words.first() else { return };
+        // A command name from an expansion or a glob (`/bin/r?`) is known only when it runs.
+        if first.dynamic() || first.glob() {
+            self.opaque(Construct::CommandNameExpansion);
+            return;
+        }
+        let program = shell::program_name(&first.text);
+        let args = words.get(1..).unwrap_or(&[]);
+        let plain = &self.h.plain;
+        match program {
+            "set" => {
+                if set_changes_parameters(args) {
+                    self.opaque(Construct::ShellState);
+                }
+                return;
+            }
+            "export" => {
+                if args.iter().any(|a| a.text.starts_with('-') || a.dynamic()) {
+                    self.opaque(Construct::ShellState);
+                } else if args
+                    .iter()
+                    .filter_map(|a| shell::assignment_name(&a.text))
+                    .any(|n| self.unsafe_variable(n))
+                {
+                    self.opaque(Construct::UnsafeVariable);
+                }
+                return;
+            }
+            _ => {}
+        }
+        if let Some(construct) = plain.opaque.get(program) {
+            self.opaque(Construct::parse(construct).unwrap_or(Construct::ShellState));
+            return;
+        }
+        if plain.shells.iter().any(|s| names(s, program)) {
+            self.shell(args, scope, depth);
+            return;
+        }
+        if plain.other_shells.iter().any(|s| names(s, program)) {
+            self.opaque(Construct::OtherShell);
+            return;
+        }
+        if program == "find" {
+            self.find(args, scope, fed, depth);
+        }
+        if let Some(w) = plain.wrappers.get(program) {
+            self.wrapper(w, args, scope, fed, depth);
+            return;
+        }
+        self.judge(program, words, scope);
+    }
+
+    /// A POSIX shell: its `-c` line read again, with `$0 $1 …` after it; without `-c` it reads a
+    /// file or its input.
+    pub(super) fn shell(&mut self, args: &[Word], scope: &Scope<'_>, depth: usize) {
+        let values = &self.h.plain.shell_values;
+        let mut i = 0;
+        let mut has_c = false;
+        while let Some(w) = args.get(i) {
+            let t = w.text.as_str();
+            if w.dynamic() {
+                self.opaque(Construct::WrapperLine);
+                return;
+            }
+            if t == "--" || t == "-" {
+                i += 1;
+                break;
+            }
+            if values.iter().any(|v| v == t) {
+                i += 2;
+                continue;
+            }
+            if t.starts_with("--") {
+                i += 1;
+                continue;
+            }
+            if (t.starts_with('-') || t.starts_with('+')) && t.len() > 1 {
+                let cluster = t.get(1..).unwrap_or("");
+                if cluster.contains('c') && t.starts_with('-') {
+                    has_c = true;
+                }
+                // `-o name` inside a cluster (`-eo pipefail`) takes the next word.
+                if cluster.ends_with('o') || cluster.ends_with('O') {
+                    i += 1;
+                }
+                i += 1;
+                continue;
+            }
+            break;
+        }
+        if !has_c {
+            self.opaque(Construct::ShellInput);
+            return;
+        }
+        let Some(line) = args.get(i) else {
+            self.opaque(Construct::Syntax);
+            return;
+        };
+        if line.dynamic() {
+            self.opaque(Construct::WrapperLine);
+            return;
+        }
+        let rest = args.get(i + 1..).unwrap_or(&[]);
+        let positional: Vec<Option<String>> = rest
+            .iter()
+            .map(|w| match self.values(w, scope) {
+                Some(v) if v.len() == 1 => v.into_iter().next(),
+                _ => None,
+            })
+            .collect();
+        let positional = if positional.is_empty() {
+            vec![Some("sh".to_string())]
+        } else {
+            positional
+        };
+        self.line(&line.text, Some(positional), depth);
+    }
+
+    /// A line run by a shell inside the line.
+    pub(super) fn line(
+        &mut self,
+        text: &str,
+        positional: Option<Vec<Option<String>>>,
+        depth: usize,
+    ) {
+        if depth + 1 > MAX_DEPTH {
+            self.opaque(Construct::TooDeep);
+            return;
+        }
+        let reading = shell::read_nested(text, depth + 1);
+        let inner = Scope::new(&reading, positional);
+        self.reading(&reading, &inner, depth + 1);
+    }
+
+    /// Words joined by spaces and run as a line (`watch`, `sudo -s`).
+    pub(super) fn joined(&mut self, words: &[Word], depth: usize) {
+        if words.is_empty() {
+            return;
+        }
+        if words.iter().any(Word::dynamic) {
+            self.opaque(Construct::WrapperLine);
+            return;
+        }
+        let text = words
+            .iter()
+            .map(|w| w.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        self.line(&text, Some(vec![Some("sh".into())]), depth);
+    }
+
+    /// `find`: the commands of `-exec`, `-execdir`, `-ok` and `-okdir`, their `{}` standing for
+    /// the start points and everything under them.
+    pub(super) fn find(&mut self, args: &[Word], scope: &Scope<'_>, fed: bool, depth: usize) {
+        let mut starts: Vec<&Word> = Vec::new();
+        let mut i = 0;
+        while let Some(w) = args.get(i) {
+            if matches!(w.text.as_str(), "-H" | "-L" | "-P") || w.text.starts_with("-O") {
+                i += 1;
+                continue;
+            }
+            if w.text == "-D" {
+                i += 2;
+                continue;
+            }
+            break;
+        }
+        while let Some(w) = args.get(i) {
+            if w.text.starts_with('-') || w.text == "(" || w.text == "!" {
+                break;
+            }
+            starts.push(w);
+            i += 1;
+        }
+        let mut found: Option<Vec<String>> = Some(Vec::new());
+        if starts.is_empty() {
+            found = self.resolve_all(".");
+        }
+        for s in starts {
+            match (self.targets(s, scope), found.as_mut()) {
+                (Some(paths), Some(f)) => f.extend(paths),
+                _ => found = None,
+            }
+        }
+        let found = found.filter(|f| f.len() <= MAX_VALUES).map(|f| {
+            f.iter()
+                .flat_map(|p| {
+                    let base = p.trim_end_matches('/').to_string();
+                    [p.clone(), format!("{base}/*"), format!("{base}/*/*")]
+                })
+                .collect::<Vec<_>>()
+        });
+        while let Some(w) = args.get(i) {
+            i += 1;
+            if !matches!(w.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+                continue;
+            }
+            let mut cmd = Vec::new();
+            while let Some(a) = args.get(i) {
+                i += 1;
+                if a.text == ";" || (a.text == "+" && cmd.last().is_some_and(is_found)) {
+                    break;
+                }
+                cmd.push(if a.text.contains(FOUND) {
+                    found_word()
+                } else {
+                    a.clone()
+                });
+            }
+            let inner = Scope {
+                reading: scope.reading,
+                positional: scope.positional.clone(),
+                find: found.clone().unwrap_or_default(),
+                mentioned: scope.mentioned.clone(),
+            };
+            // Start points not known: neither is `{}`.
+            let cmd: Vec<Word> = if found.is_none() {
+                cmd.into_iter()
+                    .map(|w| if is_found(&w) { unknown_word() } else { w })
+                    .collect()
+            } else {
+                cmd
+            };
+            self.unwrap(&cmd, &inner, fed, depth);
+        }
+    }
+
+    /// A plain command (program first): the hardline entries, the folder it moves to, the links
+    /// and files it makes.
+    pub(super) fn judge(&mut self, program: &str, words: &[Word], scope: &Scope<'_>) {
+        let args = words.get(1..).unwrap_or(&[]);
+        // The command as the refusal names it, written only when something is found.
+        let part = || {
+            words
+                .iter()
+                .map(|w| w.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let h = self.h;
+        let help = args
+            .first()
+            .is_some_and(|a| matches!(a.text.as_str(), "--help" | "--version"));
+        if !help {
+            for e in h.commands.iter() {
+                if e.programs.iter().any(|p| names(p, program)) {
+                    let holds = self.entry(e, args, scope);
+                    if holds != Holds::No {
+                        self.hit(e, part(), holds);
+                    }
+                }
+            }
+        }
+        self.secret_reads(args, scope);
+        for w in args.iter().filter(|w| !w.dynamic()) {
+            let t = w.text.as_str();
+            for v in std::iter::once(t).chain(values_inside(t)) {
+                if (self.guarded)(v) {
+                    self.out.guarded.push(v.to_string());
+                }
+            }
+        }
+        if h.writes
+            .iter()
+            .any(|w| w.programs.iter().any(|p| names(p, program)))
+        {
+            self.hidden_writes(program, args, scope, &part());
+        }
+        if h.plain.changes_directory.iter().any(|c| names(c, program)) {
+            self.cd(args, scope);
+        }
+        if h.plain.links.iter().any(|c| names(c, program)) {
+            self.link(args, scope);
+        }
+    }
+
+    /// Whether an entry's conditions hold for a command's arguments.
+    pub(super) fn entry(&mut self, e: &HardCommand, args: &[Word], scope: &Scope<'_>) -> Holds {
+        let opts = Options::read(args, |w| self.values(w, scope));
+        if e.unless.iter().any(|f| opts.has(f)) {
+            return Holds::No;
+        }
+        let mut maybe = false;
+        let mut need = |h: Holds| -> bool {
+            match h {
+                Holds::Yes => true,
+                Holds::Maybe => {
+                    maybe = true;
+                    true
+                }
+                Holds::No => false,
+            }
+        };
+        if !e.flags.is_empty() {
+            let h = if e.flags.iter().any(|f| opts.has(f)) {
+                Holds::Yes
+            } else if opts.dynamic {
+                Holds::Maybe
+            } else {
+                Holds::No
+            };
+            if !need(h) {
+                return Holds::No;
+            }
+        }
+        if !e.subcommands.is_empty() {
+            let h = match opts.operands.first() {
+                Some(w) if w.dynamic() => Holds::Maybe,
+                Some(w) if e.subcommands.iter().any(|s| *s == w.text) => Holds::Yes,
+                _ if e.subcommands.iter().any(|s| opts.has(s)) => Holds::Yes,
+                _ => Holds::No,
+            };
+            if !need(h) {
+                return Holds::No;
+            }
+        }
+        if !e.operands.is_empty() {
+            let h =
+                if opts.operands.iter().any(|w| {
+                    !w.dynamic() && e.operands.iter().any(|p| wildcard::matches(p, &w.text))
+                }) {
+                    Holds::Yes
+                } else if opts.operands.iter().any(|w| w.dynamic()) {
+                    Holds::Maybe
+                } else {
+                    Holds::No
+                };
+            if !need(h) {
+                return Holds::No;
+            }
+        }
+        if let Some(set_name) = &e.targets {
+            let Some(set) = self.h.sets.get(set_name) else {
+                return Holds::No;
+            };
+            let mut h = Holds::No;
+            let operands: &[&Word] = match e.target_operand.as_deref() {
+                Some("last") if opts.operands.len() > 1 => {
+                    opts.operands.get(opts.operands.len() - 1..).unwrap_or(&[])
+                }
+                Some("last") => &[],
+                _ => &opts.operands,
+            };
+            for w in operands {
+                let word = match &e.target_prefix {
+                    Some(prefix) if !w.dynamic() => match w.text.strip_prefix(prefix.as_ref()) {
+                        Some(rest) => strip_word_prefix(w, prefix.chars().count(), rest),
+                        None => continue,
+                    },
+                    _ => (*w).clone(),
+                };
+                match self.targets(&word, scope) {
+                    Some(paths) if paths.iter().any(|p| self.in_set(set, p)) => {
+                        h = Holds::Yes;
+                        break;
+                    }
+                    Some(_) => {}
+                    None => h = Holds::Maybe,
+                }
+            }
+            if !need(h) {
+                return Holds::No;
+            }
+        }
+        if maybe {
+            Holds::Maybe
+        } else {
+            Holds::Yes
+        }
+    }
+
+    /// The files a writing program names (hardline.json `writes`).
+    pub(super) fn hidden_writes(
+        &mut self,
+        program: &str,
+        args: &[Word],
+        scope: &Scope<'_>,
+        part: &str,
+    ) {
+        for wr in self.h.writes.iter() {
+            if !wr.programs.iter().any(|p| names(p, program)) {
+                continue;
+            }
+            let opts = Options::read(args, |w| self.values(w, scope));
+            if !wr.subcommands.is_empty()
+                && !opts
+                    .operands
+                    .first()
+                    .is_some_and(|w| wr.subcommands.iter().any(|s| *s == w.text))
+            {
+                continue;
+            }
+            if !wr.when.is_empty() && !wr.when.iter().any(|f| opts.has(f)) {
+                continue;
+            }
+            // Option values: `-o f`, `-of`, `--output f`, `--output=f`, an abbreviation too.
+            let mut i = 0;
+            while let Some(w) = args.get(i) {
+                i += 1;
+                let t = w.text.as_str();
+                for o in wr.options.iter() {
+                    let o = o.as_ref();
+                    let long = o.starts_with("--");
+                    if t == o || (long && t.len() > 3 && o.starts_with(t) && !t.contains('=')) {
+                        if let Some(v) = args.get(i) {
+                            self.write_target(v, scope, part);
+                        }
+                        i += 1;
+                        break;
+                    }
+                    if let Some(v) = t.strip_prefix(o) {
+                        let v = if long { v.strip_prefix('=') } else { Some(v) };
+                        if let Some(v) = v.filter(|v| !v.is_empty()) {
+                            let word = strip_word_prefix(w, t.len() - v.len(), v);
+                            self.write_target(&word, scope, part);
+                            break;
+                        }
+                    }
+                    if long {
+                        if let Some((name, v)) = t.split_once('=') {
+                            if name.len() > 3 && o.starts_with(name) {
+                                let word = strip_word_prefix(w, name.len() + 1, v);
+                                self.write_target(&word, scope, part);
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            let operands: Vec<&Word> = opts
+                .operands
+                .iter()
+                .skip(usize::from(!wr.subcommands.is_empty()))
+                .copied()
+                .collect();
+            let chosen: Vec<&Word> = match wr.operands.as_deref() {
+                Some("all") => operands,
+                Some("last") if operands.len() > 1 => {
+                    operands.last().copied().into_iter().collect()
+                }
+                _ => Vec::new(),
+            };
+            for w in chosen {
+                match &wr.prefix {
+                    Some(p) => {
+                        if let Some(rest) = w.text.strip_prefix(p.as_ref()) {
+                            let word = strip_word_prefix(w, p.len(), rest);
+                            self.write_target(&word, scope, part);
+                        } else if w.dynamic() {
+                            self.write_target(w, scope, part);
+                        }
+                    }
+                    None => self.write_target(w, scope, part),
+                }
+            }
+        }
+    }
+
+    /// `cd`: later relative paths may mean the folder it moves to.
+    pub(super) fn cd(&mut self, args: &[Word], scope: &Scope<'_>) {
+        let operand = args
+            .iter()
+            .find(|w| !w.text.starts_with('-') || w.text == "-");
+        let to = match operand {
+            None => self.resolve_all("~"),
+            Some(w) if w.text == "-" => None,
+            Some(w) => self.targets(w, scope),
+        };
+        match (to, self.cwds.as_mut()) {
+            (Some(paths), Some(cwds)) => {
+                for p in paths {
+                    if !cwds.contains(&p) {
+                        cwds.push(p);
+                    }
+                }
+                if cwds.len() > MAX_VALUES {
+                    self.cwds = None;
+                }
+            }
+            _ => self.cwds = None,
+        }
+    }
+
+    /// `ln -s TARGET LINK`: a later path through the link reaches the target.
+    pub(super) fn link(&mut self, args: &[Word], scope: &Scope<'_>) {
+        let opts = Options::read(args, |w| self.values(w, scope));
+        if !(opts.has("-s") || opts.has("--symbolic")) {
+            return;
+        }
+        let [target, link] = opts.operands.as_slice() else {
+            return;
+        };
+        match (self.targets(target, scope), self.targets(link, scope)) {
+            (Some(ts), Some(ls)) if self.links.len() + ts.len() * ls.len() <= MAX_VALUES => {
+                for l in &ls {
+                    for t in &ts {
+                        self.links.push((l.clone(), t.clone()));
+                    }
+                }
+            }
+            // Links that cannot be followed: where any path leads is not known.
+            _ => self.links_lost = true,
+        }
+    }
+
+    /// Whether a path (a glob) can name a path of the set, or all of a protected folder's
+    /// contents (`~/*`, `/usr/.*`).
+    pub(super) fn in_set(&self, set: &TargetSet, path: &str) -> bool {
+        let home = self.place.home.map(|h| h.trim_end_matches('/'));
+        let exact = set
+            .exact
+            .iter()
+            .map(|e| e.as_ref().to_string())
+            .chain(home.filter(|h| !h.is_empty()).map(str::to_string));
+        let dir = broad_contents(path);
+        for e in exact {
+            if path_meets(path, &e) || dir.is_some_and(|d| path_meets(d, &e)) {
+                return true;
+            }
+        }
+        set.patterns
+            .iter()
+            .any(|p| path_meets(path, p) || dir.is_some_and(|d| path_meets(d, p)))
+    }
+}
+
+/// The options and operands of a command's arguments.
+pub(super) struct Options<'w> {
+    pub(super) flags: Vec<String>,
+    pub(super) words: Vec<String>,
+    pub(super) operands: Vec<&'w Word>,
+    /// An argument is an expansion: it may be an option.
+    pub(super) dynamic: bool,
+}
+
+impl<'w> Options<'w> {
+    /// Reads the arguments; `known` gives a dynamic word's values when the line fixes them.
+    pub(super) fn read(
+        args: &'w [Word],
+        known: impl Fn(&Word) -> Option<Vec<String>>,
+    ) -> Options<'w> {
+        let mut o = Options {
+            flags: Vec::new(),
+            words: Vec::new(),
+            operands: Vec::new(),
+            dynamic: false,
+        };
+        let mut ended = false;
+        for w in args {
+            let t = w.text.as_str();
+            if w.dynamic() {
+                // `find`'s `{}` is a path under a start point, never an option; nor is a
+                // variable whose every value the line gives and none starts with `-`.
+                let plain_values = known(w)
+                    .is_some_and(|v| v.iter().all(|x| !x.is_empty() && !x.starts_with('-')));
+                if !ended && !is_found(w) && !plain_values {
+                    o.dynamic = true;
+                }
+                o.operands.push(w);
+            } else if ended {
+                o.operands.push(w);
+            } else if t == "--" {
+                ended = true;
+            } else if let Some(long) = t.strip_prefix("--") {
+                o.flags
+                    .push(format!("--{}", long.split('=').next().unwrap_or(long)));
+            } else if t.len() > 1
+                && t.starts_with('-')
+                && !t.chars().nth(1).is_some_and(|c| c.is_ascii_digit())
+            {
+                o.words.push(t.to_string());
+                o.flags.extend(t.chars().skip(1).map(|c| format!("-{c}")));
+            } else {
+                o.operands.push(w);
+            }
+        }
+        o
+    }
+
+    /// Whether an option is given: a short one in any cluster, a one-dash word (`-delete`)
+    /// whole, a long one by any prefix GNU accepts (`--recur`).
+    pub(super) fn has(&self, f: &str) -> bool {
+        if f.starts_with("--") {
+            return self.flags.iter().any(|g| {
+                g == f || (g.len() > 3 && g.starts_with("--") && f.starts_with(g.as_str()))
+            });
+        }
+        if f.chars().count() == 2 {
+            return self.flags.iter().any(|g| g == f);
+        }
+        self.words.iter().any(|w| w == f)
+    }
+}
+
+/// `set` with operands or `--` changes `$1 $2 …`.
+pub(super) fn set_changes_parameters(args: &[Word]) -> bool {
+    let mut skip = false;
+    for a in args {
+        if skip {
+            skip = false;
+            continue;
+        }
+        let t = a.text.as_str();
+        if a.dynamic() || t == "--" || t == "-" {
+            return true;
+        }
+        if t.starts_with('-') || t.starts_with('+') {
+            skip = t.ends_with('o');
+            continue;
+        }
+        return true;
+    }
+    false
+}
+
+/// Whether an entry's program (a name, or a wildcard such as `mkfs.*`) names `program`.
+pub(super) fn names(pattern: &str, program: &str) -> bool {
+    match pattern.as_bytes().first() {
+        Some(b'*' | b'?') => wildcard::matches(pattern, program),
+        // Most entries name other programs: their first letters differ.
+        first if first != program.as_bytes().first() => false,
+        _ => {
+            pattern == program
+                || (pattern.contains(['*', '?']) && wildcard::matches(pattern, program))
+        }
+    }
+}

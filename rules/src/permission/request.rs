@@ -1,0 +1,334 @@
+//! A call to be judged and the context it is judged in: its tool, permission key, risk class and
+//! target; the mode, the project root, the rules in force (defaults, the session's, approvals,
+//! grants) and whether anybody can answer. One reader of rule lists for every source.
+
+use super::path::normalize;
+use super::words::{Action, Mode, RiskClass, RuleSource};
+use crate::input::{self, InputError, Obj};
+use crate::json::{Object, ToJson};
+use crate::spec::{spec, types::Setting, types::SettingValue};
+use serde_json::Value;
+
+/// `{ permission, pattern, action }`: for calls of this permission key whose subject (a command
+/// line's part, a path) matches the pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    /// The permission key it is for (`bash`, `edit`, `read`, a wildcard).
+    pub permission: String,
+    /// The command or path pattern it matches (see [`wildcard`]).
+    pub pattern: String,
+    /// What it does with a call it matches.
+    pub action: Action,
+    /// Not written (`{ permission, pattern, action }`).
+    pub source: RuleSource,
+}
+
+impl ToJson for Rule {
+    fn to_json(&self) -> Value {
+        Object::new()
+            .with("permission", &self.permission)
+            .with("pattern", &self.pattern)
+            .with("action", self.action)
+            .done()
+    }
+}
+
+impl Rule {
+    /// A rule from its parts.
+    pub fn new(permission: &str, pattern: &str, action: Action, source: RuleSource) -> Rule {
+        Rule {
+            permission: permission.to_string(),
+            pattern: pattern.to_string(),
+            action,
+            source,
+        }
+    }
+
+    /// Reads `[{ permission, pattern, action }]`.
+    pub fn list_from_json(
+        path: &str,
+        value: &Value,
+        source: RuleSource,
+    ) -> Result<Vec<Rule>, InputError> {
+        let Value::Array(items) = value else {
+            return Err(InputError::Type {
+                path: path.to_string(),
+                expected: "an array of rules",
+            });
+        };
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let p = input::index(path, i);
+                let o = Obj::new(&p, v)?;
+                o.only(&["permission", "pattern", "action"])?;
+                Ok(Rule::new(
+                    o.str("permission")?,
+                    o.opt_str("pattern")?.unwrap_or("*"),
+                    o.word("action", "action", Action::parse)?,
+                    source,
+                ))
+            })
+            .collect()
+    }
+}
+
+/// The rules of a setting in defaults.json's shape, in order.
+pub fn rules_from_setting(setting: &Setting, source: RuleSource) -> Result<Vec<Rule>, InputError> {
+    let mut out = Vec::new();
+    for (key, value) in setting.0.iter() {
+        let bad = |path: String, value: &str| InputError::Unknown {
+            path,
+            what: "action",
+            value: value.to_string(),
+        };
+        match value {
+            SettingValue::Action(a) => {
+                let action = Action::parse(a).ok_or_else(|| bad(key.to_string(), a))?;
+                out.push(Rule::new(key, "*", action, source));
+            }
+            SettingValue::Patterns(list) => {
+                for (pattern, a) in list.iter() {
+                    let action =
+                        Action::parse(a).ok_or_else(|| bad(format!("{key}.{pattern}"), a))?;
+                    out.push(Rule::new(key, pattern, action, source));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The rules of `permission/defaults.json`, read once. build.rs checked every action of the file,
+/// so this reads; were it ever not to, every call would be refused rather than judged with fewer
+/// rules.
+pub fn default_rules() -> &'static [Rule] {
+    static RULES: std::sync::OnceLock<Vec<Rule>> = std::sync::OnceLock::new();
+    RULES.get_or_init(|| {
+        rules_from_setting(&spec().defaults_file.permission, RuleSource::Defaults)
+            .unwrap_or_else(|_| vec![Rule::new("*", "*", Action::Deny, RuleSource::Defaults)])
+    })
+}
+
+/// What a call touches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A command line (bash).
+    Line(String),
+    /// A path, relative to the project root or absolute.
+    Path(String),
+    /// Nothing but the tool (a team tool): its rules' pattern is matched against `*`.
+    Tool,
+}
+
+/// A call to be judged: the tool, its permission key and risk class (from `tools/<name>.json`, or
+/// given for a tool the spec does not have), and what it touches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// The tool's name.
+    pub tool: String,
+    /// Its permission key (edit and write share `edit`).
+    pub permission: String,
+    /// Its risk class.
+    pub class: RiskClass,
+    /// What it touches.
+    pub target: Target,
+}
+
+impl Request {
+    /// A call to a tool the spec has (`tools/<name>.json`).
+    pub fn tool(tool: &str, target: Target) -> Option<Request> {
+        let info = spec().tool(tool)?;
+        Some(Request {
+            tool: tool.to_string(),
+            permission: info.permission.to_string(),
+            class: info.risk,
+            target,
+        })
+    }
+
+    /// A `bash` call running `line`.
+    pub fn bash(line: &str) -> Request {
+        Request {
+            tool: "bash".into(),
+            permission: spec()
+                .tool("bash")
+                .map_or_else(|| "bash".into(), |t| t.permission.into()),
+            class: RiskClass::Execute,
+            target: Target::Line(line.to_string()),
+        }
+    }
+
+    /// Reads `{ tool, line? | path?, class?, permission? }`. `class` and `permission` are needed
+    /// only for a tool the spec does not have; for one it has they must agree with its file.
+    pub fn from_json(path: &str, value: &Value) -> Result<Request, InputError> {
+        let o = Obj::new(path, value)?;
+        o.only(&["tool", "line", "path", "class", "permission"])?;
+        let tool = o.str("tool")?;
+        let class = o.opt_word("class", "risk class", RiskClass::parse)?;
+        let permission = o.opt_str("permission")?;
+        let target = match (o.opt_str("line")?, o.opt_str("path")?) {
+            (Some(_), Some(_)) => {
+                return Err(InputError::Invalid {
+                    path: o.at("path"),
+                    message: "a call has a line or a path, not both".into(),
+                })
+            }
+            (Some(line), None) => Target::Line(line.to_string()),
+            (None, Some(p)) => Target::Path(p.to_string()),
+            (None, None) => Target::Tool,
+        };
+        let (class, permission) = match spec().tool(tool) {
+            Some(info) => {
+                if let Some(c) = class.filter(|c| *c != info.risk) {
+                    return Err(InputError::Invalid {
+                        path: o.at("class"),
+                        message: format!("{tool} is {}, not {c}", info.risk),
+                    });
+                }
+                (info.risk, permission.unwrap_or(info.permission).to_string())
+            }
+            None => {
+                let class = class.ok_or_else(|| InputError::Unknown {
+                    path: o.at("tool"),
+                    what: "tool (give its class)",
+                    value: tool.to_string(),
+                })?;
+                (class, permission.unwrap_or(tool).to_string())
+            }
+        };
+        if tool == "bash" && !matches!(target, Target::Line(_)) {
+            return Err(InputError::Missing { path: o.at("line") });
+        }
+        Ok(Request {
+            tool: tool.to_string(),
+            permission,
+            class,
+            target,
+        })
+    }
+}
+
+/// The context a call is judged in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Context {
+    /// The permission mode.
+    pub mode: Mode,
+    /// The project root, absolute.
+    pub root: String,
+    /// The person's home folder, when known (for `~/…` protected paths).
+    pub home: Option<String>,
+    /// Whether the rules of defaults.json apply (they do unless said otherwise).
+    pub defaults: bool,
+    /// The session's rules, after the defaults.
+    pub rules: Vec<Rule>,
+    /// "Always allow" answers of this session, after the rules.
+    pub approvals: Vec<Rule>,
+    /// A subagent's grants from the main agent, last.
+    pub grants: Vec<Rule>,
+    /// Nobody can answer: what would ask is refused.
+    pub unattended: bool,
+}
+
+/// The project root the delegation cases use.
+pub const CASE_ROOT: &str = "/project";
+
+impl Context {
+    /// A context in `mode` with the defaults, the case root and nothing else.
+    pub fn new(mode: Mode) -> Context {
+        Context {
+            mode,
+            root: CASE_ROOT.into(),
+            home: None,
+            defaults: true,
+            rules: Vec::new(),
+            approvals: Vec::new(),
+            grants: Vec::new(),
+            unattended: false,
+        }
+    }
+
+    /// Reads `{ mode, root?, home?, defaults?, rules?, approvals?, unattended? }`.
+    pub fn from_json(path: &str, value: &Value) -> Result<Context, InputError> {
+        let o = Obj::new(path, value)?;
+        o.only(&[
+            "mode",
+            "root",
+            "home",
+            "defaults",
+            "rules",
+            "approvals",
+            "unattended",
+        ])?;
+        Context::with_fields(o.word("mode", "mode", Mode::parse)?, &o)
+    }
+
+    /// A context in `mode` with the optional fields `o` gives (`root`, `home`, `defaults`,
+    /// `rules`, `approvals`, `unattended`); `o`'s other fields are its caller's.
+    pub fn with_fields(mode: Mode, o: &Obj<'_>) -> Result<Context, InputError> {
+        let mut ctx = Context::new(mode);
+        if let Some(root) = o.opt_str("root")? {
+            if !root.starts_with('/') {
+                return Err(InputError::Invalid {
+                    path: o.at("root"),
+                    message: format!("\"{root}\" is not an absolute path"),
+                });
+            }
+            ctx.root = normalize(root);
+        }
+        ctx.home = o.opt_str("home")?.map(normalize);
+        ctx.defaults = o.bool_or("defaults", true)?;
+        if let Some(v) = o.get("rules") {
+            ctx.rules = Rule::list_from_json(&o.at("rules"), v, RuleSource::Session)?;
+        }
+        if let Some(v) = o.get("approvals") {
+            ctx.approvals = approvals_from_json(&o.at("approvals"), v)?;
+        }
+        ctx.unattended = o.bool_or("unattended", false)?;
+        Ok(ctx)
+    }
+
+    /// Every rule in force, earliest first.
+    pub(crate) fn all_rules(&self) -> impl DoubleEndedIterator<Item = &Rule> {
+        let defaults: &[Rule] = if self.defaults { default_rules() } else { &[] };
+        defaults
+            .iter()
+            .chain(&self.rules)
+            .chain(&self.approvals)
+            .chain(&self.grants)
+    }
+}
+
+/// `[{ permission, pattern }]`: approvals allow.
+fn approvals_from_json(path: &str, value: &Value) -> Result<Vec<Rule>, InputError> {
+    let Value::Array(items) = value else {
+        return Err(InputError::Type {
+            path: path.to_string(),
+            expected: "an array of approvals",
+        });
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let p = input::index(path, i);
+            let o = Obj::new(&p, v)?;
+            o.only(&["permission", "pattern", "action"])?;
+            if let Some(a) = o.opt_str("action")?.filter(|a| *a != "allow") {
+                return Err(InputError::Invalid {
+                    path: o.at("action"),
+                    message: format!("an approval allows; \"{a}\" is not one"),
+                });
+            }
+            Ok(Rule::new(
+                o.str("permission")?,
+                o.str("pattern")?,
+                Action::Allow,
+                RuleSource::Approval,
+            ))
+        })
+        .collect()
+}
+
+serialize_as_json!(Rule);

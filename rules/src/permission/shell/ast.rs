@@ -1,0 +1,408 @@
+//! What the command reader reads a line into: words and their pieces, redirections, simple
+//! commands, the variables a line assigns, and the construct that made a line opaque.
+
+use std::fmt;
+
+/// Nesting deeper than this (substitutions, subshells, compound commands, a shell's `-c` line
+/// inside another) makes a line opaque.
+pub const MAX_DEPTH: usize = 8;
+
+/// A line longer than this (in bytes) is opaque at once.
+pub const MAX_LINE: usize = 16 * 1024;
+
+/// What made a line opaque: the first construct outside the reader's subset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Construct {
+    /// A carriage return: bash reads it as a word character, readers often as a blank.
+    CarriageReturn,
+    /// A NUL or another control character but tab and newline.
+    ControlCharacter,
+    /// `$'…'` quoting, with its escapes.
+    AnsiCQuote,
+    /// `$"…"` quoting (translated strings).
+    LocaleQuote,
+    /// `${…}` with an operator, a quote or a substitution inside (`${x:-…}`, `${x#…}`).
+    ParameterOperator,
+    /// A here-document whose body expands (`$`, a backtick or a backslash under an unquoted delimiter), or whose delimiter does.
+    HereDocument,
+    /// `case`, `select`, `[[`, `coproc`, or `!`/`time` after a pipe.
+    Keyword,
+    /// A function definition (`f() { … }`, `function f`).
+    FunctionDefinition,
+    /// Brace expansion (`{a,b}`, `{1..3}`).
+    BraceExpansion,
+    /// Arithmetic (`$((…))`, `((…))`, `$[…]`, `let`, `for ((…))`).
+    Arithmetic,
+    /// Process substitution (`<(…)`, `>(…)`).
+    ProcessSubstitution,
+    /// An array assignment (`a=(…)`, `a[i]=…`).
+    Array,
+    /// A redirection to a descriptor held in a variable (`{fd}>file`).
+    DescriptorVariable,
+    /// A quote, substitution or parameter that is never closed.
+    UnclosedQuote,
+    /// Anything else bash would not parse as the reader does (a stray `)`, `&&` with nothing after).
+    Syntax,
+    /// Nesting deeper than [`MAX_DEPTH`].
+    TooDeep,
+    /// A line longer than [`MAX_LINE`].
+    TooLong,
+    /// A command name from an expansion or a glob (`$(echo rm)`, `/bin/r?`).
+    CommandNameExpansion,
+    /// `eval` (and `fc`, `compgen`): text run as code.
+    Eval,
+    /// `source` or `.`: a file run as code.
+    Source,
+    /// `trap`: code run later.
+    Trap,
+    /// `alias` or `unalias`.
+    Alias,
+    /// A builtin that changes the shell (`declare`, `set --`, `shopt`, `enable`, `export -f`, …).
+    ShellState,
+    /// A shell reading its input or a file (`… | bash`, `bash <<< …`, `bash script.sh`).
+    ShellInput,
+    /// A shell whose syntax is not bash's (`zsh`, `fish`, …) given a line.
+    OtherShell,
+    /// Assigning a variable that changes what runs (`PATH`, `LD_*`, `IFS`, `BASH_ENV`, `HOME`, `GIT_*`, …).
+    UnsafeVariable,
+    /// A line a wrapper or a shell runs that is known only when it runs (`sh -c "$X"`), or a wrapper running a shell with arguments.
+    WrapperLine,
+}
+
+words!(Construct {
+    CarriageReturn => "carriage_return",
+    ControlCharacter => "control_character",
+    AnsiCQuote => "ansi_c_quote",
+    LocaleQuote => "locale_quote",
+    ParameterOperator => "parameter_operator",
+    HereDocument => "here_document",
+    Keyword => "keyword",
+    FunctionDefinition => "function_definition",
+    BraceExpansion => "brace_expansion",
+    Arithmetic => "arithmetic",
+    ProcessSubstitution => "process_substitution",
+    Array => "array",
+    DescriptorVariable => "descriptor_variable",
+    UnclosedQuote => "unclosed_quote",
+    Syntax => "syntax",
+    TooDeep => "too_deep",
+    TooLong => "too_long",
+    CommandNameExpansion => "command_name_expansion",
+    Eval => "eval",
+    Source => "source",
+    Trap => "trap",
+    Alias => "alias",
+    ShellState => "shell_state",
+    ShellInput => "shell_input",
+    OtherShell => "other_shell",
+    UnsafeVariable => "unsafe_variable",
+    WrapperLine => "wrapper_line",
+});
+
+impl fmt::Display for Construct {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One piece of a word, as bash expands it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Piece {
+    /// Characters standing for themselves.
+    Text {
+        /// The characters, quotes removed.
+        text: String,
+        /// Whether quotes or a backslash kept them from globbing and splitting.
+        quoted: bool,
+    },
+    /// `$NAME`, `${NAME}`, `$1`, `$@`, …: known only when the line runs (or when the line itself
+    /// assigned it).
+    Parameter {
+        /// The parameter's name (`HOME`, `1`, `@`).
+        name: String,
+        /// Whether it stood inside double quotes (not split).
+        quoted: bool,
+    },
+    /// `$( … )` or backticks: its commands are read as commands of the line.
+    Substitution {
+        /// Whether it stood inside double quotes (not split).
+        quoted: bool,
+    },
+}
+
+/// One word of a command: its pieces, and its text with quotes removed (expansions written as
+/// `$NAME` and `$(…)`), which is what rules match.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Word {
+    /// The word with quotes removed, expansions written as they stand: what rules match.
+    pub text: String,
+    /// The word as bash expands it, piece by piece.
+    pub pieces: Vec<Piece>,
+}
+
+impl Word {
+    /// A word of plain text (quoted: no glob).
+    pub fn literal(text: &str) -> Word {
+        Word {
+            text: text.to_string(),
+            pieces: vec![Piece::Text {
+                text: text.to_string(),
+                quoted: true,
+            }],
+        }
+    }
+
+    /// Whether its value is known only when it runs (an expansion or a substitution).
+    pub fn dynamic(&self) -> bool {
+        self.pieces.iter().any(|p| !matches!(p, Piece::Text { .. }))
+    }
+
+    /// Whether an unquoted expansion in it may split it into several words.
+    pub fn splits(&self) -> bool {
+        self.pieces.iter().any(|p| {
+            matches!(
+                p,
+                Piece::Parameter { quoted: false, .. } | Piece::Substitution { quoted: false }
+            )
+        })
+    }
+
+    /// Whether an unquoted `*`, `?`, or `[` with a `]` after it makes it a glob (a lone `[` is
+    /// the test command).
+    pub fn glob(&self) -> bool {
+        let mut open = false;
+        for p in &self.pieces {
+            if let Piece::Text {
+                text,
+                quoted: false,
+            } = p
+            {
+                for c in text.chars() {
+                    match c {
+                        '*' | '?' => return true,
+                        '[' => open = true,
+                        ']' if open => return true,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    pub(super) fn push_text(&mut self, c: char, quoted: bool) {
+        self.text.push(c);
+        if let Some(Piece::Text { text, quoted: q }) = self.pieces.last_mut() {
+            if *q == quoted {
+                text.push(c);
+                return;
+            }
+        }
+        self.pieces.push(Piece::Text {
+            text: c.to_string(),
+            quoted,
+        });
+    }
+}
+
+impl AsRef<str> for Word {
+    fn as_ref(&self) -> &str {
+        &self.text
+    }
+}
+
+/// The operator of a redirection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RedirectOp {
+    /// `>`
+    Write,
+    /// `>>`
+    Append,
+    /// `>|`
+    Clobber,
+    /// `<>`
+    ReadWrite,
+    /// `<`
+    Read,
+    /// `>&`
+    DuplicateOut,
+    /// `<&`
+    DuplicateIn,
+    /// `&>`
+    WriteBoth,
+    /// `&>>`
+    AppendBoth,
+    /// `<<<`
+    HereString,
+    /// `<<` (its body follows the line)
+    HereDocument,
+    /// `<<-` (leading tabs of its body dropped)
+    HereDocumentTabs,
+}
+
+words!(RedirectOp {
+    Write => ">",
+    Append => ">>",
+    Clobber => ">|",
+    ReadWrite => "<>",
+    Read => "<",
+    DuplicateOut => ">&",
+    DuplicateIn => "<&",
+    WriteBoth => "&>",
+    AppendBoth => "&>>",
+    HereString => "<<<",
+    HereDocument => "<<",
+    HereDocumentTabs => "<<-",
+});
+
+/// Every operator, each before any that begins its spelling (`&>>` before `&>`, `<<<` before `<<`).
+pub(super) const REDIRECT_OPS: [RedirectOp; 12] = [
+    RedirectOp::AppendBoth,
+    RedirectOp::WriteBoth,
+    RedirectOp::HereString,
+    RedirectOp::HereDocumentTabs,
+    RedirectOp::HereDocument,
+    RedirectOp::Append,
+    RedirectOp::Clobber,
+    RedirectOp::DuplicateOut,
+    RedirectOp::DuplicateIn,
+    RedirectOp::ReadWrite,
+    RedirectOp::Write,
+    RedirectOp::Read,
+];
+
+/// A redirection: its descriptor (when written), its operator and its target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Redirect {
+    /// The descriptor written before the operator (`2>`), if any.
+    pub fd: Option<u32>,
+    /// The operator.
+    pub op: RedirectOp,
+    /// Its target: a file, a descriptor, a here-string's word or a here-document's delimiter.
+    pub target: Word,
+}
+
+impl Redirect {
+    /// Whether it writes a file: any writing operator, and `>&` to a word that is not a
+    /// descriptor. `/dev/null` and the standard streams are not files.
+    pub fn writes_file(&self) -> bool {
+        let t = self.target.text.as_str();
+        let descriptor = !self.target.dynamic()
+            && (t == "-" || t.trim_end_matches('-').chars().all(|c| c.is_ascii_digit()))
+            && !t.is_empty();
+        let writes = match self.op {
+            RedirectOp::Write
+            | RedirectOp::Append
+            | RedirectOp::Clobber
+            | RedirectOp::ReadWrite
+            | RedirectOp::WriteBoth
+            | RedirectOp::AppendBoth => true,
+            RedirectOp::DuplicateOut => !descriptor,
+            _ => false,
+        };
+        let harmless = !self.target.dynamic()
+            && matches!(t, "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty");
+        writes && !harmless
+    }
+
+    /// Whether it feeds the command's input from the line itself (`<<<`) or a file (`<`).
+    pub fn feeds_input(&self) -> bool {
+        matches!(
+            self.op,
+            RedirectOp::Read
+                | RedirectOp::HereString
+                | RedirectOp::ReadWrite
+                | RedirectOp::HereDocument
+                | RedirectOp::HereDocumentTabs
+        ) && self.fd.is_none_or(|fd| fd == 0)
+    }
+}
+
+/// A simple command: its words (leading `NAME=value` assignments first, [`Command::assigns`] of
+/// them), its redirections, and where it stands.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Command {
+    /// Its words: the leading assignments, then the program and its arguments.
+    pub words: Vec<Word>,
+    /// Its redirections, in the order written.
+    pub redirects: Vec<Redirect>,
+    /// How many of the first words are assignments.
+    pub assigns: usize,
+    /// It reads a pipe: it is not the first command of a pipeline.
+    pub piped: bool,
+}
+
+impl Command {
+    /// The command as written, quotes removed, words joined by one space: what rules match.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for (i, w) in self.words.iter().enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            out.push_str(&w.text);
+        }
+        out
+    }
+
+    /// The words after the assignments: the program and its arguments.
+    pub fn argv(&self) -> &[Word] {
+        self.words.get(self.assigns..).unwrap_or(&[])
+    }
+
+    /// The leading assignments as `(name, value)`.
+    pub fn assignments(&self) -> impl Iterator<Item = (&str, &Word)> {
+        self.words
+            .iter()
+            .take(self.assigns)
+            .filter_map(|w| assignment_name(&w.text).map(|n| (n, w)))
+    }
+}
+
+/// A variable given values by the line: `NAME=value` standing alone, `export NAME=value`, or a
+/// `for` loop's words. It holds for the commands from `from` on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binding {
+    /// The variable's name.
+    pub name: String,
+    /// Its possible values; `None` when one of them cannot be read.
+    pub values: Option<Vec<Word>>,
+    /// The index in [`Reading::commands`] of the first command it holds for.
+    pub from: usize,
+}
+
+/// A line as the reader reads it: every simple command it runs, in order (those of
+/// substitutions, subshells and compound commands included, function bodies too), the variables
+/// it assigns, and the first construct outside the subset, if any.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reading {
+    /// Every simple command the line runs, in order.
+    pub commands: Vec<Command>,
+    /// The variables the line gives values.
+    pub bindings: Vec<Binding>,
+    /// The first construct outside the reader's subset: the line is opaque.
+    pub opaque: Option<Construct>,
+    /// A function that calls itself (a fork bomb's shape): its name.
+    pub self_calling: Option<String>,
+}
+
+/// `NAME` of `NAME=…` or `NAME+=…`, when `word` is an assignment.
+pub fn assignment_name(word: &str) -> Option<&str> {
+    let (name, _) = word.split_once('=')?;
+    let name = name.strip_suffix('+').unwrap_or(name);
+    is_name(name).then_some(name)
+}
+
+/// A shell variable's name: a letter or `_`, then letters, digits and `_`.
+pub fn is_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A command's program word read plainly: `/usr/bin/rm` → `rm`.
+pub fn program_name(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
