@@ -13,6 +13,15 @@ mod rust;
 #[path = "src/spec/types.rs"]
 mod types;
 
+#[allow(dead_code)]
+#[path = "src/permission/wildcard.rs"]
+mod wildcard;
+
+/// The grammar reader of the crate, to check each grammar's examples.
+#[allow(dead_code)]
+#[path = "src/permission/programs/grammar.rs"]
+mod grammar;
+
 use rust::Rust;
 use std::error::Error;
 use std::fmt::Write as _;
@@ -67,10 +76,132 @@ fn check_defaults(path: &Path) -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
+/// Every word of the grammars is one the reader knows, every set a grammar uses exists, every
+/// `match` line is inside its grammar and every `not_match` line outside it, and every program a
+/// default `bash` rule allows has a grammar with the subcommand the rule names: a file that says
+/// otherwise fails the build.
+fn check_programs(path: &Path, defaults: &Path) -> Result<(), Box<dyn Error>> {
+    let (file, _) = read::<types::ProgramsFile>(path)?;
+    let at = |what: String| format!("{}: {what}", path.display());
+    fn words(name: &str, g: &types::Grammar, file: &types::ProgramsFile, errors: &mut Vec<String>) {
+        for set in g.use_sets.iter().filter(|s| file.sets.get(s).is_none()) {
+            errors.push(format!("{name}: no set \"{set}\""));
+        }
+        let options = g.options.iter().chain(
+            g.use_sets
+                .iter()
+                .filter_map(|s| file.sets.get(s))
+                .flat_map(|s| s.iter()),
+        );
+        let mut seen: Vec<(&str, &str)> = Vec::new();
+        for (option, kind) in options {
+            if grammar::ValueKind::parse(kind).is_none() {
+                errors.push(format!("{name}: {option}: \"{kind}\" is not a value kind"));
+            }
+            if !option.starts_with('-') {
+                errors.push(format!("{name}: \"{option}\" is not an option"));
+            }
+            if let Some((_, other)) = seen.iter().find(|(o, k)| *o == option && *k != kind) {
+                errors.push(format!("{name}: {option} is both {other} and {kind}"));
+            }
+            seen.push((option, kind));
+        }
+        for (option, kind) in std::iter::once(("operands", g.operands.as_ref()))
+            .chain(g.switches.iter().map(|(o, k)| (o, k.as_ref())))
+        {
+            if grammar::OperandKind::parse(kind).is_none() {
+                errors.push(format!(
+                    "{name}: {option}: \"{kind}\" is not an operand kind"
+                ));
+            }
+        }
+        for (sub, grammar) in g.subcommands.iter() {
+            words(&format!("{name} {sub}"), grammar, file, errors);
+        }
+    }
+    let mut errors = Vec::new();
+    for (program, entry) in file.programs.iter() {
+        if let Some(effects) = &entry.effects {
+            if let Some(script) = effects
+                .script
+                .as_deref()
+                .filter(|s| !matches!(*s, "sed" | "awk"))
+            {
+                errors.push(format!("{program}: no script reader for \"{script}\""));
+            }
+        }
+        let Some(g) = &entry.read_only else {
+            if !entry.matches.is_empty() || !entry.not_match.is_empty() {
+                errors.push(format!("{program}: examples without a grammar"));
+            }
+            continue;
+        };
+        words(program, g, &file, &mut errors);
+        let examples = entry
+            .matches
+            .iter()
+            .map(|l| (l, true))
+            .chain(entry.not_match.iter().map(|l| (l, false)));
+        for (line, inside) in examples {
+            let mut split = line.split_whitespace();
+            if split.next() != Some(program) {
+                errors.push(format!("{program}: \"{line}\" is not a line of {program}"));
+                continue;
+            }
+            let args: Vec<grammar::Arg<'_>> = split.map(grammar::Arg::plain).collect();
+            match (grammar::read(g, &file.sets, &args), inside) {
+                (Ok(_), false) => {
+                    errors.push(format!("{program}: \"{line}\" is inside its grammar"))
+                }
+                (Err(why), true) => errors.push(format!(
+                    "{program}: \"{line}\" is outside its grammar ({why:?})"
+                )),
+                _ => {}
+            }
+        }
+    }
+    let (defaults, _) = read::<types::DefaultsFile>(defaults)?;
+    for (key, value) in defaults.permission.0.iter() {
+        let types::SettingValue::Patterns(list) = value else {
+            continue;
+        };
+        if key.as_ref() != "bash" {
+            continue;
+        }
+        for (pattern, action) in list.iter().filter(|(_, a)| a.as_ref() == "allow") {
+            let _ = action;
+            let mut words = pattern.split(' ').filter(|w| *w != "*");
+            let program = words.next().unwrap_or_default();
+            let Some(g) = file
+                .programs
+                .get(program)
+                .and_then(|p| p.read_only.as_ref())
+            else {
+                errors.push(format!(
+                    "the default rule \"{pattern}\" names {program}, which has no grammar"
+                ));
+                continue;
+            };
+            if let Some(sub) = words.next().filter(|w| !w.starts_with('-')) {
+                if g.subcommands.get(sub).is_none() {
+                    errors.push(format!("the default rule \"{pattern}\" names {program} {sub}, which its grammar does not have"));
+                }
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(at(errors.join("\n")).into())
+    }
+}
+
 fn main() -> Result<(), Box<dyn Error>> {
     let spec = Path::new("spec");
     println!("cargo:rerun-if-changed=src/spec/types.rs");
     println!("cargo:rerun-if-changed=src/spec/rust.rs");
+    println!("cargo:rerun-if-changed=src/permission/wildcard.rs");
+    println!("cargo:rerun-if-changed=src/permission/programs/grammar.rs");
     let mut out = String::from("// Written by build.rs from rules/spec/: do not edit.\n");
     emit::<types::Loop>(&mut out, "LOOP", &spec.join("loop.json"))?;
     emit::<types::Blocks>(&mut out, "BLOCKS", &spec.join("blocks.json"))?;
@@ -79,6 +210,11 @@ fn main() -> Result<(), Box<dyn Error>> {
     check_defaults(&spec.join("permission/defaults.json"))?;
     emit::<types::ArityFile>(&mut out, "ARITY", &spec.join("permission/arity.json"))?;
     emit::<types::HardlineFile>(&mut out, "HARDLINE", &spec.join("permission/hardline.json"))?;
+    emit::<types::ProgramsFile>(&mut out, "PROGRAMS", &spec.join("permission/programs.json"))?;
+    check_programs(
+        &spec.join("permission/programs.json"),
+        &spec.join("permission/defaults.json"),
+    )?;
     println!("cargo:rerun-if-changed=spec/tools");
     let mut paths: Vec<_> = fs::read_dir(spec.join("tools"))?
         .map(|e| e.map(|e| e.path()))

@@ -58,6 +58,9 @@ fn decided_by_words(by: &DecidedBy) -> String {
         DecidedBy::UnknownTarget { entry, part } => {
             format!("\"{part}\", whose target is known only when it runs ({entry})")
         }
+        DecidedBy::Network { part } => {
+            format!("the redirection \"{part}\", which opens a network connection")
+        }
     }
 }
 
@@ -87,6 +90,16 @@ fn part_words(part: &TracedPart) -> String {
         TracedPart::UnknownTarget { entry, part } => {
             format!("\"{part}\", whose target is known only when it runs ({entry} would refuse it)")
         }
+        TracedPart::Contents(folder) => {
+            format!(
+                "what is inside {folder}, read whole: judged by the read rules that guard a file"
+            )
+        }
+        TracedPart::Network(part) => {
+            format!(
+                "the redirection \"{part}\", which opens a network connection: no rule allows it"
+            )
+        }
         TracedPart::Tool => "the tool itself (nothing to match but \"*\")".into(),
     }
 }
@@ -106,6 +119,7 @@ fn rule_words(rule: &Rule) -> String {
 /// One part's line: what it is, the rules that matched, its decision.
 fn part_view(p: &PartTrace, strictest: bool) -> impl IntoView {
     let rules = match p.matched.as_slice() {
+        [] if !p.uncovered.is_empty() => String::new(),
         [] => match &p.part {
             TracedPart::Command(_) | TracedPart::Path { .. } | TracedPart::Tool => {
                 "no rule matches it".to_string()
@@ -119,9 +133,19 @@ fn part_view(p: &PartTrace, strictest: bool) -> impl IntoView {
             many.iter().map(rule_words).collect::<Vec<_>>().join("; ")
         ),
     };
+    // A rule whose pattern matches but that does not cover the part: a default allow of a command
+    // outside its program's read-only forms, an approval of a command with an effect, …
+    let uncovered = (!p.uncovered.is_empty()).then(|| {
+        format!(
+            " — matched but not covering it (outside the read-only forms a default names, an effect \
+             no approval covers, an approval of a stricter mode, or plan mode): {}",
+            p.uncovered.iter().map(rule_words).collect::<Vec<_>>().join("; ")
+        )
+    });
     view! {
         <li class:strictest=strictest>
             {part_words(&p.part)} {(!rules.is_empty()).then(|| format!(" — {rules}"))}
+            {uncovered}
             " → " <b>{p.decision.action.as_str()}</b> {format!(" — {}", p.decision.reason)}
             {strictest.then_some(view! { " " <i>"(the strictest part)"</i> })}
         </li>

@@ -81,8 +81,10 @@ pub fn command_pattern(cmd: &Command) -> String {
             matches!(
                 p,
                 plain::WrapperPart::Splits
-                    | plain::WrapperPart::Joined(_)
+                    | plain::WrapperPart::Joined
                     | plain::WrapperPart::Line(_)
+                    | plain::WrapperPart::Command(_)
+                    | plain::WrapperPart::Opaque
             )
         });
         if own_line {

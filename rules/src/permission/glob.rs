@@ -182,9 +182,66 @@ pub(crate) fn tokens_meet_crossing(ta: &[Token], tb: &[Token], b_crosses: bool) 
     false
 }
 
+/// Whether a wildcard pattern (a rule's or a hardline entry's: `*` any run of characters, `/`
+/// too; `?` one character) can match a path inside `folder` — the folder, a `/`, then anything.
+/// `.` (the project root as a rule sees it) holds every relative path.
+pub fn may_match_under(pattern: &str, folder: &str) -> bool {
+    let pattern: Vec<char> = pattern.chars().collect();
+    let prefix: Vec<char> = match folder.trim_end_matches('/') {
+        "." => Vec::new(),
+        "" => vec!['/'],
+        f => format!("{f}/").chars().collect(),
+    };
+    // The places in the pattern a match may have reached, a `*` standing for nothing too.
+    let close = |states: &mut Vec<usize>| {
+        let mut k = 0;
+        while let Some(&s) = states.get(k) {
+            if pattern.get(s) == Some(&'*') && !states.contains(&(s + 1)) {
+                states.push(s + 1);
+            }
+            k += 1;
+        }
+    };
+    let mut states = vec![0];
+    close(&mut states);
+    for c in prefix {
+        let mut next = Vec::new();
+        for &s in &states {
+            let to = match pattern.get(s) {
+                Some('*') => s,
+                Some('?') => s + 1,
+                Some(&p) if p == c => s + 1,
+                _ => continue,
+            };
+            if !next.contains(&to) {
+                next.push(to);
+            }
+        }
+        close(&mut next);
+        states = next;
+    }
+    // A place before the pattern's end can be carried to its end by more characters.
+    states.iter().any(|&s| s < pattern.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pattern_may_match_under_a_folder() {
+        assert!(may_match_under("*.env", "src"));
+        assert!(may_match_under("*.env", "."));
+        assert!(may_match_under("~/.ssh/*", "~"));
+        assert!(may_match_under("/home/me/.ssh/*", "/home"));
+        assert!(may_match_under("/home/me/.ssh/*", "/"));
+        assert!(may_match_under("/proc/*/environ", "/proc"));
+        assert!(may_match_under("/proc/*/environ", "/proc/1"));
+        assert!(!may_match_under("secrets/*", "src"));
+        assert!(!may_match_under("/home/me/.ssh/*", "/home/me/src"));
+        assert!(!may_match_under("/home/me/.ssh/*", "/tmp"));
+        assert!(may_match_under("src/?.env", "src"));
+    }
 
     #[test]
     fn globs_meet_when_they_can_name_one_path() {

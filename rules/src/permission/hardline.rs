@@ -2,6 +2,7 @@
 //! file tool may touch. A line's commands are judged as [`super::plain`] reads them; every part
 //! counts. A path is compared without letter case (`.SSH` is `.ssh` on a case-insensitive disk).
 
+use super::path::inside;
 use super::wildcard::matches;
 use super::RiskClass;
 use crate::spec::spec;
@@ -27,8 +28,9 @@ pub struct PathHit {
 }
 
 /// The protected path (`paths`) a call of this class touches, refusing entries first. `abs` is
-/// the normalised absolute path (or `~/…`); `home`, when known, lets `~/…` patterns match.
-pub fn check_path(abs: &str, class: RiskClass, home: Option<&str>) -> Option<PathHit> {
+/// the normalised absolute path (or `~/…`); `home`, when known, lets `~/…` patterns match;
+/// `root`, the project root, lets `root_patterns` match.
+pub fn check_path(abs: &str, class: RiskClass, home: Option<&str>, root: &str) -> Option<PathHit> {
     let h = &spec().hardline;
     let lower = abs.to_lowercase();
     let tilde = home.and_then(|home| {
@@ -38,13 +40,22 @@ pub fn check_path(abs: &str, class: RiskClass, home: Option<&str>) -> Option<Pat
             .filter(|r| r.is_empty() || r.starts_with('/'))
             .map(|r| format!("~{r}"))
     });
+    let relative = inside(&root.to_lowercase(), &lower);
+    let any = |patterns: &[crate::spec::types::Str]| {
+        patterns.iter().any(|p| {
+            let p = p.to_lowercase();
+            matches(&p, &lower) || tilde.as_deref().is_some_and(|t| matches(&p, t))
+        })
+    };
     let hit = |ask: bool| {
         h.paths.iter().filter(move |e| e.ask == ask).find_map(|e| {
             let applies = e.classes.iter().any(|c| c == class.as_str());
-            let hit = e.patterns.iter().any(|p| {
-                let p = p.to_lowercase();
-                matches(&p, &lower) || tilde.as_deref().is_some_and(|t| matches(&p, t))
+            let in_root = relative.as_deref().is_some_and(|rel| {
+                e.root_patterns
+                    .iter()
+                    .any(|p| matches(&p.to_lowercase(), rel))
             });
+            let hit = (any(&e.patterns) || in_root) && !any(&e.except_patterns);
             (applies && hit).then(|| PathHit {
                 hit: Hit {
                     entry: e.id.to_string(),
@@ -64,18 +75,19 @@ mod tests {
 
     #[test]
     fn protected_paths() {
-        let refused = |p: &str, c: RiskClass| check_path(p, c, None).is_some_and(|h| !h.ask);
+        let refused =
+            |p: &str, c: RiskClass| check_path(p, c, None, "/project").is_some_and(|h| !h.ask);
         assert!(refused("/etc/passwd", RiskClass::Write));
-        assert!(check_path("/etc/passwd", RiskClass::Read, None).is_none());
+        assert!(check_path("/etc/passwd", RiskClass::Read, None, "/project").is_none());
         assert!(refused("/home/me/.ssh/id_rsa", RiskClass::Read));
         assert!(refused("/home/me/.SSH/id_rsa", RiskClass::Read));
         assert!(refused("/project/.git/hooks/pre-commit", RiskClass::Write));
         assert!(refused("/project/.GIT/hooks/pre-commit", RiskClass::Write));
         assert!(refused("/proc/1/environ", RiskClass::Read));
         assert!(refused("/proc/self/environ", RiskClass::Read));
-        assert!(check_path("/project/src/a.rs", RiskClass::Write, None).is_none());
-        let git = check_path("/project/.git/config", RiskClass::Write, None);
+        assert!(check_path("/project/src/a.rs", RiskClass::Write, None, "/project").is_none());
+        let git = check_path("/project/.git/config", RiskClass::Write, None, "/project");
         assert!(git.is_some_and(|h| h.ask));
-        assert!(check_path("/project/.git/config", RiskClass::Read, None).is_none());
+        assert!(check_path("/project/.git/config", RiskClass::Read, None, "/project").is_none());
     }
 }

@@ -3,13 +3,14 @@
 //! the parts in a mode — the hardline, then the last matching rule, then the mode by the risk
 //! class, then the place outside the root; the strictest part wins.
 
+use super::glob::may_match_under;
 use super::hardline;
 use super::path::{inside, resolve, Place, OUTSIDE_ROOT};
 use super::plain;
 use super::request::{default_rules, Context, Request, Rule, Target};
 use super::shell;
 use super::wildcard;
-use super::words::{Action, DecidedBy, Decision, Mode, RiskClass};
+use super::words::{Action, DecidedBy, Decision, Mode, RiskClass, RuleSource};
 use crate::spec::spec;
 use crate::text::fill;
 
@@ -39,16 +40,46 @@ pub(super) enum Part {
     Opaque(shell::Construct),
     /// A refused program whose target is not known.
     Unknown(hardline::Hit),
-    /// A command of a line, as rules see it.
-    Command(String),
+    /// A command of a line, as rules see it, and what a rule may cover of it.
+    Command(CommandPart),
     /// A path (absolute), judged under this permission key and class.
     Path {
         abs: String,
         permission: String,
         class: RiskClass,
     },
+    /// Everything inside a folder a command reads whole (absolute), judged by the read rules
+    /// that guard a file (ask or deny) and may match one there.
+    Contents {
+        abs: String,
+    },
+    /// A redirection that opens a network connection, as written.
+    Network(String),
     /// A call with nothing to match but its tool.
     Tool,
+}
+
+/// A command of a line as rules judge it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct CommandPart {
+    /// Its words joined by one space: what rules match.
+    pub(super) text: String,
+    /// Its words stay inside its program's read-only grammar: a default rule may cover it.
+    pub(super) read_only: bool,
+    /// It asks for something an approval or a grant never covers (code run from an option, a
+    /// file written or read that the line does not name).
+    pub(super) effects: bool,
+}
+
+impl CommandPart {
+    /// A command with no grammar and no effect (`curl`, as network redirections are judged).
+    fn plain(text: &str) -> CommandPart {
+        CommandPart {
+            text: text.to_string(),
+            read_only: false,
+            effects: false,
+        }
+    }
 }
 
 /// Reads a call once (see [`Prepared`]).
@@ -59,7 +90,7 @@ pub fn prepare(req: &Request, ctx: &Context) -> Prepared {
         home: ctx.home.as_deref(),
     };
     let path = |parts: &mut Vec<Part>, abs: String, permission: &str, class: RiskClass| {
-        match hardline::check_path(&abs, class, ctx.home.as_deref()) {
+        match hardline::check_path(&abs, class, ctx.home.as_deref(), &ctx.root) {
             Some(h) if !h.ask => parts.push(Part::Hard(h.hit)),
             Some(h) => parts.push(Part::Guarded(h.hit, class)),
             None => parts.push(Part::Path {
@@ -106,12 +137,25 @@ pub fn prepare(req: &Request, ctx: &Context) -> Prepared {
             }
             parts.extend(read.hits.into_iter().map(Part::Hard));
             parts.extend(read.unknown.into_iter().map(Part::Unknown));
-            for text in read.commands {
-                parts.push(Part::Command(text));
+            for command in read.commands {
+                parts.push(Part::Command(CommandPart {
+                    text: command.text,
+                    read_only: command.read_only == plain::ReadOnly::Inside,
+                    effects: !command.effects.is_empty(),
+                }));
             }
+            parts.extend(read.network.into_iter().map(Part::Network));
             let edit = write_key();
             for (abs, _) in read.writes {
                 path(&mut parts, abs, edit, RiskClass::Write);
+            }
+            for file in read.reads {
+                if file.whole && may_be_folder(&file.path) {
+                    parts.push(Part::Contents {
+                        abs: file.path.clone(),
+                    });
+                }
+                path(&mut parts, file.path, read_key, RiskClass::Read);
             }
             for word in &read.guarded {
                 let abs = resolve(place, &ctx.root, word);
@@ -129,7 +173,9 @@ pub fn prepare(req: &Request, ctx: &Context) -> Prepared {
         permission: req.permission.clone(),
         class: req.class,
         // A line with nothing to run is the command "", judged as one.
-        first: parts.next().unwrap_or(Part::Command(String::new())),
+        first: parts
+            .next()
+            .unwrap_or(Part::Command(CommandPart::plain(""))),
         rest: parts.collect(),
     }
 }
@@ -183,22 +229,113 @@ fn default_read_guards() -> &'static [ReadGuard<'static>] {
     })
 }
 
+/// Whether a path read whole may be a folder: its last name has no extension (`src`, `.github`,
+/// `~`, `.`), or it is a glob. `a.txt` is read as a file.
+fn may_be_folder(path: &str) -> bool {
+    let last = path.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+    path.ends_with('/')
+        || last.contains(['*', '?', '['])
+        || !last.chars().skip(1).any(|c| c == '.')
+        || last == ".."
+}
+
+/// What a rule is asked to cover: a command (with what its program's grammar and effects make
+/// of it), or a path or a tool of this class.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Subject<'a> {
+    /// What the rule's pattern is matched against.
+    pub(super) text: &'a str,
+    /// The part's risk class.
+    pub(super) class: RiskClass,
+    /// The command, when the part is one.
+    pub(super) command: Option<&'a CommandPart>,
+}
+
+impl<'a> Subject<'a> {
+    pub(super) fn of(text: &'a str, class: RiskClass) -> Subject<'a> {
+        Subject {
+            text,
+            class,
+            command: None,
+        }
+    }
+}
+
 /// Judging in one mode, with the context's rules and `extra` grants after them.
 pub(super) struct Judge<'a> {
     pub(super) ctx: &'a Context,
     pub(super) mode: Mode,
     pub(super) extra: &'a [Rule],
+    /// Nobody can answer: approvals do not hold.
+    pub(super) unattended: bool,
 }
 
 impl Judge<'_> {
-    /// The last rule for `permission` whose pattern matches `subject`, as a decision.
-    pub(super) fn by_rule(&self, permission: &str, subject: &str) -> Option<Decision> {
-        let rule = self.ctx.all_rules().chain(self.extra).rev().find(|r| {
-            (r.permission == permission
-                || (r.permission.contains('*') && wildcard::matches(&r.permission, permission)))
-                && wildcard::matches(&r.pattern, subject)
-        })?;
-        Some(Decision {
+    /// Whether a rule that matches a subject covers it. A deny or an ask always does. An allow
+    /// of the defaults covers a command only inside its program's read-only grammar; an
+    /// approval's or a grant's never covers a command with an effect; an approval holds only in
+    /// the mode it was given in and looser ones, and never when nobody can answer; and in plan
+    /// mode only the defaults let a write or a command through.
+    pub(super) fn covers(&self, rule: &Rule, subject: Subject<'_>) -> bool {
+        if rule.action != Action::Allow {
+            return true;
+        }
+        let read_only = subject.command.is_none_or(|c| c.read_only);
+        let effects = subject.command.is_some_and(|c| c.effects);
+        let plan_final = self.mode == Mode::Plan
+            && matches!(subject.class, RiskClass::Write | RiskClass::Execute);
+        match rule.source {
+            RuleSource::Defaults => read_only,
+            RuleSource::Session => !plan_final,
+            RuleSource::Grant => !plan_final && !effects,
+            RuleSource::Approval => {
+                !plan_final && !effects && !self.unattended && rule.holds_in(self.mode)
+            }
+        }
+    }
+
+    /// Whether a rule is for `permission` and its pattern matches the subject.
+    pub(super) fn matches(rule: &Rule, permission: &str, subject: &str) -> bool {
+        (rule.permission == permission
+            || (rule.permission.contains('*') && wildcard::matches(&rule.permission, permission)))
+            && wildcard::matches(&rule.pattern, subject)
+    }
+
+    /// The last rule for `permission` that matches and covers `subject`, as a decision.
+    pub(super) fn by_rule(&self, permission: &str, subject: Subject<'_>) -> Option<Decision> {
+        let rule = self
+            .ctx
+            .all_rules()
+            .chain(self.extra)
+            .rev()
+            .find(|r| Judge::matches(r, permission, subject.text) && self.covers(r, subject))?;
+        Some(rule_decision(rule))
+    }
+
+    /// The strictest read rule that guards a file (ask or deny) and may match one inside a
+    /// folder read whole (`None`: none may).
+    fn contents(&self, folder: &str) -> Option<Decision> {
+        let key = read_key();
+        let lower = folder.to_lowercase();
+        let guards = self.ctx.all_rules().chain(self.extra).filter(|r| {
+            r.action != Action::Allow
+                && Judge::matches(r, key, &r.pattern)
+                && (may_match_under(&r.pattern, folder) || may_match_under(&r.pattern, &lower))
+        });
+        let mut out: Option<Decision> = None;
+        for rule in guards {
+            if out.as_ref().is_none_or(|d| rule.action > d.action) {
+                out = Some(rule_decision(rule));
+            }
+        }
+        out
+    }
+}
+
+/// A rule's decision.
+fn rule_decision(rule: &Rule) -> Decision {
+    {
+        Decision {
             action: rule.action,
             reason: fill(
                 &reasons().rule,
@@ -214,9 +351,11 @@ impl Judge<'_> {
                 pattern: rule.pattern.clone(),
                 action: rule.action,
             },
-        })
+        }
     }
+}
 
+impl Judge<'_> {
     /// A path judged as written and in lower case, the stricter kept: a protected name
     /// (`*.env`) holds whatever its letter case, and folding case never loosens a decision.
     pub(super) fn path_rule_or_mode(
@@ -225,22 +364,20 @@ impl Judge<'_> {
         path: &str,
         class: RiskClass,
     ) -> Decision {
-        let own = self.rule_or_mode(permission, path, class);
+        let own = self.rule_or_mode(permission, Subject::of(path, class));
         let lower = path.to_lowercase();
         if lower == path {
             return own;
         }
-        strictest(own, [self.rule_or_mode(permission, &lower, class)])
+        strictest(
+            own,
+            [self.rule_or_mode(permission, Subject::of(&lower, class))],
+        )
     }
 
-    pub(super) fn rule_or_mode(
-        &self,
-        permission: &str,
-        subject: &str,
-        class: RiskClass,
-    ) -> Decision {
+    pub(super) fn rule_or_mode(&self, permission: &str, subject: Subject<'_>) -> Decision {
         self.by_rule(permission, subject)
-            .unwrap_or_else(|| by_mode(self.mode, class))
+            .unwrap_or_else(|| by_mode(self.mode, subject.class))
     }
 
     /// A part no rule may allow: auto refuses it, the other modes ask where they would allow.
@@ -292,8 +429,21 @@ impl Judge<'_> {
                     },
                 }
             }
-            Part::Command(text) => self.rule_or_mode(&prepared.permission, text, prepared.class),
-            Part::Tool => self.rule_or_mode(&prepared.permission, "*", prepared.class),
+            Part::Command(command) => self.rule_or_mode(
+                &prepared.permission,
+                Subject {
+                    text: &command.text,
+                    class: prepared.class,
+                    command: Some(command),
+                },
+            ),
+            Part::Tool => self.rule_or_mode(&prepared.permission, Subject::of("*", prepared.class)),
+            Part::Contents { abs } => {
+                let folder = inside(&self.ctx.root, abs).unwrap_or_else(|| abs.clone());
+                self.contents(&folder)
+                    .unwrap_or_else(|| by_mode(self.mode, RiskClass::Read))
+            }
+            Part::Network(part) => self.network(prepared, part),
             Part::Path {
                 abs,
                 permission,
@@ -302,19 +452,58 @@ impl Judge<'_> {
                 Some(rel) => self.path_rule_or_mode(permission, &rel, *class),
                 None => {
                     let own = self.path_rule_or_mode(permission, abs, *class);
-                    let outside = self.by_rule(OUTSIDE_ROOT, abs).unwrap_or_else(|| Decision {
-                        action: Action::Ask,
-                        reason: fill(&reasons().outside_root, &[("path", abs)]),
-                        decided_by: DecidedBy::OutsideRoot { path: abs.clone() },
-                    });
+                    let outside = self
+                        .by_rule(OUTSIDE_ROOT, Subject::of(abs, *class))
+                        .unwrap_or_else(|| Decision {
+                            action: Action::Ask,
+                            reason: fill(&reasons().outside_root, &[("path", abs)]),
+                            decided_by: DecidedBy::OutsideRoot { path: abs.clone() },
+                        });
                     strictest(own, [outside])
                 }
             },
         }
     }
 
+    /// A network connection a redirection opens: no rule or approval allows it. Plan refuses
+    /// it, manual and edit ask, and auto allows it where it would allow the command `curl` (a
+    /// rule that refuses `curl` refuses it too).
+    fn network(&self, prepared: &Prepared, part: &str) -> Decision {
+        let auto = spec().mode(self.mode).ask_becomes == Some(Action::Allow);
+        let reason = fill(&reasons().network, &[("part", part)]);
+        let decided_by = DecidedBy::Network {
+            part: part.to_string(),
+        };
+        if auto {
+            let curl = CommandPart::plain(spec().hardline.plain.network_like.as_ref());
+            let by_curl = self.rule_or_mode(
+                &prepared.permission,
+                Subject {
+                    text: &curl.text,
+                    class: RiskClass::Execute,
+                    command: Some(&curl),
+                },
+            );
+            if by_curl.action == Action::Deny {
+                return by_curl;
+            }
+            return Decision {
+                action: Action::Allow,
+                reason,
+                decided_by,
+            };
+        }
+        Decision {
+            action: by_mode(self.mode, RiskClass::Execute)
+                .action
+                .max(Action::Ask),
+            reason,
+            decided_by,
+        }
+    }
+
     /// The strictest part; then auto turns an ask into allow, and unattended refuses it.
-    pub(super) fn decide(&self, prepared: &Prepared, unattended: bool) -> Decision {
+    pub(super) fn decide(&self, prepared: &Prepared) -> Decision {
         let d = strictest(
             self.part(prepared, &prepared.first),
             prepared.rest.iter().map(|p| self.part(prepared, p)),
@@ -336,7 +525,7 @@ impl Judge<'_> {
                 },
             };
         }
-        if unattended {
+        if self.unattended {
             return Decision {
                 action: Action::Deny,
                 reason: reasons().unattended.to_string(),
@@ -403,6 +592,7 @@ pub fn decide(
         ctx,
         mode,
         extra: grants,
+        unattended,
     }
-    .decide(prepared, unattended)
+    .decide(prepared)
 }

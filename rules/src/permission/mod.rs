@@ -23,6 +23,7 @@ pub mod hardline;
 pub mod judge;
 pub mod path;
 pub mod plain;
+pub mod programs;
 pub mod request;
 pub mod shell;
 #[cfg(feature = "trace")]

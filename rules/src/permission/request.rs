@@ -21,6 +21,9 @@ pub struct Rule {
     pub action: Action,
     /// Not written (`{ permission, pattern, action }`).
     pub source: RuleSource,
+    /// For an approval, the mode it was given in: it holds in that mode and looser ones, never
+    /// in plan mode (written as `mode`).
+    pub given_in: Option<Mode>,
 }
 
 impl ToJson for Rule {
@@ -29,6 +32,7 @@ impl ToJson for Rule {
             .with("permission", &self.permission)
             .with("pattern", &self.pattern)
             .with("action", self.action)
+            .with_some("mode", &self.given_in)
             .done()
     }
 }
@@ -41,7 +45,22 @@ impl Rule {
             pattern: pattern.to_string(),
             action,
             source,
+            given_in: None,
         }
+    }
+
+    /// The rule, given in `mode` (an approval).
+    pub fn given_in(self, mode: Mode) -> Rule {
+        Rule {
+            given_in: Some(mode),
+            ..self
+        }
+    }
+
+    /// Whether it holds in `mode`: a rule given in a mode holds in that mode and looser ones
+    /// (an approval given in manual mode holds in edit, not in plan).
+    pub fn holds_in(&self, mode: Mode) -> bool {
+        self.given_in.is_none_or(|given| mode <= given)
     }
 
     /// Reads `[{ permission, pattern, action }]`.
@@ -283,7 +302,7 @@ impl Context {
             ctx.rules = Rule::list_from_json(&o.at("rules"), v, RuleSource::Session)?;
         }
         if let Some(v) = o.get("approvals") {
-            ctx.approvals = approvals_from_json(&o.at("approvals"), v)?;
+            ctx.approvals = approvals_from_json(&o.at("approvals"), v, mode)?;
         }
         ctx.unattended = o.bool_or("unattended", false)?;
         Ok(ctx)
@@ -301,7 +320,9 @@ impl Context {
 }
 
 /// `[{ permission, pattern }]`: approvals allow.
-fn approvals_from_json(path: &str, value: &Value) -> Result<Vec<Rule>, InputError> {
+/// `[{ permission, pattern, mode? }]`: approvals allow, given in `mode` (the context's mode when
+/// they do not say).
+fn approvals_from_json(path: &str, value: &Value, mode: Mode) -> Result<Vec<Rule>, InputError> {
     let Value::Array(items) = value else {
         return Err(InputError::Type {
             path: path.to_string(),
@@ -314,19 +335,21 @@ fn approvals_from_json(path: &str, value: &Value) -> Result<Vec<Rule>, InputErro
         .map(|(i, v)| {
             let p = input::index(path, i);
             let o = Obj::new(&p, v)?;
-            o.only(&["permission", "pattern", "action"])?;
+            o.only(&["permission", "pattern", "action", "mode"])?;
             if let Some(a) = o.opt_str("action")?.filter(|a| *a != "allow") {
                 return Err(InputError::Invalid {
                     path: o.at("action"),
                     message: format!("an approval allows; \"{a}\" is not one"),
                 });
             }
+            let given = o.opt_word("mode", "mode", Mode::parse)?.unwrap_or(mode);
             Ok(Rule::new(
                 o.str("permission")?,
                 o.str("pattern")?,
                 Action::Allow,
                 RuleSource::Approval,
-            ))
+            )
+            .given_in(given))
         })
         .collect()
 }

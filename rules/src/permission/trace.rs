@@ -1,11 +1,10 @@
 //! How a call was judged, step by step (the feature `trace`, the playground's Why): each part of
 //! the call, every rule that matched it, the strictest part, what the mode made of an ask.
 
-use super::judge::{Judge, Part, Prepared};
+use super::judge::{Judge, Part, Prepared, Subject};
 use super::path::inside;
 use super::request::{Context, Rule};
 use super::shell;
-use super::wildcard;
 use super::words::{Decision, Mode, RiskClass};
 
 #[cfg(feature = "trace")]
@@ -47,6 +46,11 @@ pub enum TracedPart {
         /// The part of the line.
         part: String,
     },
+    /// Everything inside a folder a command reads whole (relative to the project root when
+    /// inside it), judged by the read rules that guard a file.
+    Contents(String),
+    /// A redirection that opens a network connection.
+    Network(String),
     /// A call with nothing to match but its tool.
     Tool,
 }
@@ -58,8 +62,14 @@ pub enum TracedPart {
 pub struct PartTrace {
     /// The part.
     pub part: TracedPart,
-    /// The rules whose permission and pattern match it, in the order they are kept.
+    /// The rules whose permission and pattern match it and that cover it, in the order they are
+    /// kept.
     pub matched: Vec<Rule>,
+    /// The rules whose pattern matches it but that do not cover it: a default allow of a
+    /// command outside its program's read-only forms, an approval or a grant of a command with
+    /// an effect, an approval in a stricter mode or with nobody to answer, an allow other than
+    /// the defaults' of a write or a command in plan mode.
+    pub uncovered: Vec<Rule>,
     /// Its decision in the mode.
     pub decision: Decision,
 }
@@ -80,60 +90,82 @@ pub struct Trace {
     pub decision: Decision,
 }
 
+/// The rules whose pattern matches a part: those that cover it and those that do not.
+#[derive(Debug, Default)]
+pub(super) struct Matched {
+    matched: Vec<Rule>,
+    uncovered: Vec<Rule>,
+}
+
 impl Judge<'_> {
     #[cfg(feature = "trace")]
-    /// Every rule for `permission` whose pattern matches `subject`, in order.
-    pub(super) fn matching(&self, permission: &str, subject: &str) -> Vec<Rule> {
-        self.ctx
+    /// Every rule for `permission` whose pattern matches the subject, in order: those that
+    /// cover it, and those that do not.
+    pub(super) fn matching(&self, permission: &str, subject: Subject<'_>) -> Matched {
+        let (matched, uncovered) = self
+            .ctx
             .all_rules()
             .chain(self.extra)
-            .filter(|r| {
-                (r.permission == permission
-                    || (r.permission.contains('*') && wildcard::matches(&r.permission, permission)))
-                    && wildcard::matches(&r.pattern, subject)
-            })
+            .filter(|r| Judge::matches(r, permission, subject.text))
             .cloned()
-            .collect()
+            .partition(|r| self.covers(r, subject));
+        Matched { matched, uncovered }
     }
 
     #[cfg(feature = "trace")]
     /// A part as a trace names it, with the rules that matched it.
-    pub(super) fn traced(&self, prepared: &Prepared, part: &Part) -> (TracedPart, Vec<Rule>) {
+    pub(super) fn traced(&self, prepared: &Prepared, part: &Part) -> (TracedPart, Matched) {
+        let none = Matched::default;
         match part {
             Part::Hard(hit) => (
                 TracedPart::Hardline {
                     entry: hit.entry.clone(),
                     part: hit.part.clone(),
                 },
-                Vec::new(),
+                none(),
             ),
             Part::Guarded(hit, _) => (
                 TracedPart::Guarded {
                     entry: hit.entry.clone(),
                     part: hit.part.clone(),
                 },
-                Vec::new(),
+                none(),
             ),
-            Part::Opaque(c) => (TracedPart::Opaque(*c), Vec::new()),
+            Part::Opaque(c) => (TracedPart::Opaque(*c), none()),
             Part::Unknown(hit) => (
                 TracedPart::UnknownTarget {
                     entry: hit.entry.clone(),
                     part: hit.part.clone(),
                 },
-                Vec::new(),
+                none(),
             ),
-            Part::Command(text) => (
-                TracedPart::Command(text.clone()),
-                self.matching(&prepared.permission, text),
+            Part::Command(command) => (
+                TracedPart::Command(command.text.clone()),
+                self.matching(
+                    &prepared.permission,
+                    Subject {
+                        text: &command.text,
+                        class: prepared.class,
+                        command: Some(command),
+                    },
+                ),
             ),
-            Part::Tool => (TracedPart::Tool, self.matching(&prepared.permission, "*")),
+            Part::Tool => (
+                TracedPart::Tool,
+                self.matching(&prepared.permission, Subject::of("*", prepared.class)),
+            ),
+            Part::Contents { abs } => (
+                TracedPart::Contents(inside(&self.ctx.root, abs).unwrap_or_else(|| abs.clone())),
+                none(),
+            ),
+            Part::Network(part) => (TracedPart::Network(part.clone()), none()),
             Part::Path {
                 abs,
                 permission,
                 class,
             } => {
                 let path = inside(&self.ctx.root, abs).unwrap_or_else(|| abs.clone());
-                let matched = self.matching(permission, &path);
+                let matched = self.matching(permission, Subject::of(&path, *class));
                 (
                     TracedPart::Path {
                         path,
@@ -148,14 +180,15 @@ impl Judge<'_> {
 
     #[cfg(feature = "trace")]
     /// The call judged part by part, as [`Judge::decide`] judges it.
-    pub(super) fn trace(&self, prepared: &Prepared, unattended: bool) -> Trace {
+    pub(super) fn trace(&self, prepared: &Prepared) -> Trace {
         let parts: Vec<PartTrace> = std::iter::once(&prepared.first)
             .chain(&prepared.rest)
             .map(|p| {
-                let (part, matched) = self.traced(prepared, p);
+                let (part, rules) = self.traced(prepared, p);
                 PartTrace {
                     part,
-                    matched,
+                    matched: rules.matched,
+                    uncovered: rules.uncovered,
                     decision: self.part(prepared, p),
                 }
             })
@@ -172,7 +205,7 @@ impl Judge<'_> {
             mode: self.mode,
             parts,
             strictest,
-            decision: self.decide(prepared, unattended),
+            decision: self.decide(prepared),
         }
     }
 }
@@ -191,6 +224,7 @@ pub fn trace(
         ctx,
         mode,
         extra: grants,
+        unattended,
     }
-    .trace(prepared, unattended)
+    .trace(prepared)
 }

@@ -133,6 +133,11 @@ pub enum DecidedBy {
         /// The first construct outside the reader's subset.
         construct: Construct,
     },
+    /// A redirection that opens a network connection (`/dev/tcp/…`): no rule allows it.
+    Network {
+        /// The redirection, as written.
+        part: String,
+    },
     /// A refused program (or a write) whose target is known only when it runs.
     UnknownTarget {
         /// The hardline entry that would refuse it (or `write`).
@@ -172,6 +177,7 @@ impl ToJson for DecidedBy {
             DecidedBy::Opaque { construct } => Object::new()
                 .with("by", "opaque")
                 .with("construct", *construct),
+            DecidedBy::Network { part } => Object::new().with("by", "network").with("part", part),
             DecidedBy::UnknownTarget { entry, part } => Object::new()
                 .with("by", "unknown_target")
                 .with("entry", entry)

@@ -97,6 +97,9 @@ pub struct Spec {
     pub arity: &'static types::ArityFile,
     /// `permission/hardline.json`: what no mode or rule allows.
     pub hardline: &'static types::HardlineFile,
+    /// `permission/programs.json`: the read-only forms of the programs the default rules allow,
+    /// and what makes an approval not cover a command.
+    pub programs: &'static types::ProgramsFile,
 }
 
 fn parse(file: &'static str, text: &str) -> Result<serde_json::Value, SpecError> {
@@ -120,6 +123,7 @@ impl Spec {
             defaults_file: &data::DEFAULTS,
             arity: &data::ARITY,
             hardline: &data::HARDLINE,
+            programs: &data::PROGRAMS,
         }
     }
 
@@ -297,6 +301,10 @@ mod tests {
         same(
             include_str!("../../spec/permission/hardline.json"),
             &data::HARDLINE,
+        );
+        same(
+            include_str!("../../spec/permission/programs.json"),
+            &data::PROGRAMS,
         );
         for (tool, (name, text)) in data::TOOLS.iter().zip(data::TOOL_TEXTS) {
             same(text, tool);

@@ -548,6 +548,8 @@ spec_struct! {
         pub opaque: Str,
         /// A refused program whose target is known only when it runs.
         pub unknown_target: Str,
+        /// A redirection that opens a network connection (this project's).
+        pub network: Str,
     }
 }
 
@@ -733,6 +735,29 @@ spec_struct! {
         /// An operand matches one of these.
         #[serde(default)]
         pub operands: List<Str>,
+        /// Any word of its arguments matches one of these.
+        #[serde(default)]
+        pub words: List<Str>,
+        /// An operand is a pattern that matches every name (`.`, `.*`, `^`).
+        #[serde(default)]
+        pub broad: bool,
+        /// Options whose next word is their value, not an operand.
+        #[serde(default)]
+        pub value_options: List<Str>,
+        /// The values of these options are targets (`docker run -v SRC:DST`: the part before
+        /// `:`; `--mount`'s `source=`).
+        #[serde(default)]
+        pub target_options: List<Str>,
+        /// A word without a dash that is a cluster of BSD options holds one of these letters
+        /// (`ps eww`).
+        #[serde(default)]
+        pub bsd_letters: Option<Str>,
+        /// Its first operand is an owner, a group, a mode or a context, not a target
+        /// (`chown -R $USER ./x`) — unless one of `owner_options` is given.
+        #[serde(default)]
+        pub owner_first: bool,
+        #[serde(default)]
+        pub owner_options: List<Str>,
         /// A function that calls itself (a fork bomb).
         #[serde(default)]
         pub self_calling: bool,
@@ -758,6 +783,12 @@ spec_struct! {
     pub struct HardPath {
         pub id: Str,
         pub patterns: List<Str>,
+        /// Patterns relative to the project root.
+        #[serde(default)]
+        pub root_patterns: List<Str>,
+        /// Paths the entry does not cover.
+        #[serde(default, rename = "except")]
+        pub except_patterns: List<Str>,
         pub classes: List<Str>,
         #[serde(default)]
         pub ask: bool,
@@ -794,11 +825,24 @@ spec_struct! {
         pub wrappers: Map<Wrapper>,
         pub shells: List<Str>,
         pub other_shells: List<Str>,
+        /// Programs that run the shell lines of their input (`at`): opaque.
+        pub input_shells: List<Str>,
+        /// GNU tools that macOS installs under a `g` name (`grm`): read as the tool.
+        pub gnu_names: List<Str>,
         pub shell_values: List<Str>,
         pub opaque: Map<Str>,
         pub unsafe_variables: List<Str>,
         pub changes_directory: List<Str>,
         pub links: List<Str>,
+        /// Devices that hold no file: reading or writing them reads or writes nothing.
+        pub devices: List<Str>,
+        /// Programs that change a file's owner or mode and read none of it (`chmod -R 700
+        /// ~/.ssh` reads no key).
+        pub metadata: List<Str>,
+        /// Paths a redirection opens a network connection through (wildcards).
+        pub network: List<Str>,
+        /// The command a network redirection is judged as in auto mode.
+        pub network_like: Str,
     }
 }
 
@@ -834,6 +878,45 @@ spec_struct! {
         /// Options whose value is the folder the command runs in (`env -C`, `sudo -D`).
         #[serde(default)]
         pub chdir: List<Str>,
+        /// Options with which it runs what cannot be read (`screen -X`, `gdb -x FILE`).
+        #[serde(default)]
+        pub opaque: List<Str>,
+        /// Words (wildcards, no letter case) that make it run what cannot be read (`ssh -o
+        /// ProxyCommand=…`).
+        #[serde(default)]
+        pub opaque_values: List<Str>,
+        /// Options whose value is one of its own commands (gdb's `-ex`).
+        #[serde(default)]
+        pub commands: List<Str>,
+        /// Prefixes of its own commands after which the rest is a shell line (`!`, `shell `).
+        #[serde(default)]
+        pub command_lines: List<Str>,
+        /// First words of its own commands that run what cannot be read (`python`, `pipe`).
+        #[serde(default)]
+        pub command_opaque: List<Str>,
+        /// The words after its options are a shell's arguments (`capsh -- -c LINE`).
+        #[serde(default)]
+        pub shell_args: bool,
+        /// With nothing to run it runs a shell, which reads its input (`su -`).
+        #[serde(default)]
+        pub shell_when_empty: bool,
+        /// Its first word names a subcommand, read by its own grammar (`tmux new-session`).
+        #[serde(default)]
+        pub subcommands: Map<Wrapper>,
+    }
+}
+
+impl Wrapper {
+    /// Every option its lists name.
+    pub fn all(&self) -> impl Iterator<Item = &str> {
+        self.value
+            .iter()
+            .chain(self.line.iter())
+            .chain(self.joined.iter())
+            .chain(self.chdir.iter())
+            .chain(self.opaque.iter())
+            .chain(self.commands.iter())
+            .map(|o| o.as_ref())
     }
 }
 
@@ -847,5 +930,109 @@ spec_struct! {
         pub permission: Str,
         #[serde(default)]
         pub offered: Option<Str>,
+    }
+}
+
+spec_struct! {
+    /// `permission/programs.json`: what the programs a rule may name do, read from their words
+    /// (see the file's `about`).
+    #[derive(Debug, Default, Clone, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct ProgramsFile {
+        pub about: Str,
+        pub ours: bool,
+        /// Named sets of options a grammar may `use`.
+        pub sets: Map<Map<Str>>,
+        pub programs: Map<Program>,
+    }
+}
+
+spec_struct! {
+    /// One program: the grammar of its read-only forms, the options that make an approval not
+    /// cover it, and the examples its grammar must accept and refuse.
+    #[derive(Debug, Default, Clone, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Program {
+        #[serde(default)]
+        pub read_only: Option<Grammar>,
+        #[serde(default)]
+        pub effects: Option<Effects>,
+        /// Lines the grammar accepts (checked by build.rs).
+        #[serde(default, rename = "match")]
+        pub matches: List<Str>,
+        /// Lines the grammar refuses (checked by build.rs).
+        #[serde(default)]
+        pub not_match: List<Str>,
+    }
+}
+
+spec_struct! {
+    /// The read-only forms of a program or of one of its subcommands.
+    #[derive(Debug, Default, Clone, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Grammar {
+        /// Each option, spelled exactly, with how it takes a value (`flag`, `text`, `optional`,
+        /// `path`, `tree`).
+        #[serde(default)]
+        pub options: Map<Str>,
+        /// Sets of options (the file's `sets`) added to `options`.
+        #[serde(default, rename = "use")]
+        pub use_sets: List<Str>,
+        /// Options that change what the operands are, with the kind they make them.
+        #[serde(default)]
+        pub switches: Map<Str>,
+        /// Short options may be bundled and take their value joined.
+        #[serde(default)]
+        pub clusters: bool,
+        /// `-5` is an option.
+        #[serde(default)]
+        pub numbers: bool,
+        /// The first operand ends the options.
+        #[serde(default)]
+        pub options_first: bool,
+        /// `--` is an operand like any other.
+        #[serde(default)]
+        pub no_dashes: bool,
+        /// A word that is not an option it knows is text.
+        #[serde(default)]
+        pub text_options: bool,
+        /// What its operands are (`none`, `text`, `list`, `path`, `tree`, `revision`).
+        #[serde(default)]
+        pub operands: Str,
+        #[serde(default)]
+        pub max_operands: Option<usize>,
+        /// Each operand matches one of these wildcards.
+        #[serde(default)]
+        pub operand_patterns: List<Str>,
+        /// The first operand names a subcommand, read by its grammar.
+        #[serde(default)]
+        pub subcommands: Map<Grammar>,
+    }
+}
+
+spec_struct! {
+    /// What makes an approval not cover a command of a program: options that run code or that
+    /// write or read files the line does not name, operands that do, a script read for them.
+    #[derive(Debug, Default, Clone, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Effects {
+        #[serde(default)]
+        pub runs: List<Str>,
+        #[serde(default)]
+        pub writes: List<Str>,
+        /// Operands (wildcards, no letter case) that run or set code.
+        #[serde(default)]
+        pub runs_operands: List<Str>,
+        /// The program's script is read for commands that run or write (`sed`, `awk`).
+        #[serde(default)]
+        pub script: Option<Str>,
+        /// Its first operand is a cluster of options (`tar xIf`).
+        #[serde(default)]
+        pub first_operand_options: bool,
+        /// Options that take a value: an approval's pattern keeps them whole.
+        #[serde(default)]
+        pub values: List<Str>,
+        #[serde(default)]
+        pub subcommands: Map<Effects>,
     }
 }

@@ -13,6 +13,7 @@
 //! when the line runs (an operand or an option from an expansion), the command is an
 //! [`Analysis::unknown`]: auto refuses it and the other modes ask.
 
+mod forms;
 mod secrets;
 mod values;
 mod walk;
@@ -23,6 +24,8 @@ pub use super::path::{resolve, Place};
 pub(crate) use wrappers::{scan_wrapper, WrapperPart};
 
 use super::hardline::Hit;
+use super::programs::effects::Effect;
+use super::programs::grammar::Outside;
 use super::shell::{self, Construct};
 use crate::spec::spec;
 use values::Scope;
@@ -38,14 +41,52 @@ pub struct Analysis {
     /// Hardline entries that would refuse a command if its target or option were what it may be
     /// when it runs, and writes whose file is not known.
     pub unknown: Vec<Hit>,
-    /// Every command of the line as rules see it (quotes removed).
-    pub commands: Vec<String>,
+    /// Every command of the line as rules see it, with what its program's grammar and effects
+    /// make of its words.
+    pub commands: Vec<CommandRead>,
     /// Files the line writes (redirections and writing programs), absolute, with the part of the
     /// line that writes each.
     pub writes: Vec<(String, String)>,
+    /// Files the line reads by name: `< file`, `$(< file)`, a path a grammar reads (`date -f`,
+    /// `git diff --no-index`).
+    pub reads: Vec<FileRead>,
+    /// Redirections that open a network connection (`/dev/tcp/…`, `/dev/udp/…`), as written.
+    pub network: Vec<String>,
     /// The words of the commands' arguments (or the values inside them, after `=`, `:` or `@`)
     /// that the caller's `guarded` test picked: paths a command may read that a rule guards.
     pub guarded: Vec<String>,
+}
+
+/// A command of the line, as rules see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandRead {
+    /// Its words joined by one space, quotes removed: what rules match.
+    pub text: String,
+    /// Whether its words stay inside its program's read-only grammar (a default rule covers it
+    /// only then).
+    pub read_only: ReadOnly,
+    /// What it and every command it runs ask for that an approval never covers.
+    pub effects: Vec<Effect>,
+}
+
+/// What a program's read-only grammar makes of a command's words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadOnly {
+    /// Its program has no grammar.
+    NoGrammar,
+    /// Inside the grammar.
+    Inside,
+    /// Outside it, and why.
+    Outside(Outside),
+}
+
+/// A file a line reads by name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRead {
+    /// The path, absolute (a glob when the word is one).
+    pub path: String,
+    /// Whether a folder there is read whole.
+    pub whole: bool,
 }
 
 /// Reads a line and everything it runs.
@@ -65,12 +106,17 @@ pub fn analyse_guarded(line: &str, place: Place<'_>, guarded: &dyn Fn(&str) -> b
         cwds: Some(vec![place.root.to_string()]),
         links: Vec::new(),
         links_lost: false,
+        current: None,
     };
     walker.out.commands = reading
         .commands
         .iter()
         .filter(|c| !c.words.is_empty())
-        .map(shell::Command::text)
+        .map(|c| CommandRead {
+            text: c.text(),
+            read_only: ReadOnly::NoGrammar,
+            effects: Vec::new(),
+        })
         .collect();
     let scope = Scope::new(&reading, Some(vec![Some("bash".to_string())]));
     walker.reading(&reading, &scope, 0);

@@ -1,7 +1,7 @@
 //! Secrets a command may read (hardline.json `paths` with the class `read`): keys and a process's
 //! environment, named plainly, through a glob or through a value known only when the line runs.
 
-use super::super::glob::{tokens, tokens_meet_crossing, Token};
+use super::super::glob::{may_match_under, tokens, tokens_meet_crossing, Token};
 use super::super::hardline::{self, Hit};
 use super::super::path::SOME_HOME;
 use super::super::shell::Word;
@@ -57,7 +57,8 @@ impl Walker<'_> {
         }
         for p in paths.iter().filter(|p| secret_may(p)) {
             if let Some(found) =
-                hardline::check_path(p, RiskClass::Read, self.place.home).filter(|f| !f.ask)
+                hardline::check_path(p, RiskClass::Read, self.place.home, self.place.root)
+                    .filter(|f| !f.ask)
             {
                 self.out.hits.push(found.hit);
                 return;
@@ -160,4 +161,42 @@ pub(super) fn secret_glob(path: &str, home: Option<&str>) -> Option<Hit> {
         }
     }
     None
+}
+
+impl Walker<'_> {
+    /// A folder read whole (`git diff --no-index ~ x`): refused when a path no tool may read is
+    /// anywhere under it (the home's keys under `~` or `/home`, a process's environment under
+    /// `/proc`). Only entries anchored at a folder count: `*/.ssh/*` names keys wherever they
+    /// are, which a folder of the project is not known to hold.
+    pub(super) fn secret_tree(&mut self, path: &str) {
+        let folder = path.to_lowercase();
+        let home = self
+            .place
+            .home
+            .map(|h| h.trim_end_matches('/').to_lowercase());
+        for e in spec().hardline.paths.iter() {
+            if e.ask || !e.classes.iter().any(|c| c == "read") {
+                continue;
+            }
+            let under = e.patterns.iter().any(|p| {
+                let p = p.to_lowercase();
+                let anchored = match (p.strip_prefix('~'), &home) {
+                    (Some(rest), Some(h)) => format!("{h}{rest}"),
+                    (Some(_), None) if folder.starts_with('~') => p,
+                    (Some(rest), None) => format!("{SOME_HOME}{rest}"),
+                    (None, _) if p.starts_with('/') => p,
+                    _ => return false,
+                };
+                may_match_under(&anchored, &folder)
+            });
+            if under {
+                self.out.hits.push(Hit {
+                    entry: e.id.to_string(),
+                    reason: e.reason.to_string(),
+                    part: path.to_string(),
+                });
+                return;
+            }
+        }
+    }
 }

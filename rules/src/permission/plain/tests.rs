@@ -155,10 +155,15 @@ fn hidden_writes_are_writes() {
     assert_eq!(writes("echo x >& out"), ["/project/out"]);
     assert_eq!(writes("sort -o /etc/x y"), ["/etc/x"]);
     assert!(writes("sed -i s/a/b/ /etc/hosts").contains(&"/etc/hosts".to_string()));
-    assert!(
-        writes("cp a b").is_empty(),
-        "a plain copy is judged as a command"
+    // A copy writes its destination, a link its source too, a removal what it removes: an
+    // approval of `cp *` does not carry a write into a guarded file.
+    assert_eq!(writes("cp a b"), ["/project/b"]);
+    assert_eq!(writes("ln /etc/x notes"), ["/etc/x", "/project/notes"]);
+    assert_eq!(
+        writes("rm -rf build .git"),
+        ["/project/build", "/project/.git"]
     );
+    assert!(writes("dd if=/dev/zero of=/dev/null count=1").is_empty());
     assert_eq!(writes("echo x | tee /etc/x"), ["/etc/x"]);
     assert!(writes("git diff HEAD").is_empty());
 }

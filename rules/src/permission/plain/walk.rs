@@ -9,7 +9,7 @@ use super::super::wildcard;
 use super::values::{
     found_word, is_found, strip_word_prefix, unknown_word, values_inside, Scope, FOUND, MAX_VALUES,
 };
-use super::{Analysis, Place};
+use super::{Analysis, FileRead, Place};
 use crate::spec::types::{HardCommand, HardlineFile, TargetSet};
 
 pub(super) struct Walker<'a> {
@@ -24,6 +24,14 @@ pub(super) struct Walker<'a> {
     pub(super) links: Vec<(String, String)>,
     /// The line makes links that are not followed: no path is known.
     pub(super) links_lost: bool,
+    /// The command of the line being walked (its index in [`Analysis::commands`]), which every
+    /// command it runs is part of.
+    pub(super) current: Option<usize>,
+}
+
+/// Whether a path is a device that holds no file (`/dev/null`, the standard streams).
+fn device(h: &HardlineFile, path: &str) -> bool {
+    h.plain.devices.iter().any(|d| d == path)
 }
 
 /// A three-valued answer: a condition holds, may hold when the line runs, or does not.
@@ -78,22 +86,48 @@ impl Walker<'_> {
         {
             self.opaque(Construct::UnsafeVariable);
         }
+        let mut line_commands = 0;
         for cmd in &reading.commands {
+            if depth == 0 && !cmd.words.is_empty() {
+                self.current = Some(line_commands);
+                line_commands += 1;
+            }
             if cmd.assignments().any(|(n, _)| self.unsafe_variable(n)) {
                 self.opaque(Construct::UnsafeVariable);
             }
             let fed = cmd.piped || cmd.redirects.iter().any(|r| r.feeds_input());
-            for r in cmd.redirects.iter().filter(|r| r.feeds_input()) {
-                if matches!(r.op, shell::RedirectOp::Read | shell::RedirectOp::ReadWrite) {
-                    self.secret_read(&r.target, scope);
-                }
+            for r in &cmd.redirects {
+                self.redirect(r, scope);
             }
-            for r in cmd.redirects.iter().filter(|r| r.writes_file()) {
-                let part = format!("{} {}", r.op.as_str(), r.target.text);
-                self.write_target(&r.target, scope, &part);
-                self.disk_redirect(&r.target, scope, &part);
+            if depth == 0 {
+                self.form(cmd, scope);
             }
             self.unwrap(cmd.argv(), scope, fed, depth);
+        }
+    }
+
+    /// A redirection: a connection to the network, a file it reads, a file it writes.
+    fn redirect(&mut self, r: &shell::Redirect, scope: &Scope<'_>) {
+        let part = format!("{} {}", r.op.as_str(), r.target.text);
+        if !r.reads_file() && !r.writes_file() {
+            return;
+        }
+        let network = self.targets(&r.target, scope).is_some_and(|paths| {
+            paths
+                .iter()
+                .any(|p| self.h.plain.network.iter().any(|n| wildcard::matches(n, p)))
+        });
+        if network {
+            self.out.network.push(part);
+            return;
+        }
+        if r.reads_file() {
+            self.secret_read(&r.target, scope);
+            self.read_target(&r.target, scope, false, &part);
+        }
+        if r.writes_file() {
+            self.write_target(&r.target, scope, &part);
+            self.disk_redirect(&r.target, scope, &part);
         }
     }
 
@@ -120,12 +154,39 @@ impl Walker<'_> {
     pub(super) fn write_target(&mut self, target: &Word, scope: &Scope<'_>, part: &str) {
         match self.targets(target, scope) {
             Some(paths) => {
-                for p in paths {
+                let h = self.h;
+                for p in paths.into_iter().filter(|p| !device(h, p)) {
                     self.out.writes.push((p, part.to_string()));
                 }
             }
             None => self.out.unknown.push(Hit {
                 entry: "write".into(),
+                reason: String::new(),
+                part: part.to_string(),
+            }),
+        }
+    }
+
+    /// A file the line reads by name (`whole`: a folder there is read with everything in it).
+    pub(super) fn read_target(
+        &mut self,
+        target: &Word,
+        scope: &Scope<'_>,
+        whole: bool,
+        part: &str,
+    ) {
+        match self.targets(target, scope) {
+            Some(paths) => {
+                let h = self.h;
+                for path in paths.into_iter().filter(|p| !device(h, p)) {
+                    if whole {
+                        self.secret_tree(&path);
+                    }
+                    self.out.reads.push(FileRead { path, whole });
+                }
+            }
+            None => self.out.unknown.push(Hit {
+                entry: "read".into(),
                 reason: String::new(),
                 part: part.to_string(),
             }),
@@ -140,9 +201,16 @@ impl Walker<'_> {
             self.opaque(Construct::CommandNameExpansion);
             return;
         }
-        let program = shell::program_name(&first.text);
+        let program = gnu_name(self.h, shell::program_name(&first.text));
         let args = words.get(1..).unwrap_or(&[]);
         let plain = &self.h.plain;
+        for name in assigned_names(program, args) {
+            match name {
+                Some(n) if self.unsafe_variable(n) => self.opaque(Construct::UnsafeVariable),
+                Some(_) => {}
+                None => self.opaque(Construct::ShellState),
+            }
+        }
         match program {
             "set" => {
                 if set_changes_parameters(args) {
@@ -176,10 +244,16 @@ impl Walker<'_> {
             self.opaque(Construct::OtherShell);
             return;
         }
+        if plain.input_shells.iter().any(|s| names(s, program)) {
+            self.opaque(Construct::ShellInput);
+            return;
+        }
         if program == "find" {
             self.find(args, scope, fed, depth);
         }
         if let Some(w) = plain.wrappers.get(program) {
+            // A wrapper is a program too (`strace -p 1`).
+            self.entries(program, words, scope);
             self.wrapper(w, args, scope, fed, depth);
             return;
         }
@@ -374,20 +448,11 @@ impl Walker<'_> {
                 .join(" ")
         };
         let h = self.h;
-        let help = args
-            .first()
-            .is_some_and(|a| matches!(a.text.as_str(), "--help" | "--version"));
-        if !help {
-            for e in h.commands.iter() {
-                if e.programs.iter().any(|p| names(p, program)) {
-                    let holds = self.entry(e, args, scope);
-                    if holds != Holds::No {
-                        self.hit(e, part(), holds);
-                    }
-                }
-            }
+        self.entries(program, words, scope);
+        self.effects(program, args, scope);
+        if !h.plain.metadata.iter().any(|m| names(m, program)) {
+            self.secret_reads(args, scope);
         }
-        self.secret_reads(args, scope);
         for w in args.iter().filter(|w| !w.dynamic()) {
             let t = w.text.as_str();
             for v in std::iter::once(t).chain(values_inside(t)) {
@@ -410,10 +475,39 @@ impl Walker<'_> {
         }
     }
 
+    /// The hardline's command entries for a program's words (`--help` or `--version` first is
+    /// never refused).
+    pub(super) fn entries(&mut self, program: &str, words: &[Word], scope: &Scope<'_>) {
+        let args = words.get(1..).unwrap_or(&[]);
+        let help = args
+            .first()
+            .is_some_and(|a| matches!(a.text.as_str(), "--help" | "--version"));
+        if help {
+            return;
+        }
+        let part = || {
+            words
+                .iter()
+                .map(|w| w.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        for e in self.h.commands.iter() {
+            if e.programs.iter().any(|p| names(p, program)) {
+                let holds = self.entry(e, args, scope);
+                if holds != Holds::No {
+                    self.hit(e, part(), holds);
+                }
+            }
+        }
+    }
+
     /// Whether an entry's conditions hold for a command's arguments.
     pub(super) fn entry(&mut self, e: &HardCommand, args: &[Word], scope: &Scope<'_>) -> Holds {
-        let opts = Options::read(args, |w| self.values(w, scope));
-        if e.unless.iter().any(|f| opts.has(f)) {
+        let opts = Options::read(args, |w| self.values(w, scope), &e.value_options);
+        // An option that spares a command counts only spelled whole: a prefix that names it may
+        // name another option too.
+        if e.unless.iter().any(|f| opts.has_exactly(f)) {
             return Holds::No;
         }
         let mut maybe = false;
@@ -427,10 +521,25 @@ impl Walker<'_> {
                 Holds::No => false,
             }
         };
-        if !e.flags.is_empty() {
-            let h = if e.flags.iter().any(|f| opts.has(f)) {
+        // A BSD cluster (`ps eww`) holding one of the entry's letters counts as one of its flags.
+        let bsd = e.bsd_letters.as_deref().map(|letters| {
+            let holds = |w: &&Word| {
+                !w.dynamic()
+                    && w.text.chars().all(|c| c.is_ascii_alphabetic())
+                    && w.text.contains(|c: char| letters.contains(c))
+            };
+            if opts.operands.iter().any(holds) {
                 Holds::Yes
-            } else if opts.dynamic {
+            } else if opts.operands.iter().any(|w| w.dynamic()) {
+                Holds::Maybe
+            } else {
+                Holds::No
+            }
+        });
+        if !e.flags.is_empty() || bsd.is_some() {
+            let h = if e.flags.iter().any(|f| opts.has(f)) || bsd == Some(Holds::Yes) {
+                Holds::Yes
+            } else if opts.dynamic || bsd == Some(Holds::Maybe) {
                 Holds::Maybe
             } else {
                 Holds::No
@@ -465,19 +574,63 @@ impl Walker<'_> {
                 return Holds::No;
             }
         }
+        if !e.words.is_empty() {
+            let h = if args
+                .iter()
+                .any(|w| !w.dynamic() && e.words.iter().any(|p| wildcard::matches(p, &w.text)))
+            {
+                Holds::Yes
+            } else if args.iter().any(Word::dynamic) {
+                Holds::Maybe
+            } else {
+                Holds::No
+            };
+            if !need(h) {
+                return Holds::No;
+            }
+        }
+        if e.broad {
+            let h = if opts
+                .operands
+                .iter()
+                .any(|w| !w.dynamic() && matches_every_name(&w.text))
+            {
+                Holds::Yes
+            } else if opts.operands.iter().any(|w| w.dynamic()) {
+                Holds::Maybe
+            } else {
+                Holds::No
+            };
+            if !need(h) {
+                return Holds::No;
+            }
+        }
         if let Some(set_name) = &e.targets {
             let Some(set) = self.h.sets.get(set_name) else {
                 return Holds::No;
             };
             let mut h = Holds::No;
-            let operands: &[&Word] = match e.target_operand.as_deref() {
-                Some("last") if opts.operands.len() > 1 => {
-                    opts.operands.get(opts.operands.len() - 1..).unwrap_or(&[])
-                }
-                Some("last") => &[],
-                _ => &opts.operands,
+            let owner_skipped =
+                usize::from(e.owner_first && !e.owner_options.iter().any(|o| opts.has(o)));
+            let mut listed: Vec<Word> = match e.target_operand.as_deref() {
+                Some("last") if opts.operands.len() > 1 => opts
+                    .operands
+                    .last()
+                    .map(|w| (*w).clone())
+                    .into_iter()
+                    .collect(),
+                Some("last") => Vec::new(),
+                _ => opts
+                    .operands
+                    .iter()
+                    .skip(owner_skipped)
+                    .map(|w| (*w).clone())
+                    .collect(),
             };
-            for w in operands {
+            if !e.target_options.is_empty() {
+                listed = option_targets(args, &e.target_options);
+            }
+            for w in &listed {
                 let word = match &e.target_prefix {
                     Some(prefix) if !w.dynamic() => match w.text.strip_prefix(prefix.as_ref()) {
                         Some(rest) => strip_word_prefix(w, prefix.chars().count(), rest),
@@ -517,7 +670,7 @@ impl Walker<'_> {
             if !wr.programs.iter().any(|p| names(p, program)) {
                 continue;
             }
-            let opts = Options::read(args, |w| self.values(w, scope));
+            let opts = Options::read(args, |w| self.values(w, scope), &[]);
             if !wr.subcommands.is_empty()
                 && !opts
                     .operands
@@ -537,7 +690,7 @@ impl Walker<'_> {
                 for o in wr.options.iter() {
                     let o = o.as_ref();
                     let long = o.starts_with("--");
-                    if t == o || (long && t.len() > 3 && o.starts_with(t) && !t.contains('=')) {
+                    if t == o || (long && t.len() >= 3 && o.starts_with(t) && !t.contains('=')) {
                         if let Some(v) = args.get(i) {
                             self.write_target(v, scope, part);
                         }
@@ -554,7 +707,7 @@ impl Walker<'_> {
                     }
                     if long {
                         if let Some((name, v)) = t.split_once('=') {
-                            if name.len() > 3 && o.starts_with(name) {
+                            if name.len() >= 3 && o.starts_with(name) {
                                 let word = strip_word_prefix(w, name.len() + 1, v);
                                 self.write_target(&word, scope, part);
                                 break;
@@ -619,7 +772,7 @@ impl Walker<'_> {
 
     /// `ln -s TARGET LINK`: a later path through the link reaches the target.
     pub(super) fn link(&mut self, args: &[Word], scope: &Scope<'_>) {
-        let opts = Options::read(args, |w| self.values(w, scope));
+        let opts = Options::read(args, |w| self.values(w, scope), &[]);
         if !(opts.has("-s") || opts.has("--symbolic")) {
             return;
         }
@@ -670,10 +823,13 @@ pub(super) struct Options<'w> {
 }
 
 impl<'w> Options<'w> {
-    /// Reads the arguments; `known` gives a dynamic word's values when the line fixes them.
+    /// Reads the arguments; `known` gives a dynamic word's values when the line fixes them, and
+    /// the next word after one of `values` (spelled whole) is that option's value, not an
+    /// operand.
     pub(super) fn read(
         args: &'w [Word],
         known: impl Fn(&Word) -> Option<Vec<String>>,
+        values: &[crate::spec::types::Str],
     ) -> Options<'w> {
         let mut o = Options {
             flags: Vec::new(),
@@ -682,8 +838,15 @@ impl<'w> Options<'w> {
             dynamic: false,
         };
         let mut ended = false;
+        let mut value_next = false;
         for w in args {
             let t = w.text.as_str();
+            if std::mem::take(&mut value_next) {
+                continue;
+            }
+            if !ended && !w.dynamic() && values.iter().any(|v| v == t) {
+                value_next = true;
+            }
             if w.dynamic() {
                 // `find`'s `{}` is a path under a start point, never an option; nor is a
                 // variable whose every value the line gives and none starts with `-`.
@@ -718,7 +881,7 @@ impl<'w> Options<'w> {
     pub(super) fn has(&self, f: &str) -> bool {
         if f.starts_with("--") {
             return self.flags.iter().any(|g| {
-                g == f || (g.len() > 3 && g.starts_with("--") && f.starts_with(g.as_str()))
+                g == f || (g.len() >= 3 && g.starts_with("--") && f.starts_with(g.as_str()))
             });
         }
         if f.chars().count() == 2 {
@@ -726,6 +889,167 @@ impl<'w> Options<'w> {
         }
         self.words.iter().any(|w| w == f)
     }
+
+    /// Whether an option is given spelled whole (a short one in any cluster).
+    pub(super) fn has_exactly(&self, f: &str) -> bool {
+        if f.starts_with("--") || f.chars().count() == 2 {
+            return self.flags.iter().any(|g| g == f);
+        }
+        self.words.iter().any(|w| w == f)
+    }
+}
+
+/// A GNU tool under its `g` name (`grm`, `gdd`, as macOS installs them) read as the tool.
+fn gnu_name<'p>(h: &HardlineFile, program: &'p str) -> &'p str {
+    match program.strip_prefix('g') {
+        Some(tool) if h.plain.gnu_names.iter().any(|n| n == tool) => tool,
+        _ => program,
+    }
+}
+
+/// The names a builtin assigns (`printf -v NAME`, `read NAME…`, `read -a NAME`, `getopts OPTS
+/// NAME`); `None` for a name known only when the line runs.
+fn assigned_names<'w>(program: &str, args: &'w [Word]) -> Vec<Option<&'w str>> {
+    let name = |w: &'w Word| (!w.dynamic()).then_some(w.text.as_str());
+    let mut out = Vec::new();
+    match program {
+        "printf" => {
+            let mut i = 0;
+            while let Some(w) = args.get(i) {
+                i += 1;
+                match w.text.as_str() {
+                    "-v" => out.push(args.get(i).and_then(name)),
+                    "--" => break,
+                    t if t.starts_with("-v") && !w.dynamic() => out.push(t.get(2..)),
+                    t if t.starts_with('-') || w.dynamic() => {}
+                    _ => break,
+                }
+            }
+        }
+        "read" => {
+            let mut i = 0;
+            let mut options = true;
+            while let Some(w) = args.get(i) {
+                i += 1;
+                let t = w.text.as_str();
+                if options && t == "--" {
+                    options = false;
+                } else if options && t.starts_with('-') && t.len() > 1 && !w.dynamic() {
+                    // The last letter of a cluster may take the next word: `-a NAME` names.
+                    let last = t.chars().last().unwrap_or('-');
+                    if "adinNptu".contains(last) {
+                        let value = args.get(i);
+                        i += 1;
+                        if last == 'a' {
+                            out.push(value.and_then(name));
+                        }
+                    }
+                } else {
+                    options = false;
+                    out.push(name(w));
+                }
+            }
+        }
+        "getopts" => {
+            if let Some(w) = args.get(1) {
+                out.push(name(w));
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Whether a pattern (a regular expression or a name) matches every name: an alternative of it
+/// (between `|`) holds no character that stands for itself — `.`, `.*`, `^`, `[a-z]+`, `x|`.
+fn matches_every_name(pattern: &str) -> bool {
+    pattern.split('|').any(|alternative| {
+        let mut bracket = false;
+        let mut brace = false;
+        let mut escaped = false;
+        !alternative.chars().any(|c| {
+            if escaped {
+                escaped = false;
+                return true;
+            }
+            match c {
+                '\\' => {
+                    escaped = true;
+                    false
+                }
+                '[' => {
+                    bracket = true;
+                    false
+                }
+                ']' => {
+                    bracket = false;
+                    false
+                }
+                '{' => {
+                    brace = true;
+                    false
+                }
+                '}' => {
+                    brace = false;
+                    false
+                }
+                _ if bracket => false,
+                '0'..='9' | ',' if brace => false,
+                '.' | '*' | '+' | '?' | '^' | '$' | '(' | ')' => false,
+                _ => true,
+            }
+        })
+    })
+}
+
+/// The targets that option values name: `-v SRC:DST`, `--volume=SRC:DST`, `-vSRC:DST` (the part
+/// before the first `:`) and `--mount type=bind,source=SRC,…` (`source=` or `src=`).
+fn option_targets(args: &[Word], options: &[crate::spec::types::Str]) -> Vec<Word> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        i += 1;
+        let t = w.text.as_str();
+        let mut value: Option<(Word, bool)> = None;
+        for o in options {
+            let mount = o.as_ref() == "--mount";
+            if t == o.as_ref() {
+                value = args.get(i).map(|v| (v.clone(), mount));
+                i += 1;
+                break;
+            }
+            let joined = if o.starts_with("--") {
+                t.strip_prefix(o.as_ref()).and_then(|r| r.strip_prefix('='))
+            } else {
+                t.strip_prefix(o.as_ref()).filter(|r| !r.is_empty())
+            };
+            if let Some(rest) = joined {
+                let skip = t.chars().count() - rest.chars().count();
+                value = Some((strip_word_prefix(w, skip, rest), mount));
+                break;
+            }
+        }
+        let Some((v, mount)) = value else { continue };
+        if v.dynamic() {
+            out.push(v);
+            continue;
+        }
+        let source = if mount {
+            v.text
+                .split(',')
+                .find_map(|kv| {
+                    kv.strip_prefix("source=")
+                        .or_else(|| kv.strip_prefix("src="))
+                })
+                .map(str::to_string)
+        } else {
+            v.text.split(':').next().map(str::to_string)
+        };
+        if let Some(source) = source.filter(|s| !s.is_empty()) {
+            out.push(Word::literal(&source));
+        }
+    }
+    out
 }
 
 /// `set` with operands or `--` changes `$1 $2 …`.

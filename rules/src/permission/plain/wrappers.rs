@@ -2,6 +2,7 @@
 //! by its own option grammar — the one reading the hardline's walk and an approval's pattern share.
 
 use super::super::shell::{self, Construct, Word};
+use super::super::wildcard;
 use super::values::{strip_word_prefix, unknown_word, Scope};
 use super::walk::Walker;
 use crate::spec::types::Wrapper;
@@ -44,27 +45,37 @@ impl Walker<'_> {
         depth: usize,
         moved: &mut Option<Option<Vec<String>>>,
     ) {
+        // A word that makes it run what cannot be read (`ssh -o ProxyCommand=…`, tmux's `;`).
+        let opaque_word = args.iter().any(|w| {
+            let lower = w.text.to_lowercase();
+            spec.opaque_values
+                .iter()
+                .any(|p| wildcard::matches(p, &lower))
+        });
+        if opaque_word {
+            self.opaque(Construct::WrapperLine);
+            return;
+        }
         let scan = scan_wrapper(spec, args);
         let has_lines = scan.parts.iter().any(|p| matches!(p, WrapperPart::Line(_)));
         let rest = scan.command(args, has_lines);
         let mut lines: Vec<Word> = Vec::new();
+        let mut joined = false;
         for part in scan.parts {
             match part {
-                WrapperPart::Splits => {
+                WrapperPart::Splits | WrapperPart::Opaque => {
                     self.opaque(Construct::WrapperLine);
                     return;
                 }
                 WrapperPart::Chdir(dir) => self.run_in(&dir, scope, moved),
                 WrapperPart::Line(line) => lines.push(line),
+                WrapperPart::Command(own) => self.own_command(spec, &own, depth),
                 WrapperPart::Assignment(name) => {
                     if self.unsafe_variable(&name) {
                         self.opaque(Construct::UnsafeVariable);
                     }
                 }
-                WrapperPart::Joined(at) => {
-                    self.joined(args.get(at..).unwrap_or(&[]), depth);
-                    return;
-                }
+                WrapperPart::Joined => joined = true,
             }
         }
 
@@ -75,13 +86,36 @@ impl Walker<'_> {
                 self.line(&line.text, Some(vec![Some("sh".into())]), depth);
             }
         }
+        if lines.is_empty() && rest.is_empty() {
+            // A shell with nothing to run reads its input (`su -`, `sudo -s <<< …`).
+            if fed && (spec.shell_when_empty || joined) {
+                self.opaque(Construct::ShellInput);
+            }
+            return;
+        }
+        if !spec.subcommands.0.is_empty() {
+            let Some(first) = rest.first() else { return };
+            if first.dynamic() {
+                self.opaque(Construct::WrapperLine);
+                return;
+            }
+            if let Some(sub) = spec.subcommands.get(&first.text) {
+                self.wrapper_body(sub, rest.get(1..).unwrap_or(&[]), scope, fed, depth, moved);
+            }
+            return;
+        }
         if spec.no_command {
             if lines.is_empty() && !rest.is_empty() {
                 self.opaque(Construct::WrapperLine);
             }
             return;
         }
-        if spec.joins {
+        if spec.shell_args {
+            // `capsh -- -c LINE`: the words are a shell's arguments.
+            self.shell(rest, scope, depth);
+            return;
+        }
+        if spec.joins || joined {
             self.joined(rest, depth);
             return;
         }
@@ -105,6 +139,26 @@ impl Walker<'_> {
         }
         self.unwrap(rest, scope, fed, depth);
     }
+
+    /// One of a wrapper's own commands (gdb's `-ex CMD`): the rest after `!` or `shell ` is a
+    /// line; one that runs what the reader cannot read (`python …`, `pipe …`, `run`) is opaque.
+    fn own_command(&mut self, spec: &Wrapper, own: &Word, depth: usize) {
+        if own.dynamic() {
+            self.opaque(Construct::WrapperLine);
+            return;
+        }
+        let text = own.text.trim_start();
+        for prefix in spec.command_lines.iter() {
+            if let Some(line) = text.strip_prefix(prefix.as_ref()) {
+                self.line(line, Some(vec![Some("sh".into())]), depth);
+                return;
+            }
+        }
+        let first = text.split_whitespace().next().unwrap_or("");
+        if spec.command_opaque.iter().any(|c| c == first) {
+            self.opaque(Construct::WrapperLine);
+        }
+    }
 }
 
 /// What a wrapper's own words say, in the order written, read by its option grammar
@@ -120,8 +174,14 @@ pub(crate) enum WrapperPart {
     Line(Word),
     /// A variable it sets for the command (`env NAME=value`).
     Assignment(String),
-    /// An option after which its words are joined into one line (`env -S`): they start here.
-    Joined(usize),
+    /// An option after which its command's words are joined and run as one shell line
+    /// (`sudo -s`, `gdb --args`).
+    Joined,
+    /// One of its own commands given by an option (gdb's `-ex CMD`): `!LINE` and `shell LINE`
+    /// run a line.
+    Command(Word),
+    /// An option it runs what the reader cannot read with (`screen -X`, `gdb -x FILE`).
+    Opaque,
 }
 
 /// A wrapper's words read: its parts, where its options end, and its first operand when it was
@@ -149,17 +209,17 @@ impl WrapperScan {
 }
 
 /// Reads a wrapper's arguments (the words after its name) by its grammar: options with their
-/// values (`--opt=v`, `--opt v`, `-o v`, `-ov`, clusters), `--`, assignments, positional words,
-/// and — for a wrapper with line options — options after its operands (GNU order). The one
-/// reading of a wrapper's words: the hardline's walk and an approval's pattern both use it. It
-/// stops at the first [`WrapperPart::Splits`] or [`WrapperPart::Joined`].
+/// values (`--opt=v`, `--opt v`, `-o v`, `-ov`, clusters, a one-dash long option such as gdb's
+/// `-ex` spelled whole), `--`, assignments, positional words, and — for a wrapper with line
+/// options — options after its operands (GNU order). The one reading of a wrapper's words: the
+/// hardline's walk and an approval's pattern both use it. It stops at the first
+/// [`WrapperPart::Splits`] or [`WrapperPart::Opaque`].
 pub(crate) fn scan_wrapper(spec: &Wrapper, args: &[Word]) -> WrapperScan {
     let mut parts = Vec::new();
     let mut i = 0;
     let mut positional = spec.positional;
     // Where the command starts, when words after it are still read as options.
     let mut command: Option<usize> = None;
-    let has = |list: &[crate::spec::types::Str], o: &str| list.iter().any(|x| x == o);
     let stop = |parts: Vec<WrapperPart>| WrapperScan {
         parts,
         end: args.len(),
@@ -173,6 +233,10 @@ pub(crate) fn scan_wrapper(spec: &Wrapper, args: &[Word]) -> WrapperScan {
             parts.push(WrapperPart::Splits);
             return stop(parts);
         }
+        if listed(&spec.opaque, t) {
+            parts.push(WrapperPart::Opaque);
+            return stop(parts);
+        }
         if t == "--" {
             i += 1;
             break;
@@ -182,37 +246,49 @@ pub(crate) fn scan_wrapper(spec: &Wrapper, args: &[Word]) -> WrapperScan {
             i += 1;
             continue;
         }
-        if let Some(long) = t.strip_prefix("--").filter(|l| !l.is_empty()) {
-            let (name, value) = match long.split_once('=') {
-                Some((n, v)) => (format!("--{n}"), Some(v)),
-                None => (t.to_string(), None),
+        let long = t
+            .strip_prefix("--")
+            .filter(|l| !l.is_empty())
+            .map(|_| t)
+            .or_else(|| {
+                // A one-dash option of several letters that the grammar lists (gdb's `-ex`).
+                let name = t.split('=').next().unwrap_or(t);
+                (t.len() > 2 && t.starts_with('-') && spec.all().any(|o| o == name)).then_some(t)
+            });
+        if let Some(word) = long {
+            let (name, value) = match word.split_once('=') {
+                Some((n, v)) => (n.to_string(), Some(v)),
+                None => (word.to_string(), None),
             };
-            if has(&spec.chdir, &name) {
-                match value {
-                    Some(v) => {
-                        parts.push(WrapperPart::Chdir(strip_word_prefix(w, name.len() + 1, v)))
-                    }
-                    None => {
-                        if let Some(v) = args.get(i + 1) {
-                            parts.push(WrapperPart::Chdir(v.clone()));
-                        }
-                    }
+            if listed(&spec.opaque, &name) {
+                parts.push(WrapperPart::Opaque);
+                return stop(parts);
+            }
+            let next = args.get(i + 1);
+            let given = match value {
+                Some(v) => Some(strip_word_prefix(w, name.chars().count() + 1, v)),
+                None => next.cloned(),
+            };
+            if listed(&spec.chdir, &name) {
+                if let Some(dir) = given.clone() {
+                    parts.push(WrapperPart::Chdir(dir));
                 }
             }
-            if has(&spec.line, &name) {
-                match value {
-                    Some(v) => parts.push(WrapperPart::Line(Word::literal(v))),
-                    None => {
-                        if let Some(v) = args.get(i + 1) {
-                            parts.push(WrapperPart::Line(v.clone()));
-                        }
-                        i += 1;
-                    }
+            let takes = listed(&spec.line, &name)
+                || listed(&spec.commands, &name)
+                || listed(&spec.value, &name);
+            if listed(&spec.line, &name) {
+                if let Some(line) = given {
+                    parts.push(WrapperPart::Line(line));
                 }
-            } else if has(&spec.joined, &name) {
-                parts.push(WrapperPart::Joined(i + 1));
-                return stop(parts);
-            } else if value.is_none() && has(&spec.value, &name) {
+            } else if listed(&spec.commands, &name) {
+                if let Some(own) = given {
+                    parts.push(WrapperPart::Command(own));
+                }
+            } else if listed(&spec.joined, &name) {
+                parts.push(WrapperPart::Joined);
+            }
+            if takes && value.is_none() {
                 i += 1;
             }
             i += 1;
@@ -220,41 +296,43 @@ pub(crate) fn scan_wrapper(spec: &Wrapper, args: &[Word]) -> WrapperScan {
         }
         if t.starts_with('-') && t.len() > 1 {
             let cluster: Vec<char> = t.chars().skip(1).collect();
+            let mut value_taken = false;
             for (k, c) in cluster.iter().enumerate() {
                 let opt = format!("-{c}");
                 let rest: String = cluster.get(k + 1..).unwrap_or(&[]).iter().collect();
-                if has(&spec.line, &opt) {
-                    if rest.is_empty() {
-                        if let Some(v) = args.get(i + 1) {
-                            parts.push(WrapperPart::Line(v.clone()));
-                        }
-                        i += 1;
-                    } else {
-                        parts.push(WrapperPart::Line(Word::literal(&rest)));
-                    }
-                    break;
-                }
-                if has(&spec.joined, &opt) {
-                    parts.push(WrapperPart::Joined(i + 1));
+                if listed(&spec.opaque, &opt) {
+                    parts.push(WrapperPart::Opaque);
                     return stop(parts);
                 }
-                if has(&spec.chdir, &opt) {
-                    if rest.is_empty() {
-                        if let Some(v) = args.get(i + 1) {
-                            parts.push(WrapperPart::Chdir(v.clone()));
-                        }
+                let in_line = listed(&spec.line, &opt);
+                let in_commands = listed(&spec.commands, &opt);
+                if in_line || in_commands || listed(&spec.value, &opt) {
+                    let given = if rest.is_empty() {
+                        value_taken = true;
+                        args.get(i + 1).cloned()
                     } else {
-                        parts.push(WrapperPart::Chdir(strip_word_prefix(w, k + 2, &rest)));
+                        Some(strip_word_prefix(w, k + 2, &rest))
+                    };
+                    if listed(&spec.chdir, &opt) {
+                        if let Some(dir) = given.clone() {
+                            parts.push(WrapperPart::Chdir(dir));
+                        }
                     }
-                }
-                if has(&spec.value, &opt) {
-                    if rest.is_empty() {
-                        i += 1;
+                    if let Some(given) = given {
+                        if in_line {
+                            parts.push(WrapperPart::Line(given));
+                        } else if in_commands {
+                            parts.push(WrapperPart::Command(given));
+                        }
                     }
                     break;
                 }
+                if listed(&spec.joined, &opt) {
+                    // `sudo -iu root CMD`: the options go on; the command is joined.
+                    parts.push(WrapperPart::Joined);
+                }
             }
-            i += 1;
+            i += 1 + usize::from(value_taken);
             continue;
         }
         if spec.assignments {
@@ -286,4 +364,9 @@ pub(crate) fn scan_wrapper(spec: &Wrapper, args: &[Word]) -> WrapperScan {
         end: i,
         first_operand: command,
     }
+}
+
+/// Whether an option is in one of a wrapper's lists.
+fn listed(list: &[crate::spec::types::Str], option: &str) -> bool {
+    list.iter().any(|x| x == option)
 }

@@ -283,26 +283,38 @@ pub struct Redirect {
 }
 
 impl Redirect {
-    /// Whether it writes a file: any writing operator, and `>&` to a word that is not a
-    /// descriptor. `/dev/null` and the standard streams are not files.
-    pub fn writes_file(&self) -> bool {
+    /// Whether its target is a descriptor (`>&2`, `<&0`, `>&-`), not a file.
+    pub fn is_descriptor(&self) -> bool {
         let t = self.target.text.as_str();
-        let descriptor = !self.target.dynamic()
+        matches!(self.op, RedirectOp::DuplicateOut | RedirectOp::DuplicateIn)
+            && !self.target.dynamic()
+            && !t.is_empty()
             && (t == "-" || t.trim_end_matches('-').chars().all(|c| c.is_ascii_digit()))
-            && !t.is_empty();
-        let writes = match self.op {
+    }
+
+    /// Whether it opens its target for writing: any writing operator, and `>&` to a word that is
+    /// not a descriptor.
+    pub fn writes_file(&self) -> bool {
+        match self.op {
             RedirectOp::Write
             | RedirectOp::Append
             | RedirectOp::Clobber
             | RedirectOp::ReadWrite
             | RedirectOp::WriteBoth
             | RedirectOp::AppendBoth => true,
-            RedirectOp::DuplicateOut => !descriptor,
+            RedirectOp::DuplicateOut => !self.is_descriptor(),
             _ => false,
-        };
-        let harmless = !self.target.dynamic()
-            && matches!(t, "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty");
-        writes && !harmless
+        }
+    }
+
+    /// Whether it opens its target for reading: `<`, `<>`, and `<&` to a word that is not a
+    /// descriptor.
+    pub fn reads_file(&self) -> bool {
+        match self.op {
+            RedirectOp::Read | RedirectOp::ReadWrite => true,
+            RedirectOp::DuplicateIn => !self.is_descriptor(),
+            _ => false,
+        }
     }
 
     /// Whether it feeds the command's input from the line itself (`<<<`) or a file (`<`).

@@ -1,0 +1,109 @@
+//! A command of the line read by its program's read-only grammar (permission/programs.json) —
+//! whether a default rule may cover it — and the files that grammar says its words read; and what
+//! each command it runs asks for that an approval never covers.
+
+use super::super::programs::{self, effects, grammar};
+use super::super::shell::{Command, Piece, Word};
+use super::values::{strip_word_prefix, Scope};
+use super::walk::Walker;
+use super::ReadOnly;
+
+impl Walker<'_> {
+    /// Reads a command of the line (not one a shell inside it runs) by its program's grammar.
+    pub(super) fn form(&mut self, cmd: &Command, scope: &Scope<'_>) {
+        let Some(index) = self.current else { return };
+        let argv = cmd.argv();
+        let Some(first) = argv.first() else { return };
+        if first.dynamic() || first.glob() || cmd.assigns > 0 {
+            return;
+        }
+        let Some(grammar) = programs::read_only(&first.text) else {
+            return;
+        };
+        let rest = argv.get(1..).unwrap_or(&[]);
+        let args: Vec<grammar::Arg<'_>> = rest
+            .iter()
+            .map(|w| grammar::Arg {
+                text: &w.text,
+                known: !w.dynamic(),
+                may_be_option: self.may_be_option(w, scope),
+            })
+            .collect();
+        let read_only = match programs::read(grammar, &args) {
+            Ok(named) => {
+                let part = cmd.text();
+                for read in named {
+                    let Some(word) = rest.get(read.arg) else {
+                        continue;
+                    };
+                    let word = skipped(word, read.skip);
+                    match read.kind {
+                        grammar::ReadKind::File => self.read_target(&word, scope, false, &part),
+                        grammar::ReadKind::Tree => self.read_target(&word, scope, true, &part),
+                        grammar::ReadKind::Revision => {
+                            self.read_target(&word, scope, false, &part);
+                            // `HEAD:path`: a file of the repository.
+                            if let Some((before, _)) = word.text.split_once(':') {
+                                let inner = skipped(&word, before.chars().count() + 1);
+                                if !inner.text.is_empty() {
+                                    self.read_target(&inner, scope, false, &part);
+                                }
+                            }
+                        }
+                    }
+                }
+                ReadOnly::Inside
+            }
+            Err(why) => ReadOnly::Outside(why),
+        };
+        if let Some(command) = self.out.commands.get_mut(index) {
+            command.read_only = read_only;
+        }
+    }
+
+    /// Whether a word may start with `-` when the line runs: an expansion leads it and not all
+    /// of its values are known to start otherwise.
+    pub(super) fn may_be_option(&self, w: &Word, scope: &Scope<'_>) -> bool {
+        if !leads_with_expansion(w) {
+            return false;
+        }
+        self.values(w, scope).is_none_or(|values| {
+            values
+                .iter()
+                .any(|v| v.is_empty() || v.starts_with(['-', '+']))
+        })
+    }
+
+    /// The effects of a command a line runs (its program, then its arguments), added to the
+    /// line's command it is part of.
+    pub(super) fn effects(&mut self, program: &str, args: &[Word], scope: &Scope<'_>) {
+        let Some(entry) = programs::effects_of(program) else {
+            return;
+        };
+        let words: Vec<effects::EffectWord<'_>> = args
+            .iter()
+            .map(|w| effects::EffectWord {
+                text: &w.text,
+                dynamic: self.may_be_option(w, scope),
+            })
+            .collect();
+        let found = effects::effects(entry, &words);
+        if let Some(command) = self.current.and_then(|i| self.out.commands.get_mut(i)) {
+            command.effects.extend(found);
+        }
+    }
+}
+
+/// Whether an expansion stands first in a word.
+fn leads_with_expansion(w: &Word) -> bool {
+    !matches!(w.pieces.first(), Some(Piece::Text { text, .. }) if !text.is_empty())
+}
+
+/// The word after its first `skip` characters.
+fn skipped(w: &Word, skip: usize) -> Word {
+    if skip == 0 {
+        return w.clone();
+    }
+    let rest: String = w.text.chars().skip(skip).collect();
+    strip_word_prefix(w, skip, &rest)
+}

@@ -1,0 +1,227 @@
+//! What makes an approval not cover a command (permission/programs.json `effects`): an option
+//! that runs code or writes or reads a file the line does not name, an operand that does
+//! (`git config core.fsmonitor`, `vim +…`), a `sed` or `awk` program with such a command, or a
+//! word that may become one of these only when the line runs.
+//!
+//! Effects are found generously — a GNU prefix of an option (`--comp` for
+//! `--compress-program`), a short option anywhere in a cluster — because finding one only makes
+//! the person be asked again.
+
+use super::scripts;
+use super::types::Effects;
+use super::wildcard;
+
+/// An effect a command's words ask for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// It runs code the line does not spell as a command: the word that does.
+    Runs(String),
+    /// It writes or reads a file the line does not name as one: the word that does.
+    Writes(String),
+    /// A word known only when the line runs may be such an option.
+    Unknown(String),
+}
+
+/// A word of a command as effects read it: its text, and whether it may start with `-` or `+`
+/// when the line runs although its text does not (an expansion leads it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EffectWord<'a> {
+    /// The word, quotes removed.
+    pub text: &'a str,
+    /// Whether an expansion leads it.
+    pub dynamic: bool,
+}
+
+/// The effects of a program's arguments (the words after its name) by its `effects` entry.
+pub fn effects(entry: &Effects, args: &[EffectWord<'_>]) -> Vec<Effect> {
+    let mut out = Vec::new();
+    if entry.subcommands.0.is_empty() {
+        scan(entry, args, &mut out);
+        return out;
+    }
+    // Options before the subcommand are the program's own; the rest are the subcommand's.
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        if !w.dynamic && !w.text.starts_with('-') {
+            break;
+        }
+        i += 1 + usize::from(takes_value(entry, w.text));
+    }
+    scan(
+        entry,
+        args.get(..i.min(args.len())).unwrap_or(&[]),
+        &mut out,
+    );
+    if let Some(sub) = args.get(i) {
+        if let Some(sub_entry) = entry.subcommands.get(sub.text) {
+            scan(sub_entry, args.get(i + 1..).unwrap_or(&[]), &mut out);
+        }
+    }
+    out
+}
+
+/// Whether an option (spelled whole, without `=`) takes the next word as its value.
+fn takes_value(entry: &Effects, word: &str) -> bool {
+    !word.contains('=') && entry.values.iter().any(|v| v == word)
+}
+
+fn scan(entry: &Effects, args: &[EffectWord<'_>], out: &mut Vec<Effect>) {
+    let mut operands: Vec<&str> = Vec::new();
+    let mut scripts_given: Vec<&str> = Vec::new();
+    let mut script_file = false;
+    let mut ended = false;
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        i += 1;
+        let text = w.text;
+        if w.dynamic && !ended {
+            out.push(Effect::Unknown(text.to_string()));
+            continue;
+        }
+        if !ended && text == "--" {
+            ended = true;
+            continue;
+        }
+        let option = !ended && text.len() > 1 && (text.starts_with('-') || text.starts_with('+'));
+        if !option {
+            if entry.first_operand_options && operands.is_empty() && !text.starts_with('-') {
+                // Old tar: `tar xIf zstd a.tar` — the first word is a cluster of options.
+                for letter in text.chars() {
+                    let short = format!("-{letter}");
+                    found(entry, &short, text, out);
+                }
+            }
+            operands.push(text);
+            if entry
+                .runs_operands
+                .iter()
+                .any(|p| wildcard::matches(&p.to_lowercase(), &text.to_lowercase()))
+            {
+                out.push(Effect::Runs(text.to_string()));
+            }
+            continue;
+        }
+        found(entry, text, text, out);
+        if let Some(script) = entry.script.as_deref() {
+            if let Some(given) = script_option(script, text, args.get(i).map(|w| w.text)) {
+                match given {
+                    ScriptGiven::Inline(s) => scripts_given.push(s),
+                    ScriptGiven::Next => {
+                        if let Some(next) = args.get(i) {
+                            scripts_given.push(next.text);
+                        }
+                        i += 1;
+                        continue;
+                    }
+                    ScriptGiven::File => script_file = true,
+                }
+            }
+        }
+        if takes_value(entry, text) {
+            i += 1;
+        }
+    }
+    let Some(script) = entry.script.as_deref() else {
+        return;
+    };
+    if script_file {
+        return;
+    }
+    // Without `-e` the first operand is the program.
+    let programs: Vec<&str> = if scripts_given.is_empty() {
+        operands.first().copied().into_iter().collect()
+    } else {
+        scripts_given
+    };
+    for program in programs {
+        let effect = match script {
+            "sed" => scripts::sed_effect(program),
+            _ => scripts::awk_effect(program),
+        };
+        if effect {
+            out.push(Effect::Runs(program.to_string()));
+        }
+    }
+}
+
+/// Where an option gives a script (`sed -e S`, `--expression=S`, `-eS`; gawk's `--source`), or
+/// a script file.
+enum ScriptGiven<'a> {
+    Inline(&'a str),
+    Next,
+    File,
+}
+
+fn script_option<'a>(script: &str, word: &'a str, next: Option<&str>) -> Option<ScriptGiven<'a>> {
+    let long: &[&str] = match script {
+        "sed" => &["--expression"],
+        _ => &["--source"],
+    };
+    for name in long {
+        if let Some(v) = word
+            .strip_prefix(name)
+            .and_then(|rest| rest.strip_prefix('='))
+        {
+            return Some(ScriptGiven::Inline(v));
+        }
+        if word == *name {
+            return next.map(|_| ScriptGiven::Next);
+        }
+    }
+    if word.starts_with("--file") {
+        return Some(ScriptGiven::File);
+    }
+    let short = word.strip_prefix('-').filter(|w| !w.starts_with('-'))?;
+    for (k, letter) in short.char_indices() {
+        match letter {
+            'e' if script == "sed" => {
+                let rest = short.get(k + 1..).unwrap_or("");
+                return Some(if rest.is_empty() {
+                    ScriptGiven::Next
+                } else {
+                    ScriptGiven::Inline(rest)
+                });
+            }
+            'f' => return Some(ScriptGiven::File),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// An option found among the entry's `runs` or `writes`, by any spelling.
+fn found(entry: &Effects, word: &str, shown: &str, out: &mut Vec<Effect>) {
+    if entry.runs.iter().any(|o| names(o, word)) {
+        out.push(Effect::Runs(shown.to_string()));
+    } else if entry.writes.iter().any(|o| names(o, word)) {
+        out.push(Effect::Writes(shown.to_string()));
+    }
+}
+
+/// Whether a word spells an option: exactly, after `=`, by a GNU prefix of a long one (at least
+/// one letter), a short one anywhere in a cluster, a one-dash long one (`-exec`) whole or with
+/// its value joined, and a wildcard entry (`+*`) by matching.
+fn names(option: &str, word: &str) -> bool {
+    if option.contains('*') {
+        return wildcard::matches(option, word);
+    }
+    if let Some(long) = word.strip_prefix("--") {
+        let name = long.split('=').next().unwrap_or(long);
+        return !name.is_empty()
+            && option
+                .strip_prefix("--")
+                .is_some_and(|o| o == name || o.starts_with(name));
+    }
+    if word == option || word.starts_with(&format!("{option}=")) {
+        return true;
+    }
+    let Some(letters) = word.strip_prefix('-') else {
+        return false;
+    };
+    let mut short = option.chars();
+    match (short.next(), short.next(), short.next()) {
+        (Some('-'), Some(letter), None) => letters.contains(letter),
+        // `-exec` and its like are whole words; `-TT` too.
+        _ => word.starts_with(option) && option.len() > 2,
+    }
+}

@@ -1,0 +1,33 @@
+//! What a program does, read from its words (permission/programs.json): the grammar of its
+//! read-only forms ([`grammar`]) — a default rule covers a command only inside it — and the
+//! options and operands that make an approval not cover it ([`effects`]).
+
+pub mod effects;
+pub mod grammar;
+pub mod scripts;
+
+use super::wildcard;
+use crate::spec::spec;
+use crate::spec::types;
+use crate::spec::types::{Effects, Grammar};
+
+/// The grammar of a program's read-only forms, when it has one.
+pub fn read_only(program: &str) -> Option<&'static Grammar> {
+    spec().programs.programs.get(program)?.read_only.as_ref()
+}
+
+/// What makes an approval not cover a program's commands, when the file says.
+pub fn effects_of(program: &str) -> Option<&'static Effects> {
+    spec().programs.programs.get(program)?.effects.as_ref()
+}
+
+/// Reads a command's arguments by its program's read-only grammar (see [`grammar::read`]).
+pub fn read(
+    grammar: &Grammar,
+    args: &[grammar::Arg<'_>],
+) -> Result<Vec<grammar::NamedRead>, grammar::Outside> {
+    grammar::read(grammar, &spec().programs.sets, args)
+}
+
+#[cfg(test)]
+mod tests;
