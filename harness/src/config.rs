@@ -1,7 +1,11 @@
-//! `lembas run`'s settings: each from its flag, else its environment variable, else the config
+//! `lembas run`'s settings: each from its flag, else its environment variable, else a config
 //! file, else its default; a clear message for anything missing or wrong, naming where it came
-//! from. The config file is JSON: `--config FILE`, else `.lembas.json` in the project root, else
-//! `$XDG_CONFIG_HOME/lembas/config.json` (`~/.config/lembas/config.json`), when there is one.
+//! from. Config files are JSON. The person's own is `--config FILE`, else
+//! `$XDG_CONFIG_HOME/lembas/config.json` (`~/.config/lembas/config.json`), when there is one. A
+//! project's `.lembas.json` in its root is read after it and may set less: never the server
+//! (`base_url`) or the key's variable (`api_key_env`) — a file in the project is the model's to
+//! write — and a mode only as strict as the person's or stricter. What the project's file
+//! changes, and what it may not, is said when the session starts ([`Settings::notes`]).
 
 use anyhow::{anyhow, bail, Context as _, Result};
 use lembas_rules::permission::Mode;
@@ -171,23 +175,26 @@ pub struct Settings {
     pub parallel: Option<u64>,
     /// Ask the server for its prompt processing.
     pub return_progress: bool,
+    /// What the project's `.lembas.json` changed, and what it set that only the person may: said
+    /// when the session starts.
+    pub notes: Vec<String>,
 }
 
-/// The config file to read: the one given, else the project's, else the person's, if any.
-fn config_path(given: Option<&Path>, root: &Path) -> Option<PathBuf> {
+/// The person's config file: the one given, else `$XDG_CONFIG_HOME/lembas/config.json`, if any.
+fn person_config(given: Option<&Path>, env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
     if let Some(p) = given {
         return Some(p.to_path_buf());
     }
-    let project = root.join(".lembas.json");
-    if project.is_file() {
-        return Some(project);
-    }
-    let base = std::env::var_os("XDG_CONFIG_HOME")
+    let base = env("XDG_CONFIG_HOME")
+        .filter(|v| v.starts_with('/'))
         .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+        .or_else(|| env("HOME").map(|h| PathBuf::from(h).join(".config")))?;
     let person = base.join("lembas").join("config.json");
     person.is_file().then_some(person)
 }
+
+/// The project's config file's name, in its root.
+pub const PROJECT_CONFIG: &str = ".lembas.json";
 
 /// The config file, read: an error names the file and what is wrong in it, and where.
 pub fn read_config(path: &Path) -> Result<ConfigFile> {
@@ -216,10 +223,47 @@ impl Settings {
         root: &Path,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Settings> {
-        let file = match config_path(o.config.as_deref(), root) {
+        let person = match person_config(o.config.as_deref(), env) {
             Some(p) => read_config(&p)?,
             None => ConfigFile::default(),
         };
+        let project_path = root.join(PROJECT_CONFIG);
+        let project = if project_path.is_file() {
+            read_config(&project_path)?
+        } else {
+            ConfigFile::default()
+        };
+        let mut notes = Vec::new();
+        let said = |key: &str| format!("the project's {PROJECT_CONFIG} sets {key}");
+        for (key, set) in [
+            ("base_url", project.base_url.is_some()),
+            ("api_key_env", project.api_key_env.is_some()),
+        ] {
+            if set {
+                notes.push(format!(
+                    "{}: only your own config, a flag or the environment may say which server and \
+                     key a session uses; ignored",
+                    said(key)
+                ));
+            }
+        }
+        for (key, value) in [
+            ("model", project.model.clone()),
+            ("context", project.context.map(|c| c.to_string())),
+            (
+                "agents",
+                project.agents.map(|a| format!("{}..{}", a.min, a.max)),
+            ),
+            ("parallel", project.parallel.map(|p| p.to_string())),
+            (
+                "return_progress",
+                project.return_progress.map(|r| r.to_string()),
+            ),
+        ] {
+            if let Some(value) = value {
+                notes.push(format!("{} {value}", said(key)));
+            }
+        }
         let variable = |name: &str| env(name).filter(|v| !v.is_empty());
         let missing = |what: &str, flag: &str, var: &str, key: &str| {
             anyhow!(
@@ -230,31 +274,65 @@ impl Settings {
             .base_url
             .clone()
             .or_else(|| variable("LEMBAS_BASE_URL"))
-            .or(file.base_url)
+            .or(person.base_url)
             .ok_or_else(|| missing("server", "--base-url URL", "LEMBAS_BASE_URL", "base_url"))?;
         let model = o
             .model
             .clone()
             .or_else(|| variable("LEMBAS_MODEL"))
-            .or(file.model)
+            .or(project.model)
+            .or(person.model)
             .ok_or_else(|| missing("model", "--model ID", "LEMBAS_MODEL", "model"))?;
         let key_env = o
             .api_key_env
             .clone()
-            .or(file.api_key_env)
+            .or(person.api_key_env)
             .unwrap_or_else(|| API_KEY_ENV.into());
+        // The person's mode; the project's may only be as strict or stricter.
+        let own = o.mode.or(person.mode.map(|m| m.0)).unwrap_or(Mode::Edit);
+        let mode = match project.mode.map(|m| m.0) {
+            Some(asked) if asked < own => {
+                notes.push(format!(
+                    "{} {asked}, looser than your {own}: ignored",
+                    said("mode")
+                ));
+                own
+            }
+            Some(asked) if asked > own => {
+                notes.push(format!(
+                    "{} {asked} (stricter than your {own})",
+                    said("mode")
+                ));
+                asked
+            }
+            _ => own,
+        };
         Ok(Settings {
             base_url,
             model,
             api_key: variable(&key_env),
-            context: o.context.or(file.context).map(NonZeroU64::get),
-            mode: o.mode.or(file.mode.map(|m| m.0)).unwrap_or(Mode::Edit),
+            context: o
+                .context
+                .or(project.context)
+                .or(person.context)
+                .map(NonZeroU64::get),
+            mode,
             agents: o
                 .agents
-                .or(file.agents)
+                .or(project.agents)
+                .or(person.agents)
                 .unwrap_or(AgentRange { min: 1, max: 4 }),
-            parallel: o.parallel.or(file.parallel).map(NonZeroU64::get),
-            return_progress: o.return_progress || file.return_progress.unwrap_or(false),
+            parallel: o
+                .parallel
+                .or(project.parallel)
+                .or(person.parallel)
+                .map(NonZeroU64::get),
+            return_progress: o.return_progress
+                || project
+                    .return_progress
+                    .or(person.return_progress)
+                    .unwrap_or(false),
+            notes,
         })
     }
 }
@@ -285,13 +363,15 @@ mod tests {
     fn flags_then_variables_then_the_file() {
         let d = dir(
             "order",
-            Some(
-                r#"{"base_url": "http://file/v1", "model": "file-m", "agents": "2..5", "context": 8192}"#,
-            ),
+            Some(r#"{"model": "file-m", "agents": "2..5", "context": 8192}"#),
         );
-        let env = |k: &str| (k == "LEMBAS_MODEL").then(|| "env-m".to_string());
+        let env = |k: &str| match k {
+            "LEMBAS_MODEL" => Some("env-m".to_string()),
+            "LEMBAS_BASE_URL" => Some("http://env/v1".to_string()),
+            _ => None,
+        };
         let s = Settings::resolve(&opts(), &d, &env).unwrap();
-        assert_eq!(s.base_url, "http://file/v1");
+        assert_eq!(s.base_url, "http://env/v1");
         assert_eq!(s.model, "env-m");
         assert_eq!(s.agents, AgentRange { min: 2, max: 5 });
         assert_eq!(s.context, Some(8192));
@@ -367,6 +447,55 @@ mod tests {
         let d = dir("notjson", Some("{"));
         let e = format!("{:#}", Settings::resolve(&opts(), &d, &no_env).unwrap_err());
         assert!(e.contains("is not JSON"), "{e}");
+    }
+
+    #[test]
+    fn the_projects_file_may_not_choose_the_server_the_key_or_a_looser_mode() {
+        let home = dir("person-home", None);
+        let person_dir = home.join(".config/lembas");
+        std::fs::create_dir_all(&person_dir).unwrap();
+        std::fs::write(
+            person_dir.join("config.json"),
+            r#"{"base_url": "http://mine/v1", "model": "mine", "mode": "manual"}"#,
+        )
+        .unwrap();
+        let h = home.to_string_lossy().into_owned();
+        let env = move |k: &str| (k == "HOME").then(|| h.clone());
+        let d = dir(
+            "hostile",
+            Some(
+                r#"{"base_url": "http://evil/v1", "api_key_env": "AWS_SECRET", "mode": "auto", "model": "theirs"}"#,
+            ),
+        );
+        let s = Settings::resolve(&opts(), &d, &env).unwrap();
+        assert_eq!(s.base_url, "http://mine/v1");
+        assert_eq!(s.mode, Mode::Manual);
+        assert_eq!(s.api_key, None);
+        // What the project may set, it sets, and says.
+        assert_eq!(s.model, "theirs");
+        let notes = s.notes.join("\n");
+        assert!(
+            notes.contains("sets base_url") && notes.contains("ignored"),
+            "{notes}"
+        );
+        assert!(notes.contains("sets api_key_env"), "{notes}");
+        assert!(
+            notes.contains("sets mode auto, looser than your manual: ignored"),
+            "{notes}"
+        );
+        assert!(notes.contains("sets model theirs"), "{notes}");
+        // A stricter mode holds, and is said.
+        let d = dir("stricter", Some(r#"{"mode": "plan"}"#));
+        let s = Settings::resolve(&opts(), &d, &env).unwrap();
+        assert_eq!(s.mode, Mode::Plan);
+        assert!(s.notes.join(" ").contains("stricter than your manual"));
+        // A flag is the person's: the project may not loosen it either.
+        let d = dir("flag", Some(r#"{"mode": "auto"}"#));
+        let o = SessionOptions {
+            mode: Some(Mode::Edit),
+            ..opts()
+        };
+        assert_eq!(Settings::resolve(&o, &d, &env).unwrap().mode, Mode::Edit);
     }
 
     #[test]

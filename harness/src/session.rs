@@ -151,6 +151,9 @@ pub fn crew_in(
                 .unwrap_or(h)
         });
     let s = Settings::resolve(o, &root, &|k| std::env::var(k).ok())?;
+    for note in &s.notes {
+        eprintln!("lembas: {note}");
+    }
     let workspace = Workspace::new(root)
         .with_home(home.clone())
         .with_secret(s.api_key.as_deref());

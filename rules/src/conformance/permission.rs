@@ -1,6 +1,8 @@
 //! Area `permission` (this project's; permission/*.json): ops `evaluate` (the default) and
 //! `approve`. `evaluate` compares the keys its expect names (`action`, `reason`, `decided_by`);
-//! `approve` compares the whole `{ rules }` or `{ refused }`.
+//! `approve` compares the whole `{ rules }` or `{ refused }` — with `then`, a list of calls
+//! (`{ request, mode?, unattended? }`) judged with what the approval added, `then`: their actions
+//! in order (what an approval must and must not cover).
 
 use super::{named_keys, CaseOutcome, Compare};
 use crate::input::{InputError, Obj};
@@ -22,8 +24,41 @@ pub(super) fn read(case: &Obj<'_>) -> Result<(Request, Context), InputError> {
     Ok((req, Context::from_json("context", context)?))
 }
 
+/// The action of each call of `then` (`[{ request, mode?, unattended? }]`), judged in the case's
+/// context with the approval's rules added, in the call's mode (the context's when not given).
+fn judged_after(
+    then: &Value,
+    ctx: &Context,
+    added: &[crate::permission::Rule],
+) -> Result<Vec<Value>, InputError> {
+    let Value::Array(calls) = then else {
+        return Err(InputError::Type {
+            path: "then".into(),
+            expected: "an array of calls",
+        });
+    };
+    let mut answers = Vec::with_capacity(calls.len());
+    for (i, call) in calls.iter().enumerate() {
+        let path = crate::input::index("then", i);
+        let o = Obj::new(&path, call)?;
+        o.only(&["request", "mode", "unattended"])?;
+        let request = o.get("request").ok_or(InputError::Missing {
+            path: o.at("request"),
+        })?;
+        let req = Request::from_json(&o.at("request"), request)?;
+        let mut judged = ctx.clone();
+        judged.approvals.extend(added.iter().cloned());
+        if let Some(mode) = o.opt_word("mode", "mode", crate::permission::Mode::parse)? {
+            judged.mode = mode;
+        }
+        judged.unattended = o.bool_or("unattended", judged.unattended)?;
+        answers.push(evaluate(&req, &judged).action.to_json());
+    }
+    Ok(answers)
+}
+
 pub fn run(case: &Obj<'_>) -> Result<CaseOutcome, InputError> {
-    case.only(&["about", "op", "request", "context", "expect"])?;
+    case.only(&["about", "op", "request", "context", "then", "expect"])?;
     let (req, ctx) = read(case)?;
     match case.opt_str("op")?.unwrap_or("evaluate") {
         "evaluate" => {
@@ -38,10 +73,19 @@ pub fn run(case: &Obj<'_>) -> Result<CaseOutcome, InputError> {
             })
         }
         "approve" => {
-            let actual = match approve(&req, &ctx) {
-                Ok(rules) => object([("rules", rules.to_json())]),
-                Err(e) => object([("refused", Value::String(e.to_string()))]),
+            let (mut actual, added) = match approve(&req, &ctx) {
+                Ok(rules) => (object([("rules", rules.to_json())]), rules),
+                Err(e) => (
+                    object([("refused", Value::String(e.to_string()))]),
+                    Vec::new(),
+                ),
             };
+            if let Some(then) = case.get("then") {
+                let answers = judged_after(then, &ctx, &added)?;
+                if let Value::Object(map) = &mut actual {
+                    map.insert("then".into(), Value::Array(answers));
+                }
+            }
             Ok(CaseOutcome::whole(actual))
         }
         other => Err(InputError::Unknown {

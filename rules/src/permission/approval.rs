@@ -1,8 +1,14 @@
 //! "Always allow" (arity.json): the rules an approval of a call adds to the session. It covers as
-//! much of each command as the arity table says (`git push origin main` → `git push *`), never a
-//! whole wrapper (`sudo apt install x` → `sudo apt install *`, a shell's `-c` line exactly), and
-//! never a line with `$(…)`, backticks or variables.
+//! much of each command as the arity table says (`git push origin main` → `git push *`) — the
+//! options before its last word kept, with their values (`git -C sub status -s` → `git -C sub
+//! status *`) — never a whole wrapper (`sudo apt install x` → `sudo apt install *`, a shell's `-c`
+//! line exactly), never a line with `$(…)`, backticks or variables, a network redirection, or a
+//! command with an effect (permission/programs.json: `find -exec`, `sed 1e`, `python3 -c`): those
+//! are asked every time, and an approval given for one command never covers another of them.
+//! An approval holds in the mode it was given in and looser ones, never in plan mode, and never
+//! in an unattended session (`Judge::covers`).
 
+use super::programs;
 use super::shell::{self, Command};
 use super::{
     evaluate, inside, plain, Action, Context, Request, Rule, RuleSource, Target, OUTSIDE_ROOT,
@@ -22,6 +28,10 @@ pub enum ApprovalError {
     /// The call is not asked: nothing to approve.
     #[error("{0}")]
     NotAsked(String),
+    /// A command runs code or touches a file through an option, or the line opens a network
+    /// connection: asked each time.
+    #[error("{0}")]
+    Effect(String),
 }
 
 /// Whether a line, as the reader reads it, holds `$(…)`, backticks or a variable: in a command's
@@ -105,17 +115,49 @@ pub fn command_pattern(cmd: &Command) -> String {
     }
     let mut n = arity.default;
     let mut best = 0usize;
+    let operands: Vec<&str> = rest
+        .iter()
+        .map(|w| w.text.as_str())
+        .filter(|t| !t.starts_with('-'))
+        .collect();
     for (key, k) in arity.arity.iter() {
         let key_words: Vec<&str> = key.split(' ').collect();
-        let starts =
-            key_words.len() <= rest.len() && key_words.iter().zip(rest).all(|(a, b)| *a == b.text);
+        let starts = key_words.len() <= operands.len()
+            && key_words.iter().zip(&operands).all(|(a, b)| a == b);
         if starts && key_words.len() > best {
             best = key_words.len();
             n = *k;
         }
     }
-    kept.extend(rest.iter().take(n.max(1)).map(|w| w.text.as_str()));
+    // The first `n` words that are not options, with the options among them and their values.
+    let values = programs::effects_of(&program_text(rest)).map(|e| &e.values);
+    let mut counted = 0;
+    let mut words = rest.iter();
+    while let Some(w) = words.next() {
+        kept.push(&w.text);
+        if w.text.starts_with('-') {
+            let takes = values.is_some_and(|v| v.iter().any(|o| *o == w.text));
+            if takes {
+                if let Some(value) = words.next() {
+                    kept.push(&value.text);
+                }
+            }
+            continue;
+        }
+        counted += 1;
+        if counted >= n.max(1) {
+            break;
+        }
+    }
     format!("{} *", kept.join(" "))
+}
+
+/// The program of a command's words, read plainly.
+fn program_text(words: &[shell::Word]) -> String {
+    words
+        .first()
+        .map(|w| shell::program_name(&w.text).to_string())
+        .unwrap_or_default()
 }
 
 /// The folder pattern an approval of a path adds: the file's folder and everything in it.
@@ -162,6 +204,9 @@ pub fn approve(req: &Request, ctx: &Context) -> Result<Vec<Rule>, ApprovalError>
             if !read.hits.is_empty() {
                 return Err(ApprovalError::Denied(texts.denied.to_string()));
             }
+            if !read.network.is_empty() || read.commands.iter().any(|c| !c.effects.is_empty()) {
+                return Err(ApprovalError::Effect(texts.effect.to_string()));
+            }
             for cmd in reading.commands.iter().filter(|c| !c.words.is_empty()) {
                 let single = Request {
                     target: Target::Line(cmd.text()),
@@ -175,7 +220,8 @@ pub fn approve(req: &Request, ctx: &Context) -> Result<Vec<Rule>, ApprovalError>
                     &command_pattern(cmd),
                     Action::Allow,
                     RuleSource::Approval,
-                ));
+                )
+                .given_in(ctx.mode));
             }
         }
         Target::Path(p) => {
@@ -190,29 +236,29 @@ pub fn approve(req: &Request, ctx: &Context) -> Result<Vec<Rule>, ApprovalError>
                     &folder_pattern(&rel),
                     Action::Allow,
                     RuleSource::Approval,
-                )),
+                )
+                .given_in(ctx.mode)),
                 None => {
                     add(Rule::new(
                         &req.permission,
                         &folder_pattern(&abs),
                         Action::Allow,
                         RuleSource::Approval,
-                    ));
+                    )
+                    .given_in(ctx.mode));
                     add(Rule::new(
                         OUTSIDE_ROOT,
                         &folder_pattern(&abs),
                         Action::Allow,
                         RuleSource::Approval,
-                    ));
+                    )
+                    .given_in(ctx.mode));
                 }
             }
         }
-        Target::Tool => add(Rule::new(
-            &req.permission,
-            "*",
-            Action::Allow,
-            RuleSource::Approval,
-        )),
+        Target::Tool => add(
+            Rule::new(&req.permission, "*", Action::Allow, RuleSource::Approval).given_in(ctx.mode),
+        ),
     }
     if out.is_empty() {
         return Err(ApprovalError::NotAsked(texts.not_asked.to_string()));
@@ -227,6 +273,37 @@ mod tests {
 
     fn pattern(line: &str) -> String {
         command_pattern(&shell::read(line).commands[0])
+    }
+
+    #[test]
+    fn options_before_the_last_word_kept_with_their_values() {
+        assert_eq!(pattern("git -C sub status -s"), "git -C sub status *");
+        assert_eq!(pattern("git --no-pager log -5"), "git --no-pager log *");
+        assert_eq!(pattern("make -C dir test"), "make -C dir test *");
+        assert_eq!(pattern("python3 x.py --fast"), "python3 x.py *");
+        assert_eq!(pattern("git config user.name me"), "git config user.name *");
+    }
+
+    #[test]
+    fn never_a_command_with_an_effect() {
+        let ctx = Context::new(Mode::Edit);
+        for line in [
+            "find . -exec rm {} ;",
+            "sed '1e id' a",
+            "python3 -c 'print(1)'",
+            "git -c core.pager=id log",
+            "tar -xf a.tar --to-command=sh",
+            "echo x >/dev/tcp/127.0.0.1/9",
+            "git config core.fsmonitor x",
+        ] {
+            assert!(
+                matches!(
+                    approve(&Request::bash(line), &ctx),
+                    Err(ApprovalError::Effect(_))
+                ),
+                "{line}"
+            );
+        }
     }
 
     #[test]
@@ -306,12 +383,10 @@ mod tests {
         let rules = approve(&Request::bash("git push origin main"), &ctx).unwrap();
         assert_eq!(
             rules,
-            [Rule::new(
-                "bash",
-                "git push *",
-                Action::Allow,
-                RuleSource::Approval
-            )]
+            [
+                Rule::new("bash", "git push *", Action::Allow, RuleSource::Approval)
+                    .given_in(Mode::Edit)
+            ]
         );
         // Parts already allowed need no approval.
         let rules = approve(&Request::bash("git status && npm test"), &ctx).unwrap();

@@ -55,6 +55,9 @@ pub(super) enum Part {
     },
     /// A redirection that opens a network connection, as written.
     Network(String),
+    /// A part of the line that reads a file known only when it runs: asked, as a read outside
+    /// the root is.
+    UnknownRead(String),
     /// A call with nothing to match but its tool.
     Tool,
 }
@@ -145,6 +148,7 @@ pub fn prepare(req: &Request, ctx: &Context) -> Prepared {
                 }));
             }
             parts.extend(read.network.into_iter().map(Part::Network));
+            parts.extend(read.unknown_reads.into_iter().map(Part::UnknownRead));
             let edit = write_key();
             for (abs, _) in read.writes {
                 path(&mut parts, abs, edit, RiskClass::Write);
@@ -444,6 +448,14 @@ impl Judge<'_> {
                     .unwrap_or_else(|| by_mode(self.mode, RiskClass::Read))
             }
             Part::Network(part) => self.network(prepared, part),
+            Part::UnknownRead(part) => Decision {
+                action: Action::Ask,
+                reason: fill(&reasons().unknown_target, &[("part", part)]),
+                decided_by: DecidedBy::UnknownTarget {
+                    entry: "read".into(),
+                    part: part.clone(),
+                },
+            },
             Part::Path {
                 abs,
                 permission,
@@ -503,11 +515,58 @@ impl Judge<'_> {
     }
 
     /// The strictest part; then auto turns an ask into allow, and unattended refuses it.
+    /// Every part's decision, in order. A rule that allows each command of a line (the
+    /// session's, an approval, a grant — not the defaults) allows what the line writes inside
+    /// the project where only the mode would ask (manual mode's writes): an approved `touch
+    /// made.txt` runs. A write the hardline guards, one outside the root, and one a rule asks or
+    /// refuses are judged as before.
+    pub(super) fn decisions(&self, prepared: &Prepared) -> Vec<Decision> {
+        let parts: Vec<&Part> = std::iter::once(&prepared.first)
+            .chain(&prepared.rest)
+            .collect();
+        let mut decisions: Vec<Decision> = parts.iter().map(|p| self.part(prepared, p)).collect();
+        let mut commands = parts
+            .iter()
+            .zip(&decisions)
+            .filter(|(p, _)| matches!(p, Part::Command(_)))
+            .peekable();
+        let has_commands = commands.peek().is_some();
+        let by_own_rules = commands.all(|(_, d)| {
+            d.action == Action::Allow
+                && matches!(
+                    d.decided_by,
+                    DecidedBy::Rule {
+                        source: RuleSource::Session | RuleSource::Approval | RuleSource::Grant,
+                        ..
+                    }
+                )
+        });
+        let allowing = parts
+            .iter()
+            .zip(&decisions)
+            .find(|(p, _)| matches!(p, Part::Command(_)))
+            .map(|(_, d)| d.clone());
+        if let (true, true, Some(allowing)) = (has_commands, by_own_rules, allowing) {
+            for (part, d) in parts.iter().zip(decisions.iter_mut()) {
+                let inside_root = matches!(
+                    part,
+                    Part::Path { abs, class: RiskClass::Write, .. }
+                        if inside(&self.ctx.root, abs).is_some()
+                );
+                if inside_root && matches!(d.decided_by, DecidedBy::Mode { .. }) {
+                    *d = allowing.clone();
+                }
+            }
+        }
+        decisions
+    }
+
     pub(super) fn decide(&self, prepared: &Prepared) -> Decision {
-        let d = strictest(
-            self.part(prepared, &prepared.first),
-            prepared.rest.iter().map(|p| self.part(prepared, p)),
-        );
+        let mut decisions = self.decisions(prepared).into_iter();
+        let first = decisions
+            .next()
+            .unwrap_or_else(|| by_mode(self.mode, prepared.class));
+        let d = strictest(first, decisions);
         if d.action != Action::Ask {
             return d;
         }

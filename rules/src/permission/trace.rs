@@ -159,6 +159,13 @@ impl Judge<'_> {
                 none(),
             ),
             Part::Network(part) => (TracedPart::Network(part.clone()), none()),
+            Part::UnknownRead(part) => (
+                TracedPart::UnknownTarget {
+                    entry: "read".into(),
+                    part: part.clone(),
+                },
+                none(),
+            ),
             Part::Path {
                 abs,
                 permission,
@@ -183,13 +190,14 @@ impl Judge<'_> {
     pub(super) fn trace(&self, prepared: &Prepared) -> Trace {
         let parts: Vec<PartTrace> = std::iter::once(&prepared.first)
             .chain(&prepared.rest)
-            .map(|p| {
+            .zip(self.decisions(prepared))
+            .map(|(p, decision)| {
                 let (part, rules) = self.traced(prepared, p);
                 PartTrace {
                     part,
                     matched: rules.matched,
                     uncovered: rules.uncovered,
-                    decision: self.part(prepared, p),
+                    decision,
                 }
             })
             .collect();

@@ -673,6 +673,8 @@ spec_struct! {
         pub substitution: Str,
         pub denied: Str,
         pub not_asked: Str,
+        /// A command with an effect, or a network redirection (this project's).
+        pub effect: Str,
     }
 }
 
@@ -957,6 +959,8 @@ spec_struct! {
         pub read_only: Option<Grammar>,
         #[serde(default)]
         pub effects: Option<Effects>,
+        #[serde(default)]
+        pub reads: Option<Reads>,
         /// Lines the grammar accepts (checked by build.rs).
         #[serde(default, rename = "match")]
         pub matches: List<Str>,
@@ -1007,6 +1011,21 @@ spec_struct! {
         /// The first operand names a subcommand, read by its grammar.
         #[serde(default)]
         pub subcommands: Map<Grammar>,
+    }
+}
+
+spec_struct! {
+    /// A program whose operands are files it reads: its options that take a value, and whether
+    /// its first operand is a pattern (unless one of `pattern_options` gives it).
+    #[derive(Debug, Default, Clone, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Reads {
+        #[serde(default)]
+        pub values: List<Str>,
+        #[serde(default)]
+        pub pattern_first: bool,
+        #[serde(default)]
+        pub pattern_options: List<Str>,
     }
 }
 

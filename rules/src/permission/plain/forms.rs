@@ -7,6 +7,7 @@ use super::super::shell::{Command, Piece, Word};
 use super::values::{strip_word_prefix, Scope};
 use super::walk::Walker;
 use super::ReadOnly;
+use crate::spec::types::Reads;
 
 impl Walker<'_> {
     /// Reads a command of the line (not one a shell inside it runs) by its program's grammar.
@@ -92,6 +93,63 @@ impl Walker<'_> {
             command.effects.extend(found);
         }
     }
+}
+
+impl Walker<'_> {
+    /// The files a program that reads its operands names (permission/programs.json `reads`):
+    /// each is judged as the read tool would judge it, whatever rule allows the command.
+    pub(super) fn operand_reads(&mut self, program: &str, args: &[Word], scope: &Scope<'_>) {
+        let Some(reads) = programs::reads_of(program) else {
+            return;
+        };
+        let part = || {
+            std::iter::once(program)
+                .chain(args.iter().map(|w| w.text.as_str()))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        for file in read_operands(reads, args) {
+            self.read_target(file, scope, false, &part());
+        }
+    }
+}
+
+/// The operands that name files: after the options and their values, the pattern left out when
+/// it comes first (unless an option gives it); `-` (the input) names none.
+fn read_operands<'w>(reads: &Reads, args: &'w [Word]) -> Vec<&'w Word> {
+    let mut operands = Vec::new();
+    let mut pattern_given = false;
+    let mut ended = false;
+    let mut value_next = false;
+    for w in args {
+        if std::mem::take(&mut value_next) {
+            continue;
+        }
+        let t = w.text.as_str();
+        let fixed = !w.dynamic();
+        if !ended && fixed && t == "--" {
+            ended = true;
+            continue;
+        }
+        if !ended && fixed && t.len() > 1 && t.starts_with('-') {
+            let name = t.split('=').next().unwrap_or(t);
+            let cluster = t.strip_prefix('-').filter(|c| !c.starts_with('-'));
+            pattern_given |= reads.pattern_options.iter().any(|o| {
+                o == name
+                    || o.strip_prefix('-').is_some_and(|letter| {
+                        letter.chars().count() == 1 && cluster.is_some_and(|c| c.contains(letter))
+                    })
+            });
+            value_next = !t.contains('=') && reads.values.iter().any(|v| v == t);
+            continue;
+        }
+        operands.push(w);
+    }
+    if reads.pattern_first && !pattern_given && !operands.is_empty() {
+        operands.remove(0);
+    }
+    operands.retain(|w| w.text != "-");
+    operands
 }
 
 /// Whether an expansion stands first in a word.

@@ -50,6 +50,8 @@ pub struct Analysis {
     /// Files the line reads by name: `< file`, `$(< file)`, a path a grammar reads (`date -f`,
     /// `git diff --no-index`).
     pub reads: Vec<FileRead>,
+    /// Parts of the line that read a file known only when the line runs (`cat "$(…)"`): asked.
+    pub unknown_reads: Vec<String>,
     /// Redirections that open a network connection (`/dev/tcp/…`, `/dev/udp/…`), as written.
     pub network: Vec<String>,
     /// The words of the commands' arguments (or the values inside them, after `=`, `:` or `@`)

@@ -185,11 +185,7 @@ impl Walker<'_> {
                     self.out.reads.push(FileRead { path, whole });
                 }
             }
-            None => self.out.unknown.push(Hit {
-                entry: "read".into(),
-                reason: String::new(),
-                part: part.to_string(),
-            }),
+            None => self.out.unknown_reads.push(part.to_string()),
         }
     }
 
@@ -450,6 +446,7 @@ impl Walker<'_> {
         let h = self.h;
         self.entries(program, words, scope);
         self.effects(program, args, scope);
+        self.operand_reads(program, args, scope);
         if !h.plain.metadata.iter().any(|m| names(m, program)) {
             self.secret_reads(args, scope);
         }

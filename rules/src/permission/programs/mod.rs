@@ -21,6 +21,11 @@ pub fn effects_of(program: &str) -> Option<&'static Effects> {
     spec().programs.programs.get(program)?.effects.as_ref()
 }
 
+/// The files a program's operands name for reading, when the file says it reads them.
+pub fn reads_of(program: &str) -> Option<&'static types::Reads> {
+    spec().programs.programs.get(program)?.reads.as_ref()
+}
+
 /// Reads a command's arguments by its program's read-only grammar (see [`grammar::read`]).
 pub fn read(
     grammar: &Grammar,
