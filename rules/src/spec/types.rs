@@ -746,6 +746,10 @@ spec_struct! {
         /// Options whose next word is their value, not an operand.
         #[serde(default)]
         pub value_options: List<Str>,
+        /// Short options whose value may be joined to them in a cluster (`date -Iseconds`): the
+        /// letters after one are its value, not options.
+        #[serde(default)]
+        pub attached_options: List<Str>,
         /// The values of these options are targets (`docker run -v SRC:DST`: the part before
         /// `:`; `--mount`'s `source=`).
         #[serde(default)]

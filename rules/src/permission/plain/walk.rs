@@ -42,6 +42,16 @@ pub(super) enum Holds {
     No,
 }
 
+impl Holds {
+    /// At least may hold.
+    fn max_maybe(self) -> Holds {
+        match self {
+            Holds::Yes => Holds::Yes,
+            _ => Holds::Maybe,
+        }
+    }
+}
+
 impl Walker<'_> {
     pub(super) fn opaque(&mut self, c: Construct) {
         if self.out.opaque.is_none() {
@@ -501,7 +511,12 @@ impl Walker<'_> {
 
     /// Whether an entry's conditions hold for a command's arguments.
     pub(super) fn entry(&mut self, e: &HardCommand, args: &[Word], scope: &Scope<'_>) -> Holds {
-        let opts = Options::read(args, |w| self.values(w, scope), &e.value_options);
+        let opts = Options::read(
+            args,
+            |w| self.values(w, scope),
+            &e.value_options,
+            &e.attached_options,
+        );
         // An option that spares a command counts only spelled whole: a prefix that names it may
         // name another option too.
         if e.unless.iter().any(|f| opts.has_exactly(f)) {
@@ -625,7 +640,25 @@ impl Walker<'_> {
                     .collect(),
             };
             if !e.target_options.is_empty() {
-                listed = option_targets(args, &e.target_options);
+                listed.clear();
+                for (value, mount) in option_values(args, &e.target_options) {
+                    let Some(values) = self.values(&value, scope) else {
+                        h = h.max_maybe();
+                        continue;
+                    };
+                    for v in values {
+                        let Some(source) = volume_source(&v, mount) else {
+                            continue;
+                        };
+                        match self.resolve_all(source) {
+                            Some(paths) if paths.iter().any(|p| self.in_set(set, p)) => {
+                                h = Holds::Yes;
+                            }
+                            Some(_) => {}
+                            None => h = h.max_maybe(),
+                        }
+                    }
+                }
             }
             for w in &listed {
                 let word = match &e.target_prefix {
@@ -667,7 +700,7 @@ impl Walker<'_> {
             if !wr.programs.iter().any(|p| names(p, program)) {
                 continue;
             }
-            let opts = Options::read(args, |w| self.values(w, scope), &[]);
+            let opts = Options::read(args, |w| self.values(w, scope), &[], &[]);
             if !wr.subcommands.is_empty()
                 && !opts
                     .operands
@@ -769,7 +802,7 @@ impl Walker<'_> {
 
     /// `ln -s TARGET LINK`: a later path through the link reaches the target.
     pub(super) fn link(&mut self, args: &[Word], scope: &Scope<'_>) {
-        let opts = Options::read(args, |w| self.values(w, scope), &[]);
+        let opts = Options::read(args, |w| self.values(w, scope), &[], &[]);
         if !(opts.has("-s") || opts.has("--symbolic")) {
             return;
         }
@@ -827,6 +860,7 @@ impl<'w> Options<'w> {
         args: &'w [Word],
         known: impl Fn(&Word) -> Option<Vec<String>>,
         values: &[crate::spec::types::Str],
+        attached: &[crate::spec::types::Str],
     ) -> Options<'w> {
         let mut o = Options {
             flags: Vec::new(),
@@ -865,7 +899,15 @@ impl<'w> Options<'w> {
                 && !t.chars().nth(1).is_some_and(|c| c.is_ascii_digit())
             {
                 o.words.push(t.to_string());
-                o.flags.extend(t.chars().skip(1).map(|c| format!("-{c}")));
+                // A letter whose value may be joined (`date -Iseconds`) ends the cluster.
+                for c in t.chars().skip(1) {
+                    let flag = format!("-{c}");
+                    let ends = attached.iter().any(|a| *a == flag);
+                    o.flags.push(flag);
+                    if ends {
+                        break;
+                    }
+                }
             } else {
                 o.operands.push(w);
             }
@@ -999,19 +1041,20 @@ fn matches_every_name(pattern: &str) -> bool {
     })
 }
 
-/// The targets that option values name: `-v SRC:DST`, `--volume=SRC:DST`, `-vSRC:DST` (the part
-/// before the first `:`) and `--mount type=bind,source=SRC,…` (`source=` or `src=`).
-fn option_targets(args: &[Word], options: &[crate::spec::types::Str]) -> Vec<Word> {
+/// The values of options whose value names a target (`-v SRC:DST`, `--volume=SRC:DST`,
+/// `-vSRC:DST`, `--mount type=bind,source=SRC`), each with whether it is a `--mount` list.
+fn option_values(args: &[Word], options: &[crate::spec::types::Str]) -> Vec<(Word, bool)> {
     let mut out = Vec::new();
     let mut i = 0;
     while let Some(w) = args.get(i) {
         i += 1;
         let t = w.text.as_str();
-        let mut value: Option<(Word, bool)> = None;
         for o in options {
             let mount = o.as_ref() == "--mount";
             if t == o.as_ref() {
-                value = args.get(i).map(|v| (v.clone(), mount));
+                if let Some(v) = args.get(i) {
+                    out.push((v.clone(), mount));
+                }
                 i += 1;
                 break;
             }
@@ -1022,31 +1065,26 @@ fn option_targets(args: &[Word], options: &[crate::spec::types::Str]) -> Vec<Wor
             };
             if let Some(rest) = joined {
                 let skip = t.chars().count() - rest.chars().count();
-                value = Some((strip_word_prefix(w, skip, rest), mount));
+                out.push((strip_word_prefix(w, skip, rest), mount));
                 break;
             }
         }
-        let Some((v, mount)) = value else { continue };
-        if v.dynamic() {
-            out.push(v);
-            continue;
-        }
-        let source = if mount {
-            v.text
-                .split(',')
-                .find_map(|kv| {
-                    kv.strip_prefix("source=")
-                        .or_else(|| kv.strip_prefix("src="))
-                })
-                .map(str::to_string)
-        } else {
-            v.text.split(':').next().map(str::to_string)
-        };
-        if let Some(source) = source.filter(|s| !s.is_empty()) {
-            out.push(Word::literal(&source));
-        }
     }
     out
+}
+
+/// The source a volume value names: before its first `:`, or a `--mount` list's `source=` or
+/// `src=`.
+fn volume_source(value: &str, mount: bool) -> Option<&str> {
+    let source = if mount {
+        value.split(',').find_map(|kv| {
+            kv.strip_prefix("source=")
+                .or_else(|| kv.strip_prefix("src="))
+        })
+    } else {
+        value.split(':').next()
+    };
+    source.filter(|s| !s.is_empty())
 }
 
 /// `set` with operands or `--` changes `$1 $2 …`.
