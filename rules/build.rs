@@ -93,27 +93,15 @@ fn check_programs(path: &Path, defaults: &Path) -> Result<(), Box<dyn Error>> {
                 .filter_map(|s| file.sets.get(s))
                 .flat_map(|s| s.iter()),
         );
-        let mut seen: Vec<(&str, &str)> = Vec::new();
+        let mut seen: Vec<(&str, &types::ValueKind)> = Vec::new();
         for (option, kind) in options {
-            if grammar::ValueKind::parse(kind).is_none() {
-                errors.push(format!("{name}: {option}: \"{kind}\" is not a value kind"));
-            }
             if !option.starts_with('-') {
                 errors.push(format!("{name}: \"{option}\" is not an option"));
             }
             if let Some((_, other)) = seen.iter().find(|(o, k)| *o == option && *k != kind) {
-                errors.push(format!("{name}: {option} is both {other} and {kind}"));
+                errors.push(format!("{name}: {option} is both {other:?} and {kind:?}"));
             }
             seen.push((option, kind));
-        }
-        for (option, kind) in std::iter::once(("operands", g.operands.as_ref()))
-            .chain(g.switches.iter().map(|(o, k)| (o, k.as_ref())))
-        {
-            if grammar::OperandKind::parse(kind).is_none() {
-                errors.push(format!(
-                    "{name}: {option}: \"{kind}\" is not an operand kind"
-                ));
-            }
         }
         for (sub, grammar) in g.subcommands.iter() {
             words(&format!("{name} {sub}"), grammar, file, errors);

@@ -466,6 +466,10 @@ pub async fn bash_without(
     hidden: &[String],
 ) -> Result<Ran, ToolError> {
     let mut command = tokio::process::Command::new("bash");
+    // What the rules' read-only grammars assume every command runs with (programs.json).
+    for (name, value) in lembas_rules::spec::spec().programs.environment.iter() {
+        command.env(name, value.as_ref());
+    }
     for name in hidden {
         command.env_remove(name);
     }

@@ -190,3 +190,190 @@ fn paths_normalise() {
     assert_eq!(inside("/project", "/projectx/a"), None);
     assert_eq!(inside("/project", "/project"), Some(".".into()));
 }
+
+/// Words a generated command is made of: programs with and without effects, their effect
+/// options and plain ones, paths and values.
+mod generated {
+    use super::*;
+    use proptest::prelude::*;
+
+    pub const PROGRAMS: &[&str] = &[
+        "find",
+        "sed",
+        "awk",
+        "tar",
+        "sort",
+        "rg",
+        "python3",
+        "node",
+        "make",
+        "git",
+        "npm",
+        "cargo",
+        "vim",
+        "cat",
+        "grep",
+        "touch",
+        "cp",
+        "ls",
+        "date",
+        "echo",
+        "git -C sub",
+        "gsed",
+    ];
+    pub const WORDS: &[&str] = &[
+        "-exec",
+        "rm",
+        "{}",
+        ";",
+        "-delete",
+        "-name",
+        "x",
+        "1e id",
+        "s/a/b/e",
+        "w /tmp/o",
+        "p",
+        "-n",
+        "BEGIN{system(\"id\")}",
+        "{print $1}",
+        "-xf",
+        "a.tar",
+        "--to-command=sh",
+        "--checkpoint-action=exec=id",
+        "-I",
+        "zstd",
+        "--compress-program=sh",
+        "--comp=sh",
+        "--pre",
+        "sh",
+        "-c",
+        "print(1)",
+        "-e",
+        "--eval",
+        "x.py",
+        "app.js",
+        "test",
+        "--eval=x:",
+        "-f",
+        "evil.mk",
+        "+!id",
+        "a.txt",
+        "/etc/hosts",
+        "~/x",
+        "config",
+        "core.fsmonitor",
+        "user.name",
+        "fetch",
+        "--upload-pack=id",
+        "status",
+        "-s",
+        "log",
+        "-p",
+        "push",
+        "origin",
+        "build",
+        "-la",
+        "+%s",
+        "-d",
+        "yesterday",
+        "--",
+        "$X",
+        ".env",
+        "src",
+        ">",
+        "out.txt",
+        "|",
+    ];
+
+    pub fn line() -> impl Strategy<Value = String> {
+        (
+            prop::sample::select(PROGRAMS),
+            prop::collection::vec(prop::sample::select(WORDS), 0..5),
+        )
+            .prop_map(|(program, words)| {
+                let quoted: Vec<String> = words
+                    .iter()
+                    .map(|w| {
+                        if matches!(*w, ">" | "|") {
+                            w.to_string()
+                        } else {
+                            format!("'{}'", w.replace('\'', "'\\''"))
+                        }
+                    })
+                    .collect();
+                let mut line = program.to_string();
+                for w in quoted {
+                    line.push(' ');
+                    line.push_str(&w);
+                }
+                // A trailing operator would be a syntax error: the line stays readable.
+                line.trim_end_matches([' ', '>', '|']).to_string()
+            })
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+    /// An approval's pattern never covers a command whose effects differ from the approved
+    /// call's: an approved call has none (a call with one is not approved), and a command with
+    /// one is never allowed by an approval, whatever the approval's pattern.
+    #[test]
+    fn an_approval_never_covers_a_command_with_an_effect(
+        approved in generated::line(),
+        later in generated::line(),
+        mode in proptest::sample::select(vec![Mode::Manual, Mode::Edit]),
+    ) {
+        let ctx = Context::new(mode);
+        let mut after = ctx.clone();
+        if let Ok(rules) = approval::approve(&Request::bash(&approved), &ctx) {
+            let read = plain::analyse(&approved, plain::Place { root: CASE_ROOT, home: None });
+            proptest::prop_assert!(
+                read.commands.iter().all(|c| c.effects.is_empty()) && read.network.is_empty(),
+                "{approved} has an effect and was approved"
+            );
+            after.approvals = rules;
+        }
+        let read = plain::analyse(&later, plain::Place { root: CASE_ROOT, home: None });
+        let effect = read.commands.iter().any(|c| !c.effects.is_empty()) || !read.network.is_empty();
+        let d = evaluate(&Request::bash(&later), &after);
+        if effect {
+            proptest::prop_assert!(
+                !matches!(d.decided_by, DecidedBy::Rule { source: RuleSource::Approval, .. }),
+                "after approving {approved}, {later} (an effect) was allowed by {:?}",
+                d.decided_by
+            );
+        }
+    }
+
+    /// In plan mode no write or command is ever allowed by a rule other than the defaults, and
+    /// a default rule allows a command only inside its program's read-only forms.
+    #[test]
+    fn plan_mode_lets_no_write_or_command_through_but_the_defaults(
+        line in generated::line(),
+        path in proptest::sample::select(vec!["src/a.rs", ".lembas/plans/p.md", "/tmp/x", ".env", "a.txt"]),
+        pattern in proptest::sample::select(vec!["*", "find *", "git *", "src/*", "cat *", "sed *", "*.rs"]),
+        source in proptest::sample::select(vec![RuleSource::Session, RuleSource::Approval, RuleSource::Grant]),
+    ) {
+        let mut ctx = Context::new(Mode::Plan);
+        for key in ["bash", "edit", "*"] {
+            let rule = Rule::new(key, pattern, Action::Allow, source);
+            match source {
+                RuleSource::Approval => ctx.approvals.push(rule.given_in(Mode::Edit)),
+                RuleSource::Grant => ctx.grants.push(rule),
+                _ => ctx.rules.push(rule),
+            }
+        }
+        let calls = [Request::bash(&line), call("write", Target::Path(path.into()))];
+        for req in calls {
+            let d = evaluate(&req, &ctx);
+            if d.action == Action::Allow {
+                proptest::prop_assert!(
+                    matches!(d.decided_by, DecidedBy::Rule { source: RuleSource::Defaults, .. }),
+                    "{req:?} was allowed in plan mode by {:?}",
+                    d.decided_by
+                );
+            }
+        }
+    }
+}

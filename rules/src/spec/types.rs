@@ -947,8 +947,10 @@ spec_struct! {
     pub struct ProgramsFile {
         pub about: Str,
         pub ours: bool,
+        /// What every command runs with (the grammars hold in it).
+        pub environment: Map<Str>,
         /// Named sets of options a grammar may `use`.
-        pub sets: Map<Map<Str>>,
+        pub sets: Map<Map<ValueKind>>,
         pub programs: Map<Program>,
     }
 }
@@ -974,21 +976,81 @@ spec_struct! {
     }
 }
 
+/// How an option of a read-only grammar takes a value (permission/programs.json).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ValueKind {
+    /// No value.
+    #[default]
+    Flag,
+    /// A value that names no file: the next word, after `=`, or joined to a short option.
+    Text,
+    /// A value only after `=` or joined to a short option; the next word is not its value.
+    Optional,
+    /// A file it reads, taken as `Text` is.
+    Path,
+    /// A file or a folder it reads whole, taken as `Text` is.
+    Tree,
+}
+
+impl Rust for ValueKind {
+    fn rust(&self, out: &mut String) {
+        out.push_str(match self {
+            ValueKind::Flag => "ValueKind::Flag",
+            ValueKind::Text => "ValueKind::Text",
+            ValueKind::Optional => "ValueKind::Optional",
+            ValueKind::Path => "ValueKind::Path",
+            ValueKind::Tree => "ValueKind::Tree",
+        });
+    }
+}
+
+/// What a read-only grammar's operands are (permission/programs.json).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OperandKind {
+    /// It takes none.
+    #[default]
+    None,
+    /// Words that name no file.
+    Text,
+    /// Names it lists, never reads (`ls`).
+    List,
+    /// Files it reads.
+    Path,
+    /// Files or folders it reads whole (`git diff --no-index`).
+    Tree,
+    /// A git revision or a path; after its first `:`, a path in the repository.
+    Revision,
+}
+
+impl Rust for OperandKind {
+    fn rust(&self, out: &mut String) {
+        out.push_str(match self {
+            OperandKind::None => "OperandKind::None",
+            OperandKind::Text => "OperandKind::Text",
+            OperandKind::List => "OperandKind::List",
+            OperandKind::Path => "OperandKind::Path",
+            OperandKind::Tree => "OperandKind::Tree",
+            OperandKind::Revision => "OperandKind::Revision",
+        });
+    }
+}
+
 spec_struct! {
     /// The read-only forms of a program or of one of its subcommands.
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct Grammar {
-        /// Each option, spelled exactly, with how it takes a value (`flag`, `text`, `optional`,
-        /// `path`, `tree`).
+        /// Each option, spelled exactly, with how it takes a value.
         #[serde(default)]
-        pub options: Map<Str>,
+        pub options: Map<ValueKind>,
         /// Sets of options (the file's `sets`) added to `options`.
         #[serde(default, rename = "use")]
         pub use_sets: List<Str>,
         /// Options that change what the operands are, with the kind they make them.
         #[serde(default)]
-        pub switches: Map<Str>,
+        pub switches: Map<OperandKind>,
         /// Short options may be bundled and take their value joined.
         #[serde(default)]
         pub clusters: bool,
@@ -1004,9 +1066,9 @@ spec_struct! {
         /// A word that is not an option it knows is text.
         #[serde(default)]
         pub text_options: bool,
-        /// What its operands are (`none`, `text`, `list`, `path`, `tree`, `revision`).
+        /// What its operands are.
         #[serde(default)]
-        pub operands: Str,
+        pub operands: OperandKind,
         #[serde(default)]
         pub max_operands: Option<usize>,
         /// Each operand matches one of these wildcards.

@@ -10,69 +10,10 @@
 //! This file is compiled into build.rs too, which checks every grammar's `match` and `not_match`
 //! lines with it; it uses nothing but the spec types and the wildcards.
 
-use super::types::{Grammar, Map, Str};
+use super::types::{Grammar, Map};
 use super::wildcard;
 
-/// How an option takes a value (a grammar's `options`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ValueKind {
-    /// No value.
-    Flag,
-    /// A value that names no file: the next word, after `=`, or joined to a short option.
-    Text,
-    /// A value only after `=` or joined to a short option; the next word is not its value.
-    Optional,
-    /// A file it reads, taken as `Text` is.
-    Path,
-    /// A file or a folder it reads whole, taken as `Text` is.
-    Tree,
-}
-
-impl ValueKind {
-    /// The kind a word of the data names.
-    pub fn parse(word: &str) -> Option<ValueKind> {
-        Some(match word {
-            "flag" => ValueKind::Flag,
-            "text" => ValueKind::Text,
-            "optional" => ValueKind::Optional,
-            "path" => ValueKind::Path,
-            "tree" => ValueKind::Tree,
-            _ => return None,
-        })
-    }
-}
-
-/// What a grammar's operands are (its `operands` and `switches`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OperandKind {
-    /// It takes none.
-    None,
-    /// Words that name no file.
-    Text,
-    /// Names it lists, never reads (`ls`).
-    List,
-    /// Files it reads.
-    Path,
-    /// Files or folders it reads whole (`git diff --no-index`).
-    Tree,
-    /// A git revision or a path; after its first `:`, a path in the repository.
-    Revision,
-}
-
-impl OperandKind {
-    /// The kind a word of the data names (`""`: none).
-    pub fn parse(word: &str) -> Option<OperandKind> {
-        Some(match word {
-            "" | "none" => OperandKind::None,
-            "text" => OperandKind::Text,
-            "list" => OperandKind::List,
-            "path" => OperandKind::Path,
-            "tree" => OperandKind::Tree,
-            "revision" => OperandKind::Revision,
-            _ => return None,
-        })
-    }
-}
+pub use super::types::{OperandKind, ValueKind};
 
 /// A word of a command (after its program) as a grammar reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,7 +64,7 @@ pub struct NamedRead {
 /// Why a command is outside its program's read-only forms.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outside {
-    /// An option the grammar does not list (or a kind word it does not know).
+    /// An option the grammar does not list.
     UnknownOption(String),
     /// A value after `=` (or joined) on an option that takes none.
     ValueOnFlag(String),
@@ -143,7 +84,7 @@ pub enum Outside {
 /// option `sets`: the files they name for reading, or why they are outside it.
 pub fn read(
     grammar: &Grammar,
-    sets: &Map<Map<Str>>,
+    sets: &Map<Map<ValueKind>>,
     args: &[Arg<'_>],
 ) -> Result<Vec<NamedRead>, Outside> {
     let mut named = Vec::new();
@@ -152,20 +93,19 @@ pub fn read(
 }
 
 /// An option's kind in a grammar: its own options, then its sets in order.
-pub fn option_kind(grammar: &Grammar, sets: &Map<Map<Str>>, name: &str) -> Option<ValueKind> {
-    let word = grammar.options.get(name).or_else(|| {
+pub fn option_kind(grammar: &Grammar, sets: &Map<Map<ValueKind>>, name: &str) -> Option<ValueKind> {
+    grammar.options.get(name).copied().or_else(|| {
         grammar
             .use_sets
             .iter()
-            .find_map(|set| sets.get(set).and_then(|s| s.get(name)))
-    })?;
-    ValueKind::parse(word)
+            .find_map(|set| sets.get(set).and_then(|s| s.get(name)).copied())
+    })
 }
 
 /// The reading of one grammar's words from `start` on.
 struct Reader<'g, 'a, 'n> {
     grammar: &'g Grammar,
-    sets: &'g Map<Map<Str>>,
+    sets: &'g Map<Map<ValueKind>>,
     args: &'g [Arg<'a>],
     named: &'n mut Vec<NamedRead>,
     operands: OperandKind,
@@ -173,13 +113,12 @@ struct Reader<'g, 'a, 'n> {
 
 fn read_from(
     grammar: &Grammar,
-    sets: &Map<Map<Str>>,
+    sets: &Map<Map<ValueKind>>,
     args: &[Arg<'_>],
     start: usize,
     named: &mut Vec<NamedRead>,
 ) -> Result<(), Outside> {
-    let operands = OperandKind::parse(&grammar.operands)
-        .ok_or_else(|| Outside::UnknownOption(grammar.operands.to_string()))?;
+    let operands = grammar.operands;
     let mut reader = Reader {
         grammar,
         sets,
@@ -235,9 +174,8 @@ impl Reader<'_, '_, '_> {
     }
 
     fn switch(&mut self, name: &str) -> Result<(), Outside> {
-        if let Some(word) = self.grammar.switches.get(name) {
-            self.operands =
-                OperandKind::parse(word).ok_or_else(|| Outside::UnknownOption(word.to_string()))?;
+        if let Some(kind) = self.grammar.switches.get(name) {
+            self.operands = *kind;
         }
         Ok(())
     }
