@@ -194,7 +194,6 @@ fn paths_normalise() {
 /// Words a generated command is made of: programs with and without effects, their effect
 /// options and plain ones, paths and values.
 mod generated {
-    use super::*;
     use proptest::prelude::*;
 
     pub const PROGRAMS: &[&str] = &[
