@@ -47,7 +47,10 @@ export type PermissionRequest = {
   permission?: string;
 };
 export type Rule = { permission: string; pattern: string; action: Action };
-export type Approval = { permission: string; pattern: string };
+/** An "always allow" answer: it holds in `mode` (the context's when not given) and looser modes, never in plan mode or unattended. */
+export type Approval = { permission: string; pattern: string; mode?: Mode };
+/** A rule an approval adds: an allow, given in the context's mode. */
+export type ApprovedRule = { permission: string; pattern: string; action: "allow"; mode: Mode };
 export type PermissionContext = {
   mode: Mode;
   root?: string;
@@ -62,10 +65,13 @@ export type DecidedBy =
   | { by: "rule"; source: "defaults" | "session" | "approval" | "grant"; permission: string; pattern: string; action: Action }
   | { by: "mode"; mode: Mode; class: RiskClass }
   | { by: "outside_root"; path: string }
-  | { by: "unattended" };
+  | { by: "unattended" }
+  | { by: "opaque"; construct: string }
+  | { by: "unknown_target"; entry: string; part: string }
+  | { by: "network"; part: string };
 export type Decision = { action: Action; reason: string; decidedBy: DecidedBy };
 export function evaluate(request: PermissionRequest, context: PermissionContext): Decision;
-export function approve(request: PermissionRequest, context: PermissionContext): { rules: Rule[] } | { refused: string };
+export function approve(request: PermissionRequest, context: PermissionContext): { rules: ApprovedRule[] } | { refused: string };
 
 // ── delegation (subagents.md §7) ──
 export type Grant = { tool: string; pattern: string; permission?: string };

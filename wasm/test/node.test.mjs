@@ -67,8 +67,15 @@ test("permissions and delegation", () => {
   assert.deepEqual(d.decidedBy, { by: "mode", mode: "edit", class: "execute" });
   assert.equal(L.evaluate({ tool: "bash", line: "sudo rm -rf /" }, { mode: "auto" }).decidedBy.by, "hardline");
   assert.deepEqual(L.approve({ tool: "bash", line: "git push origin main" }, { mode: "edit" }), {
-    rules: [{ permission: "bash", pattern: "git push *", action: "allow" }],
+    rules: [{ permission: "bash", pattern: "git push *", action: "allow", mode: "edit" }],
   });
+  // An approval holds in its own mode and looser ones, never in plan mode; never one that runs code.
+  const approvals = [{ permission: "bash", pattern: "git push *", mode: "edit" }];
+  assert.equal(L.evaluate({ tool: "bash", line: "git push origin dev" }, { mode: "edit", approvals }).action, "allow");
+  assert.equal(L.evaluate({ tool: "bash", line: "git push origin dev" }, { mode: "plan", approvals }).action, "deny");
+  assert.equal(L.evaluate({ tool: "bash", line: "git push --receive-pack=id origin" }, { mode: "edit", approvals }).action, "ask");
+  assert.deepEqual(L.evaluate({ tool: "bash", line: "echo x >/dev/tcp/127.0.0.1/9" }, { mode: "edit" }).decidedBy, { by: "network", part: "> /dev/tcp/127.0.0.1/9" });
+  assert.match(L.approve({ tool: "bash", line: "find . -exec id ;" }, { mode: "edit" }).refused, /never covers an option that runs code/);
   const v = L.whoDecides({ tool: "edit", path: "src/a.ts" }, { mainMode: "edit", mode: "manual", request: ["write"] });
   assert.equal(v.answer, "refused");
   assert.match(v.text, /team_request/);
