@@ -111,6 +111,8 @@ await step("editing a case's expect makes it fail, restoring it makes it pass", 
 
 await step("a delegation case in the editor says why, in both modes", async () => {
   await page.getByRole("tab", { name: "Cases" }).click();
+  // The table draws its first 1,000 rows: a person picks the area to find a delegation case.
+  await page.getByTestId("area-filter").selectOption("delegation");
   await page.locator("table.cases tr", { hasText: "delegation" }).locator("a").first().click();
   const editor = page.getByTestId("case-editor");
   const mine = { about: "why", op: "call", main_mode: "edit", mode: "manual", request: ["write"], call: { tool: "edit", path: "src/a.ts" }, expect: { answer: "refused" } };
@@ -127,6 +129,7 @@ await step("a delegation case in the editor says why, in both modes", async () =
   expect((await page.locator("#panel-editor").getByTestId("why-grants").count()) === 1, "unused grants are not noted");
   // A permission case: each part with the rules that matched it, the opaque construct named.
   await page.getByRole("tab", { name: "Cases" }).click();
+  await page.getByTestId("area-filter").selectOption("");
   await page.locator("table.cases tr", { hasText: "· permission" }).locator("a").first().click();
   await editor.fill(JSON.stringify({ about: "opaque", request: { tool: "bash", line: 'eval "$CMD"; echo hi' }, context: { mode: "edit" }, expect: { action: "ask" } }, null, 2));
   await page.waitForFunction(() => document.querySelector('#panel-editor [data-testid="why"]')?.textContent.includes("does not read exactly (eval)"));

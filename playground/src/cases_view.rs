@@ -157,7 +157,7 @@ pub(crate) fn Cases(page: Page, rows: Memo<Vec<Row>>) -> impl IntoView {
     view! {
         <section class="filters">
             <label>"Area "
-                <select prop:value=move || filter.with(|f| f.area.clone().unwrap_or_default()) on:change=move |ev| {
+                <select data-testid="area-filter" prop:value=move || filter.with(|f| f.area.clone().unwrap_or_default()) on:change=move |ev| {
                     let v = event_target_value(&ev);
                     filter.update(|f| f.area = if v.is_empty() { None } else { Some(v) });
                 }>

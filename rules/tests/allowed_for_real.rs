@@ -484,7 +484,12 @@ fn each_grammar_takes_values_as_its_program_does() {
             let agrees = match option.kind {
                 ValueKind::Flag => ours == ValueKind::Flag,
                 ValueKind::Optional => ours == ValueKind::Optional,
-                _ => matches!(ours, ValueKind::Text | ValueKind::Path | ValueKind::Tree),
+                // git's help cannot show a "last argument default" (`--merged` alone means
+                // HEAD): such an option takes its value like any other when one follows.
+                _ => matches!(
+                    ours,
+                    ValueKind::Text | ValueKind::Path | ValueKind::Tree | ValueKind::LastOptional
+                ),
             };
             if !agrees {
                 wrong.push(format!(

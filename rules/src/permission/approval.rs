@@ -32,6 +32,10 @@ pub enum ApprovalError {
     /// connection: asked each time.
     #[error("{0}")]
     Effect(String),
+    /// A word the pattern would keep holds `*` or `?`, which a rule reads as a wildcard: asked
+    /// each time.
+    #[error("{0}")]
+    Wildcard(String),
 }
 
 /// Whether a line, as the reader reads it, holds `$(…)`, backticks or a variable: in a command's
@@ -198,14 +202,19 @@ pub fn approve(req: &Request, ctx: &Context) -> Result<Vec<Rule>, ApprovalError>
             };
             let read = plain::analyse(line, place);
             let reading = shell::read(line);
-            if has_expansion(&reading) || read.opaque.is_some() || !read.unknown.is_empty() {
+            if has_expansion(&reading) {
                 return Err(ApprovalError::Substitution(texts.substitution.to_string()));
             }
             if !read.hits.is_empty() {
                 return Err(ApprovalError::Denied(texts.denied.to_string()));
             }
+            // An option that runs code is named as such, even where the code it runs is itself
+            // unreadable (`tar --to-command=sh`).
             if !read.network.is_empty() || read.commands.iter().any(|c| !c.effects.is_empty()) {
                 return Err(ApprovalError::Effect(texts.effect.to_string()));
+            }
+            if read.opaque.is_some() || !read.unknown.is_empty() {
+                return Err(ApprovalError::Substitution(texts.substitution.to_string()));
             }
             for cmd in reading.commands.iter().filter(|c| !c.words.is_empty()) {
                 let single = Request {
@@ -215,9 +224,20 @@ pub fn approve(req: &Request, ctx: &Context) -> Result<Vec<Rule>, ApprovalError>
                 if evaluate(&single, ctx).action == Action::Allow && cmd.redirects.is_empty() {
                     continue;
                 }
+                let pattern = command_pattern(cmd);
+                // The words kept as written: all of them when the pattern is the command exactly,
+                // else all but the ` *` added after them.
+                let exact = cmd.text();
+                let kept = match pattern.strip_suffix(" *") {
+                    Some(head) if pattern != exact => head,
+                    _ => pattern.as_str(),
+                };
+                if kept.contains(['*', '?']) {
+                    return Err(ApprovalError::Wildcard(texts.wildcard.to_string()));
+                }
                 add(Rule::new(
                     &req.permission,
-                    &command_pattern(cmd),
+                    &pattern,
                     Action::Allow,
                     RuleSource::Approval,
                 )
@@ -304,6 +324,21 @@ mod tests {
                 "{line}"
             );
         }
+    }
+
+    #[test]
+    fn never_a_word_a_rule_would_read_as_a_wildcard() {
+        let ctx = Context::new(Mode::Manual);
+        for line in ["git -C 'sub*' status", "make 'te?t'", "bash -c 'rm *'"] {
+            let result = approve(&Request::bash(line), &ctx);
+            assert!(
+                matches!(result, Err(ApprovalError::Wildcard(_))),
+                "{line}: {result:?}"
+            );
+        }
+        // A wildcard the arity drops is not kept, and so not refused.
+        assert_eq!(pattern("npm test 'a*'"), "npm test *");
+        assert_eq!(pattern("touch 'a*'"), "touch *");
     }
 
     #[test]

@@ -224,9 +224,60 @@ pub fn may_match_under(pattern: &str, folder: &str) -> bool {
     states.iter().any(|&s| s < pattern.len())
 }
 
+/// A glob's tokens with bash's rule for hidden names: a name starting with `.` is matched only by
+/// a `.` spelled out, so a segment that starts with a wildcard cannot start with `.`.
+pub(crate) fn hidden_names_spelled(glob: Vec<Token>) -> Vec<Token> {
+    let mut out = Vec::with_capacity(glob.len() + 4);
+    let mut segment_start = true;
+    for t in glob {
+        if segment_start {
+            match t {
+                Token::Star => {
+                    out.push(Token::Class(vec!['.'], true));
+                    out.push(Token::Star);
+                }
+                Token::Any => out.push(Token::Class(vec!['.'], true)),
+                Token::Class(mut set, negated) => {
+                    if negated {
+                        set.push('.');
+                    } else {
+                        set.retain(|c| *c != '.');
+                    }
+                    out.push(Token::Class(set, negated));
+                }
+                other => out.push(other),
+            }
+        } else {
+            out.push(t);
+        }
+        segment_start = out.last() == Some(&Token::Char('/'));
+    }
+    out
+}
+
+/// Whether a path that is a bash glob (`.en?`, `config/*.ENV`: `*`, `?` and `[…]` within one
+/// segment, a hidden name only by a `.` spelled out) can name a path a rule's pattern matches
+/// (`*` any run of characters, `/` too).
+pub fn glob_may_match(glob: &str, pattern: &str) -> bool {
+    let path = hidden_names_spelled(tokens(glob));
+    tokens_meet_crossing(&path, &tokens(pattern), true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_glob_may_name_what_a_pattern_matches() {
+        assert!(glob_may_match(".en?", "*.env"));
+        assert!(glob_may_match(".e*", "*.env"));
+        assert!(glob_may_match(".[e]nv", "*.env"));
+        assert!(glob_may_match("config/*", "*.env"));
+        assert!(glob_may_match("*", "*.env"), "a * names prod.env");
+        assert!(!glob_may_match("*", ".env"), "a * names no hidden file");
+        assert!(!glob_may_match("src/*.rs", "*.env"));
+        assert!(!glob_may_match("a?.txt", "*.env"));
+    }
 
     #[test]
     fn a_pattern_may_match_under_a_folder() {

@@ -3,7 +3,7 @@
 //! the parts in a mode — the hardline, then the last matching rule, then the mode by the risk
 //! class, then the place outside the root; the strictest part wins.
 
-use super::glob::may_match_under;
+use super::glob::{glob_may_match, may_match_under};
 use super::hardline;
 use super::path::{inside, resolve, Place, OUTSIDE_ROOT};
 use super::plain;
@@ -234,9 +234,19 @@ fn default_read_guards() -> &'static [ReadGuard<'static>] {
 }
 
 /// Whether a path read whole may be a folder: its last name has no extension (`src`, `.github`,
-/// `~`, `.`), or it is a glob. `a.txt` is read as a file.
+/// `~`, `.`), or it is a glob. `a.txt` is read as a file, and so is a name spelled as a git
+/// revision (`HEAD`, `HEAD~1`, `main^`, `@{u}`, `a..b`, an abbreviated hash), which
+/// `git diff A B` compares as commits.
 fn may_be_folder(path: &str) -> bool {
     let last = path.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+    let revision = last.contains(['~', '^'])
+        || last.contains("@{")
+        || last.contains("..")
+        || last.ends_with("HEAD") && last.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+        || (7..=40).contains(&last.len()) && last.chars().all(|c| c.is_ascii_hexdigit());
+    if revision && last != ".." {
+        return false;
+    }
     path.ends_with('/')
         || last.contains(['*', '?', '['])
         || !last.chars().skip(1).any(|c| c == '.')
@@ -298,11 +308,15 @@ impl Judge<'_> {
         }
     }
 
+    /// Whether a rule is for `permission` (its key, or a wildcard that matches it).
+    pub(super) fn is_for(rule: &Rule, permission: &str) -> bool {
+        rule.permission == permission
+            || (rule.permission.contains('*') && wildcard::matches(&rule.permission, permission))
+    }
+
     /// Whether a rule is for `permission` and its pattern matches the subject.
     pub(super) fn matches(rule: &Rule, permission: &str, subject: &str) -> bool {
-        (rule.permission == permission
-            || (rule.permission.contains('*') && wildcard::matches(&rule.permission, permission)))
-            && wildcard::matches(&rule.pattern, subject)
+        Judge::is_for(rule, permission) && wildcard::matches(&rule.pattern, subject)
     }
 
     /// The last rule for `permission` that matches and covers `subject`, as a decision.
@@ -323,7 +337,7 @@ impl Judge<'_> {
         let lower = folder.to_lowercase();
         let guards = self.ctx.all_rules().chain(self.extra).filter(|r| {
             r.action != Action::Allow
-                && Judge::matches(r, key, &r.pattern)
+                && Judge::is_for(r, key)
                 && (may_match_under(&r.pattern, folder) || may_match_under(&r.pattern, &lower))
         });
         let mut out: Option<Decision> = None;
@@ -370,13 +384,25 @@ impl Judge<'_> {
     ) -> Decision {
         let own = self.rule_or_mode(permission, Subject::of(path, class));
         let lower = path.to_lowercase();
-        if lower == path {
+        let own = if lower == path {
+            own
+        } else {
+            strictest(
+                own,
+                [self.rule_or_mode(permission, Subject::of(&lower, class))],
+            )
+        };
+        if !path.contains(['*', '?', '[']) {
             return own;
         }
-        strictest(
-            own,
-            [self.rule_or_mode(permission, Subject::of(&lower, class))],
-        )
+        // A glob (`.en?`) is every path it can name: a rule that asks or refuses one of them
+        // holds for it.
+        let guards = self.ctx.all_rules().chain(self.extra).filter(|r| {
+            r.action != Action::Allow
+                && Judge::is_for(r, permission)
+                && (glob_may_match(path, &r.pattern) || glob_may_match(&lower, &r.pattern))
+        });
+        strictest(own, guards.map(rule_decision))
     }
 
     pub(super) fn rule_or_mode(&self, permission: &str, subject: Subject<'_>) -> Decision {

@@ -55,6 +55,28 @@ pub struct Place<'a> {
     pub home: Option<&'a str>,
 }
 
+/// The kernel's own links before `..` is folded: `/dev/fd` is `/proc/self/fd` (so
+/// `/dev/fd/../environ` is the process's environment) and `/dev/stdin`, `/dev/stdout`,
+/// `/dev/stderr` are its descriptors 0, 1 and 2. Only a path that climbs out of them is read
+/// through them; `/dev/fd/1` itself stays the device it is.
+fn through_kernel_links(path: &str) -> String {
+    let climbs = path.split('/').any(|s| s == "..");
+    if !climbs {
+        return path.to_string();
+    }
+    for (device, target) in [
+        ("/dev/fd/", "/proc/self/fd/"),
+        ("/dev/stdin/", "/proc/self/fd/0/"),
+        ("/dev/stdout/", "/proc/self/fd/1/"),
+        ("/dev/stderr/", "/proc/self/fd/2/"),
+    ] {
+        if let Some(rest) = path.strip_prefix(device) {
+            return format!("{target}{rest}");
+        }
+    }
+    path.to_string()
+}
+
 /// A home folder whose path is not known is read as this, so that `~/..` leaves it.
 pub(crate) const SOME_HOME: &str = "/home/~home";
 
@@ -81,7 +103,7 @@ pub fn resolve(place: Place<'_>, cwd: &str, path: &str) -> String {
     } else {
         format!("{cwd}/{path}")
     };
-    let abs = normalize(&expanded);
+    let abs = normalize(&through_kernel_links(&expanded));
     if place.home.is_none() {
         if abs == SOME_HOME {
             return "~".into();
@@ -113,6 +135,16 @@ mod tests {
         assert_eq!(resolve(PLACE, "/project", "~bob/x"), "/home/bob/x");
         assert_eq!(resolve(PLACE, "/project", "/tmp/../usr"), "/usr");
         assert_eq!(resolve(PLACE, "/project", "a/../b"), "/project/b");
+        // Through the kernel's links before `..`: `/dev/fd` is `/proc/self/fd`.
+        assert_eq!(
+            resolve(PLACE, "/project", "/dev/fd/../environ"),
+            "/proc/self/environ"
+        );
+        assert_eq!(
+            resolve(PLACE, "/project", "/dev/fd/../../1/environ"),
+            "/proc/1/environ"
+        );
+        assert_eq!(resolve(PLACE, "/project", "/dev/fd/1"), "/dev/fd/1");
         let home = Place {
             root: "/project",
             home: Some("/home/me"),

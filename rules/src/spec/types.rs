@@ -675,6 +675,8 @@ spec_struct! {
         pub not_asked: Str,
         /// A command with an effect, or a network redirection (this project's).
         pub effect: Str,
+        /// A command whose kept words hold `*` or `?` (this project's).
+        pub wildcard: Str,
     }
 }
 
@@ -743,6 +745,9 @@ spec_struct! {
         /// An operand is a pattern that matches every name (`.`, `.*`, `^`).
         #[serde(default)]
         pub broad: bool,
+        /// It has no operand but signal numbers (`pkill -9 -u me`: every process of the user).
+        #[serde(default)]
+        pub no_operands: bool,
         /// Options whose next word is their value, not an operand.
         #[serde(default)]
         pub value_options: List<Str>,
@@ -881,6 +886,9 @@ spec_struct! {
         /// Its operands are appended to the command from its input (`xargs`): unknown.
         #[serde(default)]
         pub input: bool,
+        /// With no command of its own, it runs each line of its input as one (`parallel`).
+        #[serde(default)]
+        pub input_commands: bool,
         /// Options whose value is the folder the command runs in (`env -C`, `sudo -D`).
         #[serde(default)]
         pub chdir: List<Str>,
@@ -991,6 +999,9 @@ pub enum ValueKind {
     Path,
     /// A file or a folder it reads whole, taken as `Text` is.
     Tree,
+    /// A value in the next word, unless it is the last word (git's `--merged [<commit>]`).
+    #[serde(rename = "last_optional")]
+    LastOptional,
 }
 
 impl Rust for ValueKind {
@@ -1001,6 +1012,7 @@ impl Rust for ValueKind {
             ValueKind::Optional => "ValueKind::Optional",
             ValueKind::Path => "ValueKind::Path",
             ValueKind::Tree => "ValueKind::Tree",
+            ValueKind::LastOptional => "ValueKind::LastOptional",
         });
     }
 }
@@ -1051,6 +1063,13 @@ spec_struct! {
         /// Options that change what the operands are, with the kind they make them.
         #[serde(default)]
         pub switches: Map<OperandKind>,
+        /// With exactly two operands (and no `--`), what they are: `git diff A B` compares two
+        /// paths whole when either is outside the repository or there is none.
+        #[serde(default)]
+        pub pair: Option<OperandKind>,
+        /// Values an option may not be given (wildcards): `--format=%G?` runs gpg.
+        #[serde(default)]
+        pub refused_values: Map<List<Str>>,
         /// Short options may be bundled and take their value joined.
         #[serde(default)]
         pub clusters: bool,
@@ -1117,6 +1136,20 @@ spec_struct! {
         /// Options that take a value: an approval's pattern keeps them whole.
         #[serde(default)]
         pub values: List<Str>,
+        /// Options whose value, after the prefix given, is a shell line it runs
+        /// (`--checkpoint-action=exec=LINE`): the hardline reads it as a line.
+        #[serde(default)]
+        pub lines: Map<Str>,
+        /// Settings (`-c KEY=VALUE`, `config KEY VALUE`) whose value is a line git runs.
+        #[serde(default)]
+        pub config_lines: List<Str>,
+        /// Options with which it runs code the line does not give (`make --eval`): opaque.
+        #[serde(default)]
+        pub unreadable: List<Str>,
+        /// Its operands are `KEY VALUE` settings, read by its program's `config_lines` (`git
+        /// config`).
+        #[serde(default)]
+        pub settings: bool,
         #[serde(default)]
         pub subcommands: Map<Effects>,
     }

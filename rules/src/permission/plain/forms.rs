@@ -3,7 +3,7 @@
 //! each command it runs asks for that an approval never covers.
 
 use super::super::programs::{self, effects, grammar};
-use super::super::shell::{Command, Piece, Word};
+use super::super::shell::{Command, Construct, Piece, Word};
 use super::values::{strip_word_prefix, Scope};
 use super::walk::Walker;
 use super::ReadOnly;
@@ -77,7 +77,13 @@ impl Walker<'_> {
 
     /// The effects of a command a line runs (its program, then its arguments), added to the
     /// line's command it is part of.
-    pub(super) fn effects(&mut self, program: &str, args: &[Word], scope: &Scope<'_>) {
+    pub(super) fn effects(
+        &mut self,
+        program: &str,
+        args: &[Word],
+        scope: &Scope<'_>,
+        depth: usize,
+    ) {
         let Some(entry) = programs::effects_of(program) else {
             return;
         };
@@ -91,6 +97,13 @@ impl Walker<'_> {
         let found = effects::effects(entry, &words);
         if let Some(command) = self.current.and_then(|i| self.out.commands.get_mut(i)) {
             command.effects.extend(found);
+        }
+        // Code its options give it to run: read as lines, or the line is opaque.
+        for code in effects::code_of(entry, &words) {
+            match code {
+                effects::Code::Line(line) => self.line(&line, Some(vec![Some("sh".into())]), depth),
+                effects::Code::Unreadable(_) => self.opaque(Construct::WrapperLine),
+            }
         }
     }
 }

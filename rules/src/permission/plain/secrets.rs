@@ -1,7 +1,7 @@
 //! Secrets a command may read (hardline.json `paths` with the class `read`): keys and a process's
 //! environment, named plainly, through a glob or through a value known only when the line runs.
 
-use super::super::glob::{may_match_under, tokens, tokens_meet_crossing, Token};
+use super::super::glob::{hidden_names_spelled, may_match_under, tokens, tokens_meet_crossing};
 use super::super::hardline::{self, Hit};
 use super::super::path::SOME_HOME;
 use super::super::shell::Word;
@@ -101,37 +101,6 @@ pub(super) fn secret_fragments() -> &'static [String] {
         }
         out
     })
-}
-
-/// A glob's tokens with bash's rule for hidden names: a name starting with `.` is matched only by
-/// a `.` spelled out, so a segment that starts with a wildcard cannot start with `.`.
-pub(super) fn hidden_names_spelled(glob: Vec<Token>) -> Vec<Token> {
-    let mut out = Vec::with_capacity(glob.len() + 4);
-    let mut segment_start = true;
-    for t in glob {
-        if segment_start {
-            match t {
-                Token::Star => {
-                    out.push(Token::Class(vec!['.'], true));
-                    out.push(Token::Star);
-                }
-                Token::Any => out.push(Token::Class(vec!['.'], true)),
-                Token::Class(mut set, negated) => {
-                    if negated {
-                        set.push('.');
-                    } else {
-                        set.retain(|c| *c != '.');
-                    }
-                    out.push(Token::Class(set, negated));
-                }
-                other => out.push(other),
-            }
-        } else {
-            out.push(t);
-        }
-        segment_start = out.last() == Some(&Token::Char('/'));
-    }
-    out
 }
 
 /// The refusing read entry (keys, a process's environment) a glob can name a path of, if any.

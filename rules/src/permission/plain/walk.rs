@@ -263,7 +263,7 @@ impl Walker<'_> {
             self.wrapper(w, args, scope, fed, depth);
             return;
         }
-        self.judge(program, words, scope);
+        self.judge(program, words, scope, depth);
     }
 
     /// A POSIX shell: its `-c` line read again, with `$0 $1 …` after it; without `-c` it reads a
@@ -443,7 +443,7 @@ impl Walker<'_> {
 
     /// A plain command (program first): the hardline entries, the folder it moves to, the links
     /// and files it makes.
-    pub(super) fn judge(&mut self, program: &str, words: &[Word], scope: &Scope<'_>) {
+    pub(super) fn judge(&mut self, program: &str, words: &[Word], scope: &Scope<'_>, depth: usize) {
         let args = words.get(1..).unwrap_or(&[]);
         // The command as the refusal names it, written only when something is found.
         let part = || {
@@ -455,7 +455,7 @@ impl Walker<'_> {
         };
         let h = self.h;
         self.entries(program, words, scope);
-        self.effects(program, args, scope);
+        self.effects(program, args, scope, depth);
         self.operand_reads(program, args, scope);
         if !h.plain.metadata.iter().any(|m| names(m, program)) {
             self.secret_reads(args, scope);
@@ -572,28 +572,54 @@ impl Walker<'_> {
             }
         }
         if !e.operands.is_empty() {
-            let h =
-                if opts.operands.iter().any(|w| {
-                    !w.dynamic() && e.operands.iter().any(|p| wildcard::matches(p, &w.text))
-                }) {
-                    Holds::Yes
-                } else if opts.operands.iter().any(|w| w.dynamic()) {
-                    Holds::Maybe
-                } else {
-                    Holds::No
-                };
+            // An operand as written, in lower case, and as the number it spells (`-01` is -1).
+            let spelled = |w: &Word| {
+                let lower = w.text.to_lowercase();
+                let number = w.text.trim().parse::<i64>().ok().map(|n| n.to_string());
+                e.operands.iter().any(|p| {
+                    wildcard::matches(p, &w.text)
+                        || wildcard::matches(&p.to_lowercase(), &lower)
+                        || number.as_deref().is_some_and(|n| wildcard::matches(p, n))
+                })
+            };
+            let h = if opts.operands.iter().any(|w| !w.dynamic() && spelled(w)) {
+                Holds::Yes
+            } else if opts.operands.iter().any(|w| w.dynamic()) {
+                Holds::Maybe
+            } else {
+                Holds::No
+            };
             if !need(h) {
                 return Holds::No;
             }
         }
         if !e.words.is_empty() {
-            let h = if args
-                .iter()
-                .any(|w| !w.dynamic() && e.words.iter().any(|p| wildcard::matches(p, &w.text)))
-            {
+            let h = if args.iter().any(|w| {
+                let lower = w.text.to_lowercase();
+                !w.dynamic()
+                    && e.words
+                        .iter()
+                        .any(|p| wildcard::matches(&p.to_lowercase(), &lower))
+            }) {
                 Holds::Yes
             } else if args.iter().any(Word::dynamic) {
                 Holds::Maybe
+            } else {
+                Holds::No
+            };
+            if !need(h) {
+                return Holds::No;
+            }
+        }
+        if e.no_operands {
+            let signal = |w: &&Word| {
+                !w.dynamic()
+                    && w.text
+                        .strip_prefix('-')
+                        .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()))
+            };
+            let h = if opts.operands.iter().all(signal) {
+                Holds::Yes
             } else {
                 Holds::No
             };
@@ -622,8 +648,12 @@ impl Walker<'_> {
                 return Holds::No;
             };
             let mut h = Holds::No;
-            let owner_skipped =
-                usize::from(e.owner_first && !e.owner_options.iter().any(|o| opts.has(o)));
+            // `chmod -x /bin/*`: a mode spelled as an option leaves one operand, the target.
+            let owner_skipped = usize::from(
+                e.owner_first
+                    && opts.operands.len() > 1
+                    && !e.owner_options.iter().any(|o| opts.has(o)),
+            );
             let mut listed: Vec<Word> = match e.target_operand.as_deref() {
                 Some("last") if opts.operands.len() > 1 => opts
                     .operands
@@ -641,7 +671,8 @@ impl Walker<'_> {
             };
             if !e.target_options.is_empty() {
                 listed.clear();
-                for (value, mount) in option_values(args, &e.target_options) {
+                for (value, option) in option_values(args, &e.target_options) {
+                    let mount = option == "--mount";
                     let Some(values) = self.values(&value, scope) else {
                         h = h.max_maybe();
                         continue;
@@ -712,39 +743,12 @@ impl Walker<'_> {
             if !wr.when.is_empty() && !wr.when.iter().any(|f| opts.has(f)) {
                 continue;
             }
-            // Option values: `-o f`, `-of`, `--output f`, `--output=f`, an abbreviation too.
-            let mut i = 0;
-            while let Some(w) = args.get(i) {
-                i += 1;
-                let t = w.text.as_str();
-                for o in wr.options.iter() {
-                    let o = o.as_ref();
-                    let long = o.starts_with("--");
-                    if t == o || (long && t.len() >= 3 && o.starts_with(t) && !t.contains('=')) {
-                        if let Some(v) = args.get(i) {
-                            self.write_target(v, scope, part);
-                        }
-                        i += 1;
-                        break;
-                    }
-                    if let Some(v) = t.strip_prefix(o) {
-                        let v = if long { v.strip_prefix('=') } else { Some(v) };
-                        if let Some(v) = v.filter(|v| !v.is_empty()) {
-                            let word = strip_word_prefix(w, t.len() - v.len(), v);
-                            self.write_target(&word, scope, part);
-                            break;
-                        }
-                    }
-                    if long {
-                        if let Some((name, v)) = t.split_once('=') {
-                            if name.len() >= 3 && o.starts_with(name) {
-                                let word = strip_word_prefix(w, name.len() + 1, v);
-                                self.write_target(&word, scope, part);
-                                break;
-                            }
-                        }
-                    }
-                }
+            // Option values in any spelling (`-o f`, `-of`, `-so f`, `--output=f`, `--out f`).
+            for (value, _) in option_values(args, &wr.options) {
+                self.write_target(&value, scope, part);
+            }
+            if !wr.when.is_empty() {
+                self.backup_writes(args, &opts, scope, part);
             }
             let operands: Vec<&Word> = opts
                 .operands
@@ -772,6 +776,50 @@ impl Walker<'_> {
                     None => self.write_target(w, scope, part),
                 }
             }
+        }
+    }
+
+    /// A backup that `sed -i SUFFIX` or `perl -i SUFFIX` writes: GNU sed puts it at the suffix
+    /// when it holds a `/` (its `*` standing for the file's name: `-i'.git/hooks/*'`), else beside
+    /// the file (`a.txt~`, judged with it).
+    pub(super) fn backup_writes(
+        &mut self,
+        args: &[Word],
+        opts: &Options<'_>,
+        scope: &Scope<'_>,
+        part: &str,
+    ) {
+        let suffix = args.iter().find_map(|w| {
+            let t = w.text.as_str();
+            t.strip_prefix("--in-place=")
+                .or_else(|| {
+                    t.strip_prefix("-i")
+                        .filter(|s| !s.is_empty() && !t.starts_with("--"))
+                })
+                .map(|s| (s, w.dynamic()))
+        });
+        let Some((suffix, dynamic)) = suffix else {
+            return;
+        };
+        if dynamic {
+            self.out.unknown.push(Hit {
+                entry: "write".into(),
+                reason: String::new(),
+                part: part.to_string(),
+            });
+            return;
+        }
+        if !suffix.contains('/') {
+            return;
+        }
+        for file in &opts.operands {
+            let name = file.text.rsplit('/').next().unwrap_or(&file.text);
+            let backup = if suffix.contains('*') {
+                suffix.replace('*', name)
+            } else {
+                format!("{}{suffix}", file.text)
+            };
+            self.write_target(&Word::literal(&backup), scope, part);
         }
     }
 
@@ -1041,33 +1089,79 @@ fn matches_every_name(pattern: &str) -> bool {
     })
 }
 
-/// The values of options whose value names a target (`-v SRC:DST`, `--volume=SRC:DST`,
-/// `-vSRC:DST`, `--mount type=bind,source=SRC`), each with whether it is a `--mount` list.
-fn option_values(args: &[Word], options: &[crate::spec::types::Str]) -> Vec<(Word, bool)> {
+/// The values of these options in `args`, in any spelling: after the option spelled whole
+/// (a long one also by a GNU prefix), joined after `=` (`--output=f`) or to a short one
+/// (`-of`), and a short one at the end of a cluster of flags (`-so f`, `-sof`). Each value comes
+/// with the option it was given to. Read generously: a value found that is none is only judged
+/// too.
+fn option_values<'o>(
+    args: &[Word],
+    options: &'o [crate::spec::types::Str],
+) -> Vec<(Word, &'o str)> {
     let mut out = Vec::new();
     let mut i = 0;
-    while let Some(w) = args.get(i) {
+    'words: while let Some(w) = args.get(i) {
         i += 1;
         let t = w.text.as_str();
-        for o in options {
-            let mount = o.as_ref() == "--mount";
-            if t == o.as_ref() {
-                if let Some(v) = args.get(i) {
-                    out.push((v.clone(), mount));
+        if t == "--" {
+            break;
+        }
+        for o in options.iter().map(|o| o.as_ref()) {
+            let next = |i: &mut usize, out: &mut Vec<(Word, &'o str)>| {
+                if let Some(v) = args.get(*i) {
+                    out.push((v.clone(), o));
                 }
-                i += 1;
-                break;
-            }
-            let joined = if o.starts_with("--") {
-                t.strip_prefix(o.as_ref()).and_then(|r| r.strip_prefix('='))
-            } else {
-                t.strip_prefix(o.as_ref()).filter(|r| !r.is_empty())
+                *i += 1;
             };
-            if let Some(rest) = joined {
-                let skip = t.chars().count() - rest.chars().count();
-                out.push((strip_word_prefix(w, skip, rest), mount));
-                break;
+            if let Some(long) = o.strip_prefix("--") {
+                let Some(given) = t.strip_prefix("--") else {
+                    continue;
+                };
+                let (name, value) = match given.split_once('=') {
+                    Some((n, v)) => (n, Some(v)),
+                    None => (given, None),
+                };
+                if name.is_empty() || !long.starts_with(name) {
+                    continue;
+                }
+                match value {
+                    Some(v) => out.push((strip_word_prefix(w, name.chars().count() + 3, v), o)),
+                    None => next(&mut i, &mut out),
+                }
+                continue 'words;
             }
+            if o.chars().count() > 2 {
+                // A one-dash long option (`-fprint`), spelled whole.
+                if t == o {
+                    next(&mut i, &mut out);
+                    continue 'words;
+                }
+                continue;
+            }
+            let Some(letter) = o.chars().nth(1) else {
+                continue;
+            };
+            let Some(letters) = t
+                .strip_prefix('-')
+                .filter(|l| !l.is_empty() && !l.starts_with('-'))
+            else {
+                continue;
+            };
+            let chars: Vec<char> = letters.chars().collect();
+            let Some(k) = chars.iter().position(|c| *c == letter) else {
+                continue;
+            };
+            // Only flags (letters) before it: `-rt DIR`, `-so FILE`.
+            if !chars.iter().take(k).all(char::is_ascii_alphabetic) {
+                continue;
+            }
+            if k + 1 == chars.len() {
+                next(&mut i, &mut out);
+            } else {
+                let rest: String = chars.iter().skip(k + 1).collect();
+                out.push((strip_word_prefix(w, k + 2, &rest), o));
+            }
+            continue 'words;
         }
     }
     out

@@ -86,6 +86,10 @@ impl Walker<'_> {
                 self.line(&line.text, Some(vec![Some("sh".into())]), depth);
             }
         }
+        if lines.is_empty() && rest.is_empty() && spec.input_commands {
+            self.opaque(Construct::ShellInput);
+            return;
+        }
         if lines.is_empty() && rest.is_empty() {
             // A shell with nothing to run reads its input (`su -`, `sudo -s <<< …`).
             if fed && (spec.shell_when_empty || joined) {

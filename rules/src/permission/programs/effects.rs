@@ -22,6 +22,159 @@ pub enum Effect {
     Unknown(String),
 }
 
+/// Code a command's words give a program to run, as the hardline reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Code {
+    /// A shell line (`tar --to-command=LINE`, `sed 'e LINE'`, `git -c alias.x='!LINE'`): read
+    /// as a line of its own.
+    Line(String),
+    /// Code whose text the line does not give (`sed e` runs its input, `awk '{system($0)}'`):
+    /// the line is opaque.
+    Unreadable(String),
+}
+
+/// The code a program's arguments give it to run (see [`Code`]): by its entry's `lines`
+/// options, its `config_lines` settings (`git -c KEY=VALUE`, and `git config KEY VALUE` for a
+/// subcommand whose entry says `settings`), its `unreadable` options and its script; a
+/// subcommand's words by the subcommand's entry.
+pub fn code_of(entry: &Effects, args: &[EffectWord<'_>]) -> Vec<Code> {
+    if entry.subcommands.0.is_empty() {
+        return code(entry, args, &entry.config_lines);
+    }
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        if !w.dynamic && !w.text.starts_with('-') {
+            break;
+        }
+        i += 1 + usize::from(takes_value(entry, w.text));
+    }
+    let mut out = code(
+        entry,
+        args.get(..i.min(args.len())).unwrap_or(&[]),
+        &entry.config_lines,
+    );
+    if let Some(sub) = args.get(i).and_then(|w| entry.subcommands.get(w.text)) {
+        let settings: &[crate::spec::types::Str] = if sub.settings {
+            &entry.config_lines
+        } else {
+            &[]
+        };
+        out.extend(code(sub, args.get(i + 1..).unwrap_or(&[]), settings));
+    }
+    out
+}
+
+fn code(
+    entry: &Effects,
+    args: &[EffectWord<'_>],
+    config_lines: &[crate::spec::types::Str],
+) -> Vec<Code> {
+    let mut out = Vec::new();
+    let mut script: Vec<&str> = Vec::new();
+    let mut operands: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        i += 1;
+        let t = w.text;
+        if entry.unreadable.iter().any(|o| names(o, t)) {
+            out.push(Code::Unreadable(t.to_string()));
+        }
+        for (option, prefix) in entry.lines.iter() {
+            let value = if t == option {
+                let v = args.get(i).map(|n| n.text);
+                i += 1;
+                v
+            } else {
+                t.strip_prefix(option)
+                    .map(|rest| rest.strip_prefix('=').unwrap_or(rest))
+                    .filter(|v| !v.is_empty() && (option.starts_with("--") == t.starts_with("--")))
+            };
+            // vim's `-c ':!LINE'` is `-c '!LINE'`.
+            let value = value.map(|v| {
+                if prefix.is_empty() {
+                    v
+                } else {
+                    v.trim_start_matches(':')
+                }
+            });
+            if let Some(line) = value.and_then(|v| v.strip_prefix(prefix.as_ref())) {
+                out.push(Code::Line(line.to_string()));
+            }
+        }
+        if !config_lines.is_empty() {
+            let setting = match t {
+                "-c" => {
+                    let v = args.get(i).map(|n| n.text);
+                    i += 1;
+                    v
+                }
+                _ => t
+                    .strip_prefix("-c")
+                    .filter(|v| !v.is_empty() && !t.starts_with("--")),
+            };
+            if let Some((key, value)) = setting.and_then(|s| s.split_once('=')) {
+                config_line(config_lines, key, value, &mut out);
+            }
+        }
+        if let Some(kind) = entry.script.as_deref() {
+            if let Some(given) = script_option(kind, t, args.get(i).map(|n| n.text)) {
+                match given {
+                    ScriptGiven::Inline(s) => script.push(s),
+                    ScriptGiven::Next => {
+                        if let Some(next) = args.get(i) {
+                            script.push(next.text);
+                        }
+                        i += 1;
+                    }
+                    ScriptGiven::File => {}
+                }
+                continue;
+            }
+        }
+        if !t.starts_with('-') {
+            operands.push(t);
+        }
+    }
+    // `git config KEY VALUE`: the value is run when git next reads the key.
+    if let (true, [key, value, ..]) = (entry.settings, operands.as_slice()) {
+        config_line(config_lines, key, value, &mut out);
+    }
+    if let Some(kind) = entry.script.as_deref() {
+        let program = if script.is_empty() {
+            operands
+                .first()
+                .copied()
+                .map(|p| vec![p])
+                .unwrap_or_default()
+        } else {
+            script
+        };
+        for text in program {
+            let found = match kind {
+                "sed" => scripts::sed_code(text),
+                _ => scripts::awk_code(text),
+            };
+            out.extend(found);
+        }
+    }
+    out
+}
+
+/// A git setting whose value git runs (`alias.x=!LINE`, `core.pager=LINE`).
+fn config_line(keys: &[crate::spec::types::Str], key: &str, value: &str, out: &mut Vec<Code>) {
+    let key = key.to_lowercase();
+    if keys
+        .iter()
+        .any(|p| wildcard::matches(&p.to_lowercase(), &key))
+    {
+        // An alias without `!` is a git command, not a line.
+        if key.starts_with("alias.") && !value.starts_with('!') {
+            return;
+        }
+        out.push(Code::Line(value.trim_start_matches('!').to_string()));
+    }
+}
+
 /// A word of a command as effects read it: its text, and whether it may start with `-` or `+`
 /// when the line runs although its text does not (an expansion leads it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -76,6 +76,8 @@ pub enum Outside {
     Operand(String),
     /// More operands than the grammar takes.
     TooManyOperands,
+    /// A value the grammar refuses its option (`--format=%G?`).
+    Value(String),
     /// A subcommand the grammar does not know, or none.
     Subcommand(String),
 }
@@ -164,6 +166,9 @@ fn read_from(
     if !grammar.subcommands.0.is_empty() {
         return Err(Outside::Subcommand(String::new()));
     }
+    if let Some(kind) = grammar.pair.filter(|_| found.len() == 2 && !ended) {
+        reader.operands = kind;
+    }
     reader.operands_read(&found)
 }
 
@@ -176,6 +181,19 @@ impl Reader<'_, '_, '_> {
     fn switch(&mut self, name: &str) -> Result<(), Outside> {
         if let Some(kind) = self.grammar.switches.get(name) {
             self.operands = *kind;
+        }
+        Ok(())
+    }
+
+    /// Whether the grammar refuses this value of the option.
+    fn refused(&self, name: &str, value: &str) -> Result<(), Outside> {
+        let refused = self
+            .grammar
+            .refused_values
+            .get(name)
+            .is_some_and(|patterns| patterns.iter().any(|p| wildcard::matches(p, value)));
+        if refused {
+            return Err(Outside::Value(format!("{name}={value}")));
         }
         Ok(())
     }
@@ -194,11 +212,26 @@ impl Reader<'_, '_, '_> {
         });
     }
 
-    /// The value in the next word, for an option that must have one.
+    /// The value in the next word, for an option that must have one (one that may go without
+    /// it when last takes none there).
     fn next_value(&mut self, name: &str, kind: ValueKind, next: &mut usize) -> Result<(), Outside> {
-        if self.args.get(*next).is_none() {
+        let Some(arg) = self.args.get(*next) else {
+            if kind == ValueKind::LastOptional {
+                return Ok(());
+            }
             return Err(Outside::MissingValue(name.to_string()));
+        };
+        if !arg.known
+            && (kind == ValueKind::LastOptional || !self.grammar.refused_values.0.is_empty())
+        {
+            return Err(Outside::MayBeOption(arg.text.to_string()));
         }
+        // git's "last argument default": a next word that starts with `-` is not the value but
+        // the next option (`git branch --merged -D main` deletes).
+        if kind == ValueKind::LastOptional && arg.text.starts_with('-') {
+            return Ok(());
+        }
+        self.refused(name, arg.text)?;
         self.value(kind, *next, 0);
         *next += 1;
         Ok(())
@@ -217,8 +250,10 @@ impl Reader<'_, '_, '_> {
             self.switch(&name)?;
             return match (kind, value) {
                 (ValueKind::Flag, Some(_)) => Err(Outside::ValueOnFlag(name)),
-                (ValueKind::Flag | ValueKind::Optional, _) => Ok(()),
-                (_, Some(_)) => {
+                (ValueKind::Flag, None) => Ok(()),
+                (ValueKind::Optional, None) => Ok(()),
+                (_, Some(v)) => {
+                    self.refused(&name, v)?;
                     self.value(kind, here, name.chars().count() + 1);
                     Ok(())
                 }
@@ -240,8 +275,13 @@ impl Reader<'_, '_, '_> {
                         return Err(Outside::UnknownOption(text.to_string()));
                     }
                 }
-                ValueKind::Optional => return Ok(()),
+                ValueKind::Optional => {
+                    let value: String = letters.iter().skip(k + 1).collect();
+                    return self.refused(&name, &value);
+                }
                 _ if rest > 0 => {
+                    let value: String = letters.iter().skip(k + 1).collect();
+                    self.refused(&name, &value)?;
                     self.value(kind, here, k + 2);
                     return Ok(());
                 }
@@ -267,6 +307,13 @@ impl Reader<'_, '_, '_> {
             let allowed = patterns.is_empty()
                 || (arg.known && patterns.iter().any(|p| wildcard::matches(p, arg.text)));
             if !allowed {
+                return Err(Outside::Operand(arg.text.to_string()));
+            }
+            // Pathspec magic (`:(glob)…`, `:/…`, `:!…`) names paths the reader cannot place.
+            let magic = [":(", ":/", ":!", ":^"]
+                .iter()
+                .any(|m| arg.text.starts_with(m));
+            if self.operands == OperandKind::Revision && magic {
                 return Err(Outside::Operand(arg.text.to_string()));
             }
             let kind = match self.operands {
