@@ -105,7 +105,7 @@ acp-test: toolchain
 	node harness/tests/acp_client.mjs
 
 ## The size of the package's .wasm against its budget (300 KB, 120 KB gzipped): fails above the
-## budget plus the command reader's and the programs' grammars' measured cost (442 KB, 186 KB gzipped).
+## budget plus the command reader's and the programs' grammars' measured cost (467 KB, 195 KB gzipped).
 npm-size: npm
 	node wasm/scripts/size.mjs
 

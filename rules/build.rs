@@ -199,6 +199,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     emit::<types::ArityFile>(&mut out, "ARITY", &spec.join("permission/arity.json"))?;
     emit::<types::HardlineFile>(&mut out, "HARDLINE", &spec.join("permission/hardline.json"))?;
     emit::<types::ProgramsFile>(&mut out, "PROGRAMS", &spec.join("permission/programs.json"))?;
+    emit::<types::SandboxFile>(&mut out, "SANDBOX", &spec.join("permission/sandbox.json"))?;
     check_programs(
         &spec.join("permission/programs.json"),
         &spec.join("permission/defaults.json"),

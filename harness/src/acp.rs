@@ -615,10 +615,13 @@ pub async fn serve(o: SessionOptions) -> Result<i32> {
             async move |request: acp::SetSessionModeRequest, responder, _client| {
                 let mode = Mode::parse(&request.mode_id.to_string());
                 match (for_mode.get(&request.session_id), mode) {
-                    (Some(session), Some(mode)) => {
-                        session.crew.set_mode(mode);
-                        responder.respond(acp::SetSessionModeResponse::new())
-                    }
+                    (Some(session), Some(mode)) => match session.crew.set_mode(mode) {
+                        Ok(()) => responder.respond(acp::SetSessionModeResponse::new()),
+                        Err(why) => responder.respond_with_error(
+                            agent_client_protocol::Error::invalid_params()
+                                .data(serde_json::json!({ "modeId": why })),
+                        ),
+                    },
                     _ => responder.respond_with_error(
                         agent_client_protocol::Error::invalid_params()
                             .data(serde_json::json!({"modeId": "not a mode of this session"})),

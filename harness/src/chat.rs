@@ -103,10 +103,10 @@ pub async fn chat(o: SessionOptions) -> Result<i32> {
                 }
                 last = Some(outcome);
             }
-            Said::Mode(mode) => {
-                session.set_mode(mode);
-                eprintln!("The main agent's mode is {mode}.");
-            }
+            Said::Mode(mode) => match session.set_mode(mode) {
+                Ok(()) => eprintln!("The main agent's mode is {mode}."),
+                Err(why) => eprintln!("The mode stays: {why}."),
+            },
             Said::Agents(range) => {
                 session.crew().set_agents(range.min, range.max);
                 eprintln!(

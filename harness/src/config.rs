@@ -106,6 +106,9 @@ pub struct ConfigFile {
     pub parallel: Option<NonZeroU64>,
     /// Ask the server for its prompt processing.
     pub return_progress: Option<bool>,
+    /// Whether commands may use the network (the sandbox's; default true). A project's file may
+    /// turn it off, never on.
+    pub network: Option<bool>,
 }
 
 /// The settings of a session (`lembas run --help`, `lembas chat --help`).
@@ -144,6 +147,13 @@ pub struct SessionOptions {
     /// Write every event as one JSON object a line to FILE.
     #[arg(long)]
     pub events: Option<PathBuf>,
+    /// Commands get no network (the sandbox's setting; else the config's network).
+    #[arg(long)]
+    pub no_network: bool,
+    /// Run commands without the kernel's sandbox, under the rules alone (auto mode needs this
+    /// where the kernel has no Landlock).
+    #[arg(long)]
+    pub no_sandbox: bool,
 }
 
 /// `lembas run`: a session of one turn.
@@ -175,6 +185,10 @@ pub struct Settings {
     pub parallel: Option<u64>,
     /// Ask the server for its prompt processing.
     pub return_progress: bool,
+    /// Whether commands may use the network.
+    pub network: bool,
+    /// `--no-sandbox`: commands run under the rules alone.
+    pub no_sandbox: bool,
     /// What the project's `.lembas.json` changed, and what it set that only the person may: said
     /// when the session starts.
     pub notes: Vec<String>,
@@ -307,7 +321,28 @@ impl Settings {
             }
             _ => own,
         };
+        // The person's network; the project's may only turn it off.
+        let own_network = !o.no_network && person.network.unwrap_or(true);
+        let network = match project.network {
+            Some(true) if !own_network => {
+                notes.push(format!(
+                    "{} true, where yours is off: ignored",
+                    said("network")
+                ));
+                false
+            }
+            Some(false) if own_network => {
+                notes.push(format!(
+                    "{} false: commands get no network",
+                    said("network")
+                ));
+                false
+            }
+            _ => own_network,
+        };
         Ok(Settings {
+            network,
+            no_sandbox: o.no_sandbox,
             base_url,
             model,
             api_key: variable(&key_env),

@@ -391,8 +391,12 @@ impl Crew {
     }
 
     /// The person changes the main agent's mode between turns: the session's permissions, and
-    /// every subagent looser than it made as strict (subagents.md §7).
-    pub fn set_mode(&self, mode: lembas_rules::permission::Mode) {
+    /// every subagent looser than it made as strict (subagents.md §7). Refused, with why, where
+    /// the mode needs a sandbox this machine does not have (auto without Landlock).
+    pub fn set_mode(&self, mode: lembas_rules::permission::Mode) -> Result<(), String> {
+        if let Some(why) = self.setup.workspace.sandbox_refuses(mode) {
+            return Err(why);
+        }
         let mut inner = self.lock();
         let _ = inner.apply(Operation::MainMode { mode });
         self.setup
@@ -401,6 +405,7 @@ impl Crew {
             .unwrap_or_else(PoisonError::into_inner)
             .mode = mode;
         inner.dirty = true;
+        Ok(())
     }
 
     /// The person changes the Subagents setting between turns: told to the main agent with its
@@ -794,6 +799,10 @@ impl Tree for Crew {
         };
         self.dispatch(&mut inner, Some(name), delivered, started);
         Some(loop_spec().team.context.final_steps)
+    }
+
+    fn mode_chain(&self, name: &str) -> Vec<lembas_rules::permission::Mode> {
+        self.lock().team.mode_chain(name)
     }
 
     fn has_ended(&self, name: &str) -> bool {

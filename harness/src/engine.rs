@@ -65,6 +65,9 @@ pub trait Tree: Send + Sync {
     fn context(&self, name: &str, used: u64, window: u64) -> Option<u32>;
     /// Whether `name` has ended (team_finish, or a stop while it worked).
     fn has_ended(&self, name: &str) -> bool;
+    /// The modes `name`'s commands run under: its own, then each agent's above it (the rules'
+    /// `Team::mode_chain`); empty when it is not live.
+    fn mode_chain(&self, name: &str) -> Vec<lembas_rules::permission::Mode>;
 }
 
 /// Where an engine works in a tree: who it is, what it is told first, its steps a turn, its
@@ -689,6 +692,23 @@ impl Engine {
         }
     }
 
+    /// What this agent's commands may reach: its mode's sandbox policy, narrowed by every agent
+    /// above it and by the session's mode.
+    fn sandbox_policy(&self) -> lembas_rules::permission::sandbox::Policy {
+        let mut chain = self
+            .tree
+            .as_ref()
+            .map(|t| t.mode_chain(&self.agent.name))
+            .unwrap_or_default();
+        chain.push(
+            self.permissions
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .mode,
+        );
+        lembas_rules::permission::sandbox::Policy::of_chain(&chain, self.workspace.network())
+    }
+
     /// Runs allowed calls (more than one only when they all read): (index, output) each.
     async fn run(
         &mut self,
@@ -721,7 +741,7 @@ impl Engine {
                 .flatten();
             let before = changed.as_ref().map(|p| std::fs::read_to_string(p).ok());
             let output = if tool == "bash" {
-                run_bash(&self.workspace, args).await
+                run_bash(&self.workspace, args, self.sandbox_policy()).await
             } else {
                 self.workspace.run(tool, args)
             };

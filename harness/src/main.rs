@@ -36,6 +36,17 @@ enum Command {
     /// Serve editors over the Agent Client Protocol on stdin and stdout (each session's cwd its
     /// project root).
     Acp(Box<lembas_harness::config::SessionOptions>),
+    /// The kernel's sandbox under the rules: what this machine enforces, and each mode's policy.
+    Sandbox {
+        #[command(subcommand)]
+        what: SandboxCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum SandboxCommand {
+    /// Say what this kernel gives the sandbox and what each mode's commands may reach.
+    Status,
 }
 
 fn main() -> ExitCode {
@@ -56,12 +67,22 @@ fn main() -> ExitCode {
         Command::Run(options) => in_runtime(lembas_harness::run::run(*options)),
         Command::Chat(options) => in_runtime(lembas_harness::chat::chat(*options)),
         Command::Acp(options) => in_runtime(lembas_harness::acp::serve(*options)),
+        Command::Sandbox {
+            what: SandboxCommand::Status,
+        } => {
+            print!("{}", lembas_harness::sandbox::status());
+            ExitCode::SUCCESS
+        }
     }
 }
 
 /// Runs a session on a runtime of its own; its exit. The runtime does not wait for the thread
 /// that reads the person's lines, which may be waiting for one.
 fn in_runtime(session: impl std::future::Future<Output = anyhow::Result<i32>>) -> ExitCode {
+    // Before any thread: no command lembas runs reads its environment or memory.
+    if let Err(e) = lembas_harness::sandbox::undumpable() {
+        return exit(Err(e.into()), "lembas");
+    }
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(r) => r,
         Err(e) => return exit(Err(e.into()), "lembas"),

@@ -8,9 +8,10 @@ use crate::crew::{Crew, SessionEnd, Setup};
 use crate::engine::{now_ms, Approval, Asker, Unattended};
 use crate::events::{DoneReason, SessionEvent};
 use crate::provider::client::Provider;
+use crate::sandbox::Sandbox;
 use crate::screen::Screen;
 use crate::tools::Workspace;
-use anyhow::{Context as _, Result};
+use anyhow::{bail, Context as _, Result};
 use lembas_rules::permission::{Context, Mode};
 use lembas_rules::subagents::Capacity;
 use lembas_rules::team::TeamOptions;
@@ -154,9 +155,16 @@ pub fn crew_in(
     for note in &s.notes {
         eprintln!("lembas: {note}");
     }
+    let sandbox =
+        Sandbox::new(s.no_sandbox, s.network).context("the session's temporary folder")?;
+    eprintln!("lembas: {}", sandbox.start_line(s.mode));
+    if let Some(why) = sandbox.refuses(s.mode) {
+        bail!("{why}");
+    }
     let workspace = Workspace::new(root)
         .with_home(home.clone())
-        .with_secret(s.api_key.as_deref());
+        .with_secret(s.api_key.as_deref())
+        .with_sandbox(Arc::new(sandbox));
     let root = workspace.root.to_string_lossy().into_owned();
     let mut permissions = Context::new(s.mode);
     permissions.root = root.clone();
@@ -305,9 +313,10 @@ impl Session {
         }
     }
 
-    /// The main agent's mode, from the next call on (a stricter one tightens the tree).
-    pub fn set_mode(&self, mode: Mode) {
-        self.crew.set_mode(mode);
+    /// The main agent's mode, from the next call on (a stricter one tightens the tree); refused,
+    /// with why, where the mode needs a sandbox this machine does not have.
+    pub fn set_mode(&self, mode: Mode) -> Result<(), String> {
+        self.crew.set_mode(mode)
     }
 
     /// Ends the session: every task stops, the screen says the last state, the `--events` file

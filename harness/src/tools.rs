@@ -3,8 +3,10 @@
 //! what it was allowed, and answers in text a model reads. Failures are answers too (`ToolError`
 //! is said to the model), never a crash.
 
+use crate::sandbox::{Confinement, Sandbox};
 use crate::text::one_line;
 use lembas_rules::permission::path::{resolve, Place};
+use lembas_rules::permission::sandbox::Policy;
 use lembas_rules::permission::{evaluate, inside, Context, DecidedBy, Request, RiskClass, Target};
 use lembas_rules::spec::spec;
 use serde_json::Value;
@@ -77,6 +79,8 @@ pub struct Workspace {
     permissions: Option<Arc<Mutex<Context>>>,
     /// Environment variables the commands it runs do not get (those holding the API key).
     hidden_env: Vec<String>,
+    /// The session's sandbox: its temporary folder, and whether commands are confined.
+    sandbox: Option<Arc<Sandbox>>,
 }
 
 impl Workspace {
@@ -88,7 +92,41 @@ impl Workspace {
             home: None,
             permissions: None,
             hidden_env: vec![crate::config::API_KEY_ENV.into()],
+            sandbox: None,
         }
+    }
+
+    /// The session's sandbox: every command runs confined by its agent's policy (when the kernel
+    /// can confine it), with the sandbox's temporary folder as its `TMPDIR`.
+    pub fn with_sandbox(mut self, sandbox: Arc<Sandbox>) -> Workspace {
+        self.sandbox = Some(sandbox);
+        self
+    }
+
+    /// Why `mode` may not run here, when it may not (auto mode without the sandbox).
+    pub fn sandbox_refuses(&self, mode: lembas_rules::permission::Mode) -> Option<String> {
+        self.sandbox.as_ref().and_then(|s| s.refuses(mode))
+    }
+
+    /// The person's network setting (on when there is no sandbox to say otherwise).
+    pub fn network(&self) -> bool {
+        self.sandbox.as_ref().is_none_or(|s| s.network())
+    }
+
+    /// Where a command of an agent with this policy runs: its `TMPDIR`, and its confinement
+    /// when the sandbox is enforced.
+    pub fn command_place(&self, policy: Policy) -> CommandPlace {
+        let Some(sandbox) = &self.sandbox else {
+            return CommandPlace::default();
+        };
+        let temp = Some(sandbox.session_temp().to_path_buf());
+        let confinement = sandbox.enforced().then(|| Confinement {
+            policy,
+            root: self.root.clone(),
+            session_temp: sandbox.session_temp().to_path_buf(),
+            home: self.home.as_ref().map(PathBuf::from),
+        });
+        CommandPlace { temp, confinement }
     }
 
     /// The API key the session uses: no variable of the environment that holds it reaches a
@@ -455,15 +493,26 @@ const AFTER_END: Duration = Duration::from_millis(200);
 /// `timeout` the whole group is killed. Its output is kept bounded in memory ([`Kept`]); a
 /// background child (`cmd &`) does not hold the call past bash's own end.
 pub async fn bash(root: &Path, line: &str, timeout: Duration) -> Result<Ran, ToolError> {
-    bash_without(root, line, timeout, &[]).await
+    bash_without(root, line, timeout, &[], &CommandPlace::default()).await
 }
 
-/// [`bash`], without the environment variables named in `hidden`.
+/// Where a command runs beyond its folder: its `TMPDIR`, and the sandbox's confinement.
+#[derive(Debug, Clone, Default)]
+pub struct CommandPlace {
+    /// The session's temporary folder, the command's `TMPDIR`.
+    pub temp: Option<PathBuf>,
+    /// The sandbox's confinement; none runs it under the rules alone.
+    pub confinement: Option<Confinement>,
+}
+
+/// [`bash`], without the environment variables named in `hidden`, in `place` (confined when it
+/// says so; what the sandbox refused said after the output).
 pub async fn bash_without(
     root: &Path,
     line: &str,
     timeout: Duration,
     hidden: &[String],
+    place: &CommandPlace,
 ) -> Result<Ran, ToolError> {
     let mut command = tokio::process::Command::new("bash");
     // What the rules' read-only grammars assume every command runs with (programs.json).
@@ -473,7 +522,10 @@ pub async fn bash_without(
     for name in hidden {
         command.env_remove(name);
     }
-    let mut child = command
+    if let Some(temp) = &place.temp {
+        command.env("TMPDIR", temp);
+    }
+    command
         .arg("-c")
         .arg(line)
         .current_dir(root)
@@ -481,9 +533,15 @@ pub async fn bash_without(
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .process_group(0)
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| ToolError::Spawn(e.to_string()))?;
+        .kill_on_drop(true);
+    let mut child = match &place.confinement {
+        Some(confinement) => crate::sandbox::spawn(command, confinement.clone())
+            .await
+            .map_err(|e| ToolError::Spawn(e.to_string()))?,
+        None => command
+            .spawn()
+            .map_err(|e| ToolError::Spawn(e.to_string()))?,
+    };
     let mut group = Group(
         child
             .id()
@@ -530,6 +588,14 @@ pub async fn bash_without(
             text.push('\n');
         }
         text.push_str(&format!("stopped after {}s", timeout.as_secs()));
+    }
+    // Said whatever the exit code: `awk 'BEGIN{system(…)}'` ends well when its command did not.
+    let refused = place.confinement.as_ref().and_then(|c| c.stopped(&text));
+    if let Some(refused) = refused {
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&refused);
     }
     Ok(Ran {
         output: bounded(&text, OUTPUT_MAX + 100),
@@ -756,6 +822,7 @@ mod tests {
             "echo \"[$HOME]\" \"[${LEMBAS_API_KEY:-none}]\"",
             Duration::from_secs(10),
             &w.hidden_env,
+            &CommandPlace::default(),
         )
         .await
         .unwrap();
@@ -769,6 +836,7 @@ mod tests {
             "echo \"[${HOME:-gone}]\"",
             Duration::from_secs(10),
             &w.hidden_env,
+            &CommandPlace::default(),
         )
         .await
         .unwrap();
@@ -794,7 +862,12 @@ mod tests {
     #[tokio::test]
     async fn bash_without_a_command_says_so() {
         let w = workspace("no-command");
-        let out = run_bash(&w, &Args::parse("{}").unwrap()).await;
+        let out = run_bash(
+            &w,
+            &Args::parse("{}").unwrap(),
+            Policy::of(lembas_rules::permission::Mode::Edit, true),
+        )
+        .await;
         assert_eq!(out, "`command` is missing (or not a string): give it");
     }
 
@@ -934,7 +1007,7 @@ impl Workspace {
 
 /// Runs `bash` with the call's timeout (seconds, 1 to 600, default 120): its answer, the exit
 /// code said when not 0.
-pub async fn run_bash(w: &Workspace, a: &Args) -> String {
+pub async fn run_bash(w: &Workspace, a: &Args, policy: Policy) -> String {
     let secs =
         a.0.get("timeout")
             .and_then(Value::as_u64)
@@ -944,7 +1017,16 @@ pub async fn run_bash(w: &Workspace, a: &Args) -> String {
         Ok(c) => c,
         Err(e) => return e.to_string(),
     };
-    match bash_without(&w.root, command, Duration::from_secs(secs), &w.hidden_env).await {
+    let place = w.command_place(policy);
+    match bash_without(
+        &w.root,
+        command,
+        Duration::from_secs(secs),
+        &w.hidden_env,
+        &place,
+    )
+    .await
+    {
         Ok(ran) => match ran.code {
             Some(0) | None => ran.output,
             Some(c) => format!("{}\n(exit {c})", ran.output),

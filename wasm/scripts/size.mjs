@@ -5,14 +5,15 @@
 // much. So that nothing else grows unseen, this check fails above the budget plus that allowance
 // and a little room (352 KB, 151 KB gzipped). Reading what a program does from its words
 // (permission/programs.json: the read-only grammars, the effects no approval covers, the files a
-// program reads; issue "allowed means what it says") took it to about 438 KB (183 KB gzipped): that
-// cost is allowed too, with a little room (442 KB, 186 KB gzipped).
+// program reads, the code sed and awk scripts run, the hardline's new entries; issue "allowed means
+// what it says") took it to about 463 KB (193 KB gzipped): that cost is allowed too, with a little
+// room (467 KB, 195 KB gzipped).
 // `--report` prints the figures and never fails.
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 const BUDGET = { raw: 300_000, gz: 120_000 };
 const READER = { raw: 52_000, gz: 31_000 };
-const PROGRAMS = { raw: 90_000, gz: 35_000 };
+const PROGRAMS = { raw: 115_000, gz: 44_000 };
 const file = new URL("../pkg/lembas_wasm_bg.wasm", import.meta.url);
 const bytes = readFileSync(file);
 const gz = gzipSync(bytes, { level: 9 }).length;

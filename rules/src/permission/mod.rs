@@ -25,6 +25,7 @@ pub mod path;
 pub mod plain;
 pub mod programs;
 pub mod request;
+pub mod sandbox;
 pub mod shell;
 #[cfg(feature = "trace")]
 pub mod trace;

@@ -221,6 +221,22 @@ pub fn check() -> Result<(), SpecError> {
             return Err(value("tools/*.json", "name".into(), &file.name));
         }
     }
+    // The sandbox confines every mode, and hides the files of hardline entries that refuse reads.
+    let f = "permission/sandbox.json";
+    for mode in Mode::ALL {
+        if data::SANDBOX.modes.get(mode.as_str()).is_none() {
+            return Err(value(f, "modes".into(), mode.as_str()));
+        }
+    }
+    for id in data::SANDBOX.hidden.iter() {
+        let refuses_reads = data::HARDLINE
+            .paths
+            .iter()
+            .any(|p| p.id == *id && p.classes.iter().any(|c| c == "read"));
+        if !refuses_reads {
+            return Err(value(f, "hidden".into(), id));
+        }
+    }
     // Every action of the default rules is a word the rules know (build.rs checks it too).
     for (key, setting) in data::DEFAULTS.permission.0.iter() {
         let words: Vec<(String, &str)> = match setting {
@@ -261,6 +277,12 @@ pub fn loop_spec() -> &'static types::Loop {
 /// `blocks.json`, typed: the prompt blocks of the tree.
 pub fn blocks() -> &'static types::Blocks {
     &data::BLOCKS
+}
+
+/// `permission/sandbox.json`, typed: what a command may reach in each mode (a `static` of its
+/// own, so a build that runs no command — the npm package — holds none of it).
+pub fn sandbox_spec() -> &'static types::SandboxFile {
+    &data::SANDBOX
 }
 
 /// The spec's version (`loop.json` `version`): 3.4.0.
@@ -305,6 +327,10 @@ mod tests {
         same(
             include_str!("../../spec/permission/programs.json"),
             &data::PROGRAMS,
+        );
+        same(
+            include_str!("../../spec/permission/sandbox.json"),
+            &data::SANDBOX,
         );
         for (tool, (name, text)) in data::TOOLS.iter().zip(data::TOOL_TEXTS) {
             same(text, tool);

@@ -999,7 +999,8 @@ pub enum ValueKind {
     Path,
     /// A file or a folder it reads whole, taken as `Text` is.
     Tree,
-    /// A value in the next word, unless it is the last word (git's `--merged [<commit>]`).
+    /// A value in the next word, unless it is the last word or starts with `-` (git's "last
+    /// argument default": `--merged` alone is `--merged HEAD`).
     #[serde(rename = "last_optional")]
     LastOptional,
 }
@@ -1152,5 +1153,92 @@ spec_struct! {
         pub settings: bool,
         #[serde(default)]
         pub subcommands: Map<Effects>,
+    }
+}
+
+spec_struct! {
+    /// `permission/sandbox.json` (this project's): what a command may reach in each mode, held by
+    /// the kernel.
+    #[derive(Debug, Default, Clone, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct SandboxFile {
+        pub about: Str,
+        pub ours: bool,
+        pub modes: Map<SandboxMode>,
+        pub devices: List<Str>,
+        pub hidden: List<Str>,
+        pub syscalls: List<Str>,
+        pub texts: SandboxTexts,
+    }
+}
+
+spec_struct! {
+    /// One mode's confinement: the trees its commands may change, and its network.
+    #[derive(Debug, Default, Clone, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct SandboxMode {
+        pub writes: List<WritableTree>,
+        pub network: NetworkPolicy,
+    }
+}
+
+spec_struct! {
+    /// The sandbox's sentences.
+    #[derive(Debug, Default, Clone, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct SandboxTexts {
+        pub writes_none: Str,
+        pub writes_root: Str,
+        pub network_off: Str,
+        pub network_on: Str,
+        pub hidden: Str,
+        pub stopped: Str,
+        pub stopped_write: Str,
+        pub stopped_read: Str,
+        pub stopped_network: Str,
+        pub stopped_unnamed: Str,
+        pub start: Str,
+        pub missing: Str,
+        pub auto_refused: Str,
+        pub no_sandbox: Str,
+    }
+}
+
+/// A tree a sandboxed command may change (permission/sandbox.json).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WritableTree {
+    /// The project root.
+    Root,
+    /// The session's own temporary folder (the commands' `TMPDIR`).
+    SessionTemp,
+}
+
+impl Rust for WritableTree {
+    fn rust(&self, out: &mut String) {
+        out.push_str(match self {
+            WritableTree::Root => "WritableTree::Root",
+            WritableTree::SessionTemp => "WritableTree::SessionTemp",
+        });
+    }
+}
+
+/// A mode's network in the sandbox (permission/sandbox.json).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NetworkPolicy {
+    /// No network, whatever the setting.
+    #[default]
+    Off,
+    /// On, unless the person's setting turns it off.
+    Setting,
+}
+
+impl Rust for NetworkPolicy {
+    fn rust(&self, out: &mut String) {
+        out.push_str(match self {
+            NetworkPolicy::Off => "NetworkPolicy::Off",
+            NetworkPolicy::Setting => "NetworkPolicy::Setting",
+        });
     }
 }

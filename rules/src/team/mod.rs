@@ -488,6 +488,22 @@ impl Team {
             .or_else(|| self.agents.iter().rev().find(|a| a.name == name_or_id))
     }
 
+    /// The modes a live agent's commands run under: its own, then its parent's, up to the main
+    /// agent's (the sandbox narrows its policy by each: `permission::sandbox::Policy::of_chain`).
+    /// Empty for an agent that is not live.
+    pub fn mode_chain(&self, name: &str) -> Vec<Mode> {
+        let mut out = Vec::new();
+        let mut at = self.live(name);
+        while let Some(agent) = at {
+            if out.len() > self.agents.len() {
+                break;
+            }
+            out.push(agent.mode());
+            at = agent.parent.as_deref().and_then(|p| self.by_id(p));
+        }
+        out
+    }
+
     /// The main agent.
     pub fn lead(&self) -> Option<&Agent> {
         self.agents.first()

@@ -231,3 +231,18 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn a_subagents_mode_chain_runs_up_to_the_main_agent() {
+    let mut tm = team(1, 4, None);
+    let added = call(
+        &mut tm,
+        "lead",
+        "team_add",
+        json!({"name": "api", "role": "r", "task": "t", "goal": "g", "mode": "plan"}),
+    );
+    assert!(added.starts_with("Added api"), "{added}");
+    assert_eq!(tm.mode_chain("api"), [Mode::Plan, Mode::Edit]);
+    assert_eq!(tm.mode_chain("lead"), [Mode::Edit]);
+    assert!(tm.mode_chain("nobody").is_empty());
+}

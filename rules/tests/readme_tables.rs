@@ -1,15 +1,21 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-//! The README's tables of what programs do are written from `permission/programs.json`, never
-//! by hand: this test writes them from the data and fails when the README's copy differs. Run
-//! with `LEMBAS_WRITE_README=1` to write them into the README.
+//! The README's tables of what programs do and of the sandbox's policy are written from
+//! `permission/programs.json` and `permission/sandbox.json`, never by hand: these tests write them
+//! from the data and fail when the README's copy differs. Run with `LEMBAS_WRITE_README=1` to
+//! write them into the README.
 
+use lembas_rules::permission::sandbox::{devices, hidden_in_home, refused_syscalls, Policy};
+use lembas_rules::permission::Mode;
 use lembas_rules::spec::spec;
-use lembas_rules::spec::types::{Grammar, OperandKind, ValueKind};
+use lembas_rules::spec::types::{Grammar, NetworkPolicy, OperandKind, ValueKind, WritableTree};
 use std::path::Path;
 
 const BEGIN: &str =
-    "<!-- programs: written by rules/tests/readme_programs.rs from permission/programs.json -->";
+    "<!-- programs: written by rules/tests/readme_tables.rs from permission/programs.json -->";
 const END: &str = "<!-- programs: end -->";
+const SANDBOX_BEGIN: &str =
+    "<!-- sandbox: written by rules/tests/readme_tables.rs from permission/sandbox.json -->";
+const SANDBOX_END: &str = "<!-- sandbox: end -->";
 
 fn code(words: &[&str]) -> String {
     words
@@ -134,24 +140,88 @@ fn tables() -> String {
     out.join("\n")
 }
 
-#[test]
-fn the_readme_lists_what_the_data_says_programs_do() {
+/// The sandbox's table: each mode's writable trees and network, strictest first; then what holds
+/// in every mode.
+fn sandbox_table() -> String {
+    let file = lembas_rules::spec::sandbox_spec();
+    let mut out = vec![
+        SANDBOX_BEGIN.to_string(),
+        String::new(),
+        "| mode | a command may change | network |".to_string(),
+        "|---|---|---|".to_string(),
+    ];
+    for mode in Mode::ALL.iter().rev() {
+        let Some(entry) = file.modes.get(mode.as_str()) else {
+            continue;
+        };
+        let writes: Vec<&str> = entry
+            .writes
+            .iter()
+            .map(|w| match w {
+                WritableTree::Root => "the project",
+                WritableTree::SessionTemp => "the session's temporary folder (its `TMPDIR`)",
+            })
+            .collect();
+        let writes = if writes.is_empty() {
+            "nothing".to_string()
+        } else {
+            writes.join(", ")
+        };
+        let network = match entry.network {
+            NetworkPolicy::Off => "none",
+            NetworkPolicy::Setting => "open, unless `--no-network` or `\"network\": false`",
+        };
+        out.push(format!("| {mode} | {writes} | {network} |"));
+        // The words the harness says come from the same policy.
+        assert!(!Policy::of(*mode, true).describe().is_empty());
+    }
+    out.push(String::new());
+    let hidden: Vec<String> = hidden_in_home().iter().map(|h| format!("~/{h}")).collect();
+    let hidden: Vec<&str> = hidden.iter().map(String::as_str).collect();
+    out.push(format!(
+        "In every mode: writable {}; never read or written, in the home: {}; refused: {}, \
+         `TIOCSTI`, and without a network every socket but a Unix one.",
+        code(&devices().collect::<Vec<_>>()),
+        code(&hidden),
+        code(&refused_syscalls().collect::<Vec<_>>()),
+    ));
+    out.push(String::new());
+    out.push(SANDBOX_END.to_string());
+    out.join("\n")
+}
+
+/// Checks the README's section between `begin` and `end` against `wanted` (writes it with
+/// `LEMBAS_WRITE_README=1`).
+fn section(begin: &str, end: &str, wanted: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
     let readme = std::fs::read_to_string(&path).unwrap();
-    let (Some(start), Some(end)) = (readme.find(BEGIN), readme.find(END)) else {
-        panic!("the README has no {BEGIN} … {END} section");
+    let (Some(start), Some(stop)) = (readme.find(begin), readme.find(end)) else {
+        panic!("the README has no {begin} … {end} section");
     };
-    let written = &readme[start..end + END.len()];
-    let wanted = tables();
+    let written = &readme[start..stop + end.len()];
     if written != wanted {
         if std::env::var_os("LEMBAS_WRITE_README").is_some() {
-            let new = format!("{}{wanted}{}", &readme[..start], &readme[end + END.len()..]);
+            let new = format!(
+                "{}{wanted}{}",
+                &readme[..start],
+                &readme[stop + end.len()..]
+            );
             std::fs::write(&path, new).unwrap();
             return;
         }
         panic!(
-            "the README's tables of programs differ from permission/programs.json; run \
-             LEMBAS_WRITE_README=1 cargo test -p lembas-rules --test readme_programs\n\n{wanted}"
+            "the README's section differs from the data; run \
+             LEMBAS_WRITE_README=1 cargo test -p lembas-rules --test readme_tables\n\n{wanted}"
         );
     }
+}
+
+#[test]
+fn the_readme_lists_what_the_data_says_programs_do() {
+    section(BEGIN, END, &tables());
+}
+
+#[test]
+fn the_readme_shows_the_sandbox_policy_of_the_data() {
+    section(SANDBOX_BEGIN, SANDBOX_END, &sandbox_table());
 }

@@ -1,0 +1,565 @@
+//! The floor under the rules (permission/sandbox.json; the policy is
+//! `lembas_rules::permission::sandbox`): every command lembas runs is confined by the kernel to
+//! what its agent's mode may reach, whatever the rules allowed it.
+//!
+//! How: a fresh thread, made for the one command, confines itself — its capabilities dropped (a
+//! root lembas gives its commands none), Landlock (ABI 6: reads of the whole tree but the home's
+//! keys and credentials, writes only where the policy says, signals and abstract Unix sockets
+//! scoped to the command, no TCP where there is no network) and seccomp (no `ptrace`,
+//! `process_vm_*`, `io_uring`, `TIOCSTI`; no socket but a Unix one where there is no network) —
+//! and spawns the command, which inherits all of it; the thread then ends, and the rest of lembas
+//! keeps its own freedom. Landlock cannot refuse a path inside a tree it allows, so read is
+//! granted on every entry of each folder on the way to a hidden file but the hidden one,
+//! enumerated when the command starts. lembas itself is made undumpable at start, so no command
+//! reads its environment (`/proc/PID/environ`) or memory.
+
+use lembas_rules::permission::sandbox::{self, Places, Policy};
+use lembas_rules::spec::sandbox_spec;
+use lembas_rules::spec::types::WritableTree;
+use lembas_rules::text::fill;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// The Landlock ABI the sandbox asks for: 6, the first with scoped signals and sockets.
+const ABI: landlock::ABI = landlock::ABI::V6;
+
+/// Why a command could not be confined (it is then not run).
+#[derive(Debug, Error)]
+pub enum SandboxError {
+    #[error("the sandbox could not be set up: Landlock: {0}")]
+    Landlock(#[from] landlock::RulesetError),
+    #[error("the sandbox could not be set up: seccomp: {0}")]
+    Seccomp(String),
+    #[error("the sandbox could not be set up: capabilities: {0}")]
+    Capabilities(String),
+    #[error("the sandbox does not know the system call \"{0}\"")]
+    UnknownSyscall(String),
+    #[error("the confined command could not start: {0}")]
+    Spawn(String),
+}
+
+/// What this machine's kernel gives the sandbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Support {
+    /// Landlock at ABI 6 or later, and seccomp: every command is confined.
+    Full {
+        /// Landlock's ABI as the kernel has it (or the newest this build knows).
+        abi: u32,
+    },
+    /// Not enough for the sandbox: why.
+    Missing(String),
+}
+
+/// Whether this kernel can confine a command: a throwaway thread confines itself as a plan-mode
+/// command would, and says how far it got.
+pub fn probe() -> Support {
+    let found = std::thread::spawn(|| {
+        let status = landlock_ruleset(&Policy::of(lembas_rules::permission::Mode::Plan, false))
+            .and_then(|r| r.create())
+            .and_then(|r| r.restrict_self());
+        match status {
+            Ok(status) => match (status.ruleset, status.landlock) {
+                (
+                    landlock::RulesetStatus::FullyEnforced,
+                    landlock::LandlockStatus::Available {
+                        effective_abi,
+                        kernel_abi,
+                    },
+                ) => Support::Full {
+                    abi: kernel_abi
+                        .and_then(|k| u32::try_from(k).ok())
+                        .unwrap_or(effective_abi as u32),
+                },
+                (_, landlock::LandlockStatus::Available { effective_abi, .. }) => {
+                    Support::Missing(format!(
+                        "this kernel's Landlock is ABI {}, older than the 6 the sandbox needs",
+                        effective_abi as u32
+                    ))
+                }
+                (_, landlock::LandlockStatus::NotEnabled) => {
+                    Support::Missing("this kernel has Landlock, but it is not enabled".into())
+                }
+                (_, landlock::LandlockStatus::NotImplemented) => {
+                    Support::Missing("this kernel has no Landlock".into())
+                }
+            },
+            Err(e) => Support::Missing(format!("Landlock failed: {e}")),
+        }
+    });
+    found
+        .join()
+        .unwrap_or_else(|_| Support::Missing("the probe of Landlock failed".into()))
+}
+
+/// Makes lembas undumpable: its `/proc/PID/environ`, `mem` and the rest are then readable by no
+/// process without `CAP_SYS_PTRACE` (which its commands never have), so the API key in its
+/// environment stays its own.
+pub fn undumpable() -> std::io::Result<()> {
+    nix::sys::prctl::set_dumpable(false).map_err(std::io::Error::from)
+}
+
+/// What `lembas sandbox status` says: what this kernel gives, each mode's policy, what is hidden
+/// and refused in every mode.
+pub fn status() -> String {
+    use lembas_rules::permission::Mode;
+    let mut out = String::new();
+    match probe() {
+        Support::Full { abi } => out.push_str(&format!(
+            "enforced: Landlock ABI {abi} (the sandbox asks for {}), seccomp\n",
+            ABI as u32
+        )),
+        Support::Missing(why) => out.push_str(&format!(
+            "not enforced: {why}; commands run under the rules alone, and auto mode needs \
+             --no-sandbox\n"
+        )),
+    }
+    for mode in Mode::ALL.iter().rev() {
+        out.push_str(&format!("{mode}: {}\n", Policy::of(*mode, true).describe()));
+    }
+    out.push_str(&format!(
+        "hidden in the home: {}\n",
+        sandbox::hidden_in_home().join(", ")
+    ));
+    out.push_str(&format!(
+        "writable in every mode: {}\n",
+        sandbox::devices().collect::<Vec<_>>().join(", ")
+    ));
+    out.push_str(&format!(
+        "refused in every mode: {}, TIOCSTI; without a network, every socket but a Unix one\n",
+        sandbox::refused_syscalls().collect::<Vec<_>>().join(", ")
+    ));
+    out
+}
+
+/// A session's sandbox: what the kernel gives, the session's own temporary folder, the person's
+/// network setting. Its temporary folder is removed when it is dropped.
+#[derive(Debug)]
+pub struct Sandbox {
+    support: Support,
+    /// `--no-sandbox`: commands run under the rules alone.
+    off: bool,
+    network: bool,
+    session_temp: PathBuf,
+}
+
+impl Sandbox {
+    /// The sandbox of a session: the kernel probed, a temporary folder of its own made (the
+    /// commands' `TMPDIR`). `off`: the person gave `--no-sandbox`.
+    pub fn new(off: bool, network: bool) -> std::io::Result<Sandbox> {
+        use std::os::unix::fs::DirBuilderExt;
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let session_temp =
+            std::env::temp_dir().join(format!("lembas-{}-{nanos:08x}", std::process::id()));
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&session_temp)?;
+        let session_temp = std::fs::canonicalize(&session_temp)?;
+        Ok(Sandbox {
+            support: if off {
+                Support::Missing(sandbox_spec().texts.no_sandbox.to_string())
+            } else {
+                probe()
+            },
+            off,
+            network,
+            session_temp,
+        })
+    }
+
+    /// Whether commands are confined.
+    pub fn enforced(&self) -> bool {
+        !self.off && matches!(self.support, Support::Full { .. })
+    }
+
+    /// The person's network setting.
+    pub fn network(&self) -> bool {
+        self.network
+    }
+
+    /// The session's own temporary folder.
+    pub fn session_temp(&self) -> &Path {
+        &self.session_temp
+    }
+
+    /// What the kernel gives.
+    pub fn support(&self) -> &Support {
+        &self.support
+    }
+
+    /// The line said when a session starts in `mode`.
+    pub fn start_line(&self, mode: lembas_rules::permission::Mode) -> String {
+        let texts = &sandbox_spec().texts;
+        match (&self.support, self.off) {
+            (_, true) => texts.no_sandbox.to_string(),
+            (Support::Full { abi }, false) => Policy::of(mode, self.network).start_line(*abi),
+            (Support::Missing(why), false) => fill(&texts.missing, &[("why", why)]),
+        }
+    }
+
+    /// Why `mode` may not run here, when it may not: auto mode needs the sandbox unless the
+    /// person said `--no-sandbox`.
+    pub fn refuses(&self, mode: lembas_rules::permission::Mode) -> Option<String> {
+        match (&self.support, self.off, mode) {
+            (Support::Missing(why), false, lembas_rules::permission::Mode::Auto) => {
+                Some(fill(&sandbox_spec().texts.auto_refused, &[("why", why)]))
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.session_temp);
+    }
+}
+
+/// Where one command runs: the project root and the person's home, both real paths.
+#[derive(Debug, Clone)]
+pub struct Confinement {
+    /// The agent's policy.
+    pub policy: Policy,
+    /// The project root.
+    pub root: PathBuf,
+    /// The session's temporary folder.
+    pub session_temp: PathBuf,
+    /// The person's home.
+    pub home: Option<PathBuf>,
+}
+
+impl Confinement {
+    fn tree(&self, tree: WritableTree) -> &Path {
+        match tree {
+            WritableTree::Root => &self.root,
+            WritableTree::SessionTemp => &self.session_temp,
+        }
+    }
+
+    /// The home's hidden files, as written and as their links lead.
+    fn hidden(&self) -> Vec<PathBuf> {
+        let Some(home) = &self.home else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for relative in sandbox::hidden_in_home() {
+            let path = home.join(relative);
+            if let Ok(real) = std::fs::canonicalize(&path) {
+                if real != path {
+                    out.push(real);
+                }
+            }
+            out.push(path);
+        }
+        out
+    }
+
+    /// The rules' view of its folders.
+    pub fn places<'a>(&self, root: &'a str, temp: &'a str, home: Option<&'a str>) -> Places<'a> {
+        Places {
+            root,
+            session_temp: temp,
+            home,
+        }
+    }
+
+    /// The tool result's sentence for what the sandbox refused a command whose output is this.
+    pub fn stopped(&self, output: &str) -> Option<String> {
+        let root = self.root.to_string_lossy();
+        let temp = self.session_temp.to_string_lossy();
+        let home = self.home.as_ref().map(|h| h.to_string_lossy());
+        let places = self.places(&root, &temp, home.as_deref());
+        sandbox::stopped_text(
+            &sandbox::stopped(output, &self.policy, places),
+            &self.policy,
+        )
+    }
+}
+
+/// `tree` minus the hidden paths: `tree` itself when none is inside it, else each of its
+/// entries but the hidden, folders on the way to a hidden one opened in turn. A link is granted
+/// as the file it leads to, so one that leads to a hidden file, or to a folder holding one, is
+/// left out. A folder that cannot be listed is left out (nothing is granted that was not read).
+fn cover(tree: &Path, hidden: &[PathBuf], out: &mut Vec<PathBuf>) {
+    if hidden.iter().any(|h| tree.starts_with(h)) {
+        return;
+    }
+    if !hidden.iter().any(|h| h.starts_with(tree)) {
+        out.push(tree.to_path_buf());
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(tree) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let is_link = entry.file_type().map(|t| t.is_symlink()).unwrap_or(true);
+        if is_link {
+            let Ok(target) = std::fs::canonicalize(&path) else {
+                continue;
+            };
+            if hidden
+                .iter()
+                .any(|h| target.starts_with(h) || h.starts_with(&target))
+            {
+                continue;
+            }
+            out.push(path);
+        } else {
+            cover(&path, hidden, out);
+        }
+    }
+}
+
+fn landlock_ruleset(policy: &Policy) -> Result<landlock::Ruleset, landlock::RulesetError> {
+    use landlock::{Access, AccessFs, AccessNet, CompatLevel, Compatible, RulesetAttr, Scope};
+    let mut ruleset = landlock::Ruleset::default()
+        .set_compatibility(CompatLevel::HardRequirement)
+        .handle_access(AccessFs::from_all(ABI))?
+        .scope(Scope::from_all(ABI))?;
+    if !policy.network() {
+        ruleset = ruleset.handle_access(AccessNet::from_all(ABI))?;
+    }
+    Ok(ruleset)
+}
+
+/// Confines the calling thread (and every process it starts from now on) to `confinement`.
+fn confine(confinement: &Confinement) -> Result<(), SandboxError> {
+    use landlock::{path_beneath_rules, Access, AccessFs, RulesetCreatedAttr};
+    let hidden = confinement.hidden();
+    let mut readable = Vec::new();
+    cover(Path::new("/"), &hidden, &mut readable);
+    let mut writable = Vec::new();
+    for tree in confinement.policy.writes() {
+        cover(confinement.tree(*tree), &hidden, &mut writable);
+    }
+    let device = AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate;
+    let devices: Vec<&str> = sandbox::devices().collect();
+    let ruleset = landlock_ruleset(&confinement.policy)?
+        .create()?
+        .add_rules(path_beneath_rules(&readable, AccessFs::from_read(ABI)))?
+        .add_rules(path_beneath_rules(&writable, AccessFs::from_all(ABI)))?
+        .add_rules(path_beneath_rules(&devices, device))?;
+    let filter = seccomp_filter(&confinement.policy)?;
+    drop_capabilities()?;
+    ruleset.restrict_self()?;
+    seccompiler::apply_filter(&filter).map_err(|e| SandboxError::Seccomp(e.to_string()))?;
+    Ok(())
+}
+
+/// Every capability of the thread dropped, the bounding set first (so that a root lembas's
+/// commands get none back when they start a program).
+fn drop_capabilities() -> Result<(), SandboxError> {
+    use caps::{CapSet, Capability};
+    let fail = |e: caps::errors::CapsError| SandboxError::Capabilities(e.to_string());
+    if caps::has_cap(None, CapSet::Effective, Capability::CAP_SETPCAP).map_err(fail)? {
+        caps::clear(None, CapSet::Bounding).map_err(fail)?;
+    }
+    for set in [
+        CapSet::Ambient,
+        CapSet::Inheritable,
+        CapSet::Effective,
+        CapSet::Permitted,
+    ] {
+        caps::clear(None, set).map_err(fail)?;
+    }
+    Ok(())
+}
+
+/// A system call of the data, by name.
+fn syscall(name: &str) -> Result<i64, SandboxError> {
+    let number = match name {
+        "ptrace" => libc::SYS_ptrace,
+        "process_vm_readv" => libc::SYS_process_vm_readv,
+        "process_vm_writev" => libc::SYS_process_vm_writev,
+        "io_uring_setup" => libc::SYS_io_uring_setup,
+        "io_uring_enter" => libc::SYS_io_uring_enter,
+        "io_uring_register" => libc::SYS_io_uring_register,
+        other => return Err(SandboxError::UnknownSyscall(other.to_string())),
+    };
+    Ok(number)
+}
+
+fn seccomp_filter(policy: &Policy) -> Result<seccompiler::BpfProgram, SandboxError> {
+    use seccompiler::{
+        SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+        SeccompRule, TargetArch,
+    };
+    let fail = |e: seccompiler::Error| SandboxError::Seccomp(e.to_string());
+    let mut rules: std::collections::BTreeMap<i64, Vec<SeccompRule>> = Default::default();
+    for name in sandbox::refused_syscalls() {
+        rules.insert(syscall(name)?, Vec::new());
+    }
+    // No typing into the person's terminal. (`Ioctl` is `u64` on some targets, `i32` on others.)
+    #[allow(clippy::unnecessary_cast)]
+    let tiocsti = SeccompCondition::new(
+        1,
+        SeccompCmpArgLen::Dword,
+        SeccompCmpOp::Eq,
+        libc::TIOCSTI as u64,
+    )
+    .map_err(|e| fail(e.into()))?;
+    rules.insert(
+        libc::SYS_ioctl,
+        vec![SeccompRule::new(vec![tiocsti]).map_err(|e| fail(e.into()))?],
+    );
+    if !policy.network() {
+        let not_unix = SeccompCondition::new(
+            0,
+            SeccompCmpArgLen::Dword,
+            SeccompCmpOp::Ne,
+            libc::AF_UNIX as u64,
+        )
+        .map_err(|e| fail(e.into()))?;
+        rules.insert(
+            libc::SYS_socket,
+            vec![SeccompRule::new(vec![not_unix]).map_err(|e| fail(e.into()))?],
+        );
+    }
+    let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| fail(e.into()))?;
+    let filter = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EPERM as u32),
+        arch,
+    )
+    .map_err(|e| fail(e.into()))?;
+    filter
+        .try_into()
+        .map_err(|e: seccompiler::BackendError| fail(e.into()))
+}
+
+/// Starts `command` confined: a thread of its own confines itself and spawns it (the runtime
+/// entered, so the child is tokio's to wait on), then ends.
+pub async fn spawn(
+    mut command: tokio::process::Command,
+    confinement: Confinement,
+) -> Result<tokio::process::Child, SandboxError> {
+    let runtime = tokio::runtime::Handle::current();
+    let (send, receive) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        let _entered = runtime.enter();
+        let started = confine(&confinement).and_then(|()| {
+            command
+                .spawn()
+                .map_err(|e| SandboxError::Spawn(e.to_string()))
+        });
+        let _ = send.send(started);
+    });
+    receive
+        .await
+        .unwrap_or_else(|_| Err(SandboxError::Spawn("the sandbox's thread ended".into())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_refused_system_call_is_known() {
+        for name in sandbox::refused_syscalls() {
+            assert!(syscall(name).is_ok(), "{name}");
+        }
+        for mode in lembas_rules::permission::Mode::ALL {
+            for network in [true, false] {
+                assert!(seccomp_filter(&Policy::of(mode, network)).is_ok());
+            }
+        }
+    }
+
+    /// Runs `line` in `root` confined by `policy`: its output.
+    async fn confined(root: &Path, policy: Policy, line: &str) -> String {
+        let temp = std::env::temp_dir().join(format!("lembas-sb-temp-{}", std::process::id()));
+        std::fs::create_dir_all(&temp).unwrap();
+        let place = crate::tools::CommandPlace {
+            temp: Some(temp.clone()),
+            confinement: Some(Confinement {
+                policy,
+                root: root.to_path_buf(),
+                session_temp: temp,
+                home: None,
+            }),
+        };
+        crate::tools::bash_without(root, line, std::time::Duration::from_secs(20), &[], &place)
+            .await
+            .unwrap()
+            .output
+    }
+
+    #[tokio::test]
+    async fn a_subagent_runs_under_its_own_policy_never_its_parents() {
+        if let Support::Missing(why) = probe() {
+            println!("skipped: no Landlock ({why})");
+            return;
+        }
+        use lembas_rules::permission::Mode;
+        let root = std::env::temp_dir().join(format!("lembas-sb-chain-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        let write = "python3 -c \"open('made.txt', 'w').write('x')\" && echo made";
+        // A plan subagent of an auto main agent: nothing writable, though its parent may write.
+        let out = confined(
+            &root,
+            Policy::of_chain(&[Mode::Plan, Mode::Auto], true),
+            write,
+        )
+        .await;
+        assert!(!root.join("made.txt").exists(), "{out}");
+        assert!(out.contains("lembas's sandbox"), "{out}");
+        // An auto subagent of a plan main agent: never wider than its parent.
+        let out = confined(
+            &root,
+            Policy::of_chain(&[Mode::Auto, Mode::Plan], true),
+            write,
+        )
+        .await;
+        assert!(!root.join("made.txt").exists(), "{out}");
+        // The main agent in auto writes in its project.
+        let out = confined(&root, Policy::of_chain(&[Mode::Auto], true), write).await;
+        assert!(root.join("made.txt").is_file(), "{out}");
+        // Signals stay inside the command: lembas (its parent) cannot be signalled.
+        let out = confined(
+            &root,
+            Policy::of(Mode::Auto, true),
+            "kill -0 $PPID; echo code=$?",
+        )
+        .await;
+        assert!(out.contains("code=1"), "{out}");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn the_cover_leaves_out_the_hidden_and_links_to_them() {
+        let base = std::env::temp_dir().join(format!("lembas-cover-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let home = base.join("home");
+        for dir in [".ssh", ".config/gh", ".config/nvim", "src"] {
+            std::fs::create_dir_all(home.join(dir)).unwrap();
+        }
+        std::fs::write(home.join("notes.txt"), "x").unwrap();
+        std::os::unix::fs::symlink(home.join(".ssh"), home.join("keys")).unwrap();
+        std::os::unix::fs::symlink(&home, home.join("again")).unwrap();
+        std::os::unix::fs::symlink(home.join("src"), home.join("code")).unwrap();
+        let hidden = vec![home.join(".ssh"), home.join(".config/gh")];
+        let mut out = Vec::new();
+        cover(&home, &hidden, &mut out);
+        out.sort();
+        let mut expected = vec![
+            home.join(".config/nvim"),
+            home.join("code"),
+            home.join("notes.txt"),
+            home.join("src"),
+        ];
+        expected.sort();
+        assert_eq!(out, expected);
+        let mut none = Vec::new();
+        cover(&home.join(".ssh"), &hidden, &mut none);
+        assert!(none.is_empty());
+        let mut whole = Vec::new();
+        cover(&home.join("src"), &hidden, &mut whole);
+        assert_eq!(whole, vec![home.join("src")]);
+        let _ = std::fs::remove_dir_all(&base);
+    }
+}
