@@ -3,6 +3,7 @@
 //! what it was allowed, and answers in text a model reads. Failures are answers too (`ToolError`
 //! is said to the model), never a crash.
 
+use crate::files::{Access, OpenError};
 use crate::sandbox::{Confinement, Sandbox};
 use crate::text::one_line;
 use lembas_rules::permission::path::{resolve, Place};
@@ -10,6 +11,7 @@ use lembas_rules::permission::sandbox::Policy;
 use lembas_rules::permission::{evaluate, inside, Context, DecidedBy, Request, RiskClass, Target};
 use lembas_rules::spec::spec;
 use serde_json::Value;
+use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -216,6 +218,18 @@ impl Workspace {
         inside(&self.root_str(), &a).unwrap_or_else(|| a.into_owned())
     }
 
+    /// The file at `abs` (a path as [`Workspace::path`] reads it) opened for `access` through
+    /// no link, beneath the root when it is inside it ([`crate::files`]).
+    fn open(&self, abs: &Path, access: Access) -> Result<std::fs::File, ToolError> {
+        crate::files::open(abs, &self.root, access).map_err(|e| match e {
+            OpenError::Io(io) => self.err(abs, io),
+            other => ToolError::File {
+                path: self.shown(abs),
+                reason: other.to_string(),
+            },
+        })
+    }
+
     fn err(&self, abs: &Path, e: std::io::Error) -> ToolError {
         ToolError::File {
             path: self.shown(abs),
@@ -231,7 +245,10 @@ impl Workspace {
         limit: Option<usize>,
     ) -> Result<String, ToolError> {
         let abs = self.path(path)?;
-        let text = std::fs::read_to_string(&abs).map_err(|e| self.err(&abs, e))?;
+        let mut text = String::new();
+        self.open(&abs, Access::Read)?
+            .read_to_string(&mut text)
+            .map_err(|e| self.err(&abs, e))?;
         let start = offset.unwrap_or(1).max(1);
         let limit = limit.unwrap_or(2000);
         let lines: Vec<String> = text
@@ -247,10 +264,9 @@ impl Workspace {
     /// `write`: the whole file, with its folders.
     pub fn write(&self, path: &str, content: &str) -> Result<String, ToolError> {
         let abs = self.path(path)?;
-        if let Some(dir) = abs.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| self.err(dir, e))?;
-        }
-        std::fs::write(&abs, content).map_err(|e| self.err(&abs, e))?;
+        self.open(&abs, Access::Write)?
+            .write_all(content.as_bytes())
+            .map_err(|e| self.err(&abs, e))?;
         Ok(format!(
             "wrote {} ({} lines)",
             self.shown(&abs),
@@ -261,13 +277,20 @@ impl Workspace {
     /// `edit`: `old` replaced by `new`, where `old` is in the file exactly once.
     pub fn edit(&self, path: &str, old: &str, new: &str) -> Result<String, ToolError> {
         let abs = self.path(path)?;
-        let text = std::fs::read_to_string(&abs).map_err(|e| self.err(&abs, e))?;
+        let mut file = self.open(&abs, Access::Edit)?;
+        let mut text = String::new();
+        file.read_to_string(&mut text)
+            .map_err(|e| self.err(&abs, e))?;
         match text.matches(old).count() {
             0 => Err(ToolError::NotFound {
                 path: self.shown(&abs),
             }),
             1 => {
-                std::fs::write(&abs, text.replacen(old, new, 1)).map_err(|e| self.err(&abs, e))?;
+                let edited = text.replacen(old, new, 1);
+                file.seek(std::io::SeekFrom::Start(0))
+                    .and_then(|_| file.set_len(0))
+                    .and_then(|()| file.write_all(edited.as_bytes()))
+                    .map_err(|e| self.err(&abs, e))?;
                 Ok(format!("edited {}", self.shown(&abs)))
             }
             count => Err(ToolError::Ambiguous {

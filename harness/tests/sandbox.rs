@@ -378,3 +378,49 @@ async fn git_status_runs_no_program_a_repository_names() {
         String::from_utf8_lossy(&ran.stderr)
     );
 }
+
+#[tokio::test]
+async fn the_file_tools_write_through_no_link_out_of_the_root() {
+    let base = fresh_dir("lembas-sandbox-links");
+    let root = base.join("project");
+    let outside = base.join("outside");
+    std::fs::create_dir_all(root.join(".lembas/plans")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("system.conf"), CANARY_TEXT).unwrap();
+    // Links a hostile command could have left: dangling ones to files outside, a hard link.
+    std::os::unix::fs::symlink(outside.join("made.txt"), root.join("notes.txt")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.join("plan-made.txt"),
+        root.join(".lembas/plans/plan.md"),
+    )
+    .unwrap();
+    std::fs::hard_link(outside.join("system.conf"), root.join("config.txt")).unwrap();
+    let write = |path: &str| ("write", json!({"path": path, "content": "overwritten"}));
+    let edit = (
+        "edit",
+        json!({"path": "config.txt", "old": "CANARY", "new": "X"}),
+    );
+    for (mode, calls) in [
+        ("plan", vec![write(".lembas/plans/plan.md")]),
+        (
+            "auto",
+            vec![write("notes.txt"), write("config.txt"), edit.clone()],
+        ),
+    ] {
+        let (out, results) = run(&root, &["--mode", mode], &[], &calls).await;
+        assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+        assert_eq!(results.len(), calls.len(), "{mode}: {results:?}");
+        for (id, result) in &results {
+            assert!(
+                result.contains("symbolic link") || result.contains("hard links"),
+                "{mode} {id}: {result}"
+            );
+        }
+    }
+    assert!(!outside.join("made.txt").exists());
+    assert!(!outside.join("plan-made.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(outside.join("system.conf")).unwrap(),
+        CANARY_TEXT
+    );
+}
