@@ -109,6 +109,8 @@ pub struct ConfigFile {
     /// Whether commands may use the network (the sandbox's; default true). A project's file may
     /// turn it off, never on.
     pub network: Option<bool>,
+    /// The longest the server may go without sending a frame, in seconds (default 300).
+    pub idle_timeout: Option<NonZeroU64>,
 }
 
 /// The settings of a session (`lembas run --help`, `lembas chat --help`).
@@ -147,6 +149,10 @@ pub struct SessionOptions {
     /// Write every event as one JSON object a line to FILE.
     #[arg(long)]
     pub events: Option<PathBuf>,
+    /// The longest the server may go without sending a frame, in seconds (default 300, or the
+    /// config's idle_timeout): then the turn fails, saying so.
+    #[arg(long)]
+    pub idle_timeout: Option<NonZeroU64>,
     /// Commands get no network (the sandbox's setting; else the config's network).
     #[arg(long)]
     pub no_network: bool,
@@ -187,6 +193,8 @@ pub struct Settings {
     pub return_progress: bool,
     /// Whether commands may use the network.
     pub network: bool,
+    /// The longest the server may go without sending a frame.
+    pub idle_timeout: std::time::Duration,
     /// `--no-sandbox`: commands run under the rules alone.
     pub no_sandbox: bool,
     /// What the project's `.lembas.json` changed, and what it set that only the person may: said
@@ -269,6 +277,7 @@ impl Settings {
                 project.agents.map(|a| format!("{}..{}", a.min, a.max)),
             ),
             ("parallel", project.parallel.map(|p| p.to_string())),
+            ("idle_timeout", project.idle_timeout.map(|t| t.to_string())),
             (
                 "return_progress",
                 project.return_progress.map(|r| r.to_string()),
@@ -342,6 +351,12 @@ impl Settings {
         };
         Ok(Settings {
             network,
+            idle_timeout: std::time::Duration::from_secs(
+                o.idle_timeout
+                    .or(project.idle_timeout)
+                    .or(person.idle_timeout)
+                    .map_or(300, NonZeroU64::get),
+            ),
             no_sandbox: o.no_sandbox,
             base_url,
             model,

@@ -590,7 +590,15 @@ impl Engine {
     async fn step(&mut self, calls: &[ToolCall], on: &mut Listener<'_>) -> Vec<String> {
         let mut judged = Vec::with_capacity(calls.len());
         for call in calls {
-            judged.push(self.judge(&call.name, &call.arguments, on));
+            judged.push(if call.oversize {
+                Judged::Answer(format!(
+                    "the call's arguments passed {} MiB: it is not run; write a large file in \
+                     parts (write, then edit to add)",
+                    crate::provider::chat::ARGUMENTS_MAX >> 20
+                ))
+            } else {
+                self.judge(&call.name, &call.arguments, on)
+            });
         }
         let mut outputs: Vec<String> = vec![String::new(); calls.len()];
         let mut pending = calls.iter().zip(judged).enumerate().peekable();

@@ -173,6 +173,7 @@ pub fn crew_in(
     let permissions = Arc::new(Mutex::new(permissions));
     let mut provider = Provider::new(&s.base_url, s.api_key.clone());
     provider.return_progress = s.return_progress;
+    provider.idle = s.idle_timeout;
     let setup = Setup {
         provider,
         workspace: workspace.with_permissions(Arc::clone(&permissions)),

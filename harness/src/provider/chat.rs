@@ -252,7 +252,12 @@ impl From<&ToolCall> for AssistantCall {
             kind: "function",
             function: FunctionCall {
                 name: c.name.clone(),
-                arguments: c.arguments.clone(),
+                // A call whose arguments were not kept goes back with none.
+                arguments: if c.oversize {
+                    "{}".to_string()
+                } else {
+                    c.arguments.clone()
+                },
             },
         }
     }
@@ -278,12 +283,25 @@ pub struct StreamOptions {
     pub include_usage: bool,
 }
 
+/// The most a reply keeps of its text, its reasoning and its calls' arguments together (8 MiB):
+/// a stream past it is stopped.
+pub const REPLY_MAX: usize = 8 << 20;
+/// The most a reply may send, kept or not (64 MiB): a stream past it is stopped.
+pub const RECEIVED_MAX: usize = 64 << 20;
+/// The most calls one reply may make.
+pub const CALLS_MAX: usize = 128;
+/// The longest arguments a call may have (1 MiB): a longer call is kept without them, and
+/// refused.
+pub const ARGUMENTS_MAX: usize = 1 << 20;
+
 /// A tool call put together from its pieces.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ToolCall {
     pub id: String,
     pub name: String,
     pub arguments: String,
+    /// Its arguments passed [`ARGUMENTS_MAX`]: they were not kept, and it is not run.
+    pub oversize: bool,
 }
 
 /// A reply put together from a stream's events.
@@ -297,13 +315,62 @@ pub struct Reply {
     pub finish: Option<String>,
     pub done: bool,
     pub error: Option<String>,
+    /// The bytes it keeps of text, reasoning and arguments.
+    kept: usize,
+    /// The bytes of text, reasoning and arguments it was sent, kept or not.
+    received: usize,
+    /// Why the stream must stop: it passed a bound ([`REPLY_MAX`], [`CALLS_MAX`]).
+    pub overflow: Option<String>,
 }
 
 impl Reply {
+    /// Whether `more` bytes may still be kept; if not, the reply overflows.
+    fn room(&mut self, more: usize) -> bool {
+        if self.overflow.is_some() {
+            return false;
+        }
+        if self.kept + more > REPLY_MAX {
+            self.overflow = Some(format!(
+                "the reply passed {} MiB of text and arguments: stopped",
+                REPLY_MAX >> 20
+            ));
+            return false;
+        }
+        self.kept += more;
+        true
+    }
+
+    /// Counts what an event sends; past [`RECEIVED_MAX`] the reply overflows.
+    fn received(&mut self, e: &ChatEvent) -> bool {
+        self.received += match e {
+            ChatEvent::Content(text) | ChatEvent::Reasoning(text) => text.len(),
+            ChatEvent::ToolCall { arguments, .. } => arguments.len(),
+            _ => 0,
+        };
+        if self.received > RECEIVED_MAX && self.overflow.is_none() {
+            self.overflow = Some(format!(
+                "the reply passed {} MiB: stopped",
+                RECEIVED_MAX >> 20
+            ));
+        }
+        self.overflow.is_none()
+    }
+
     pub fn take(&mut self, e: &ChatEvent) {
+        if !self.received(e) {
+            return;
+        }
         match e {
-            ChatEvent::Content(c) => self.content.push_str(c),
-            ChatEvent::Reasoning(r) => self.reasoning.push_str(r),
+            ChatEvent::Content(c) => {
+                if self.room(c.len()) {
+                    self.content.push_str(c);
+                }
+            }
+            ChatEvent::Reasoning(r) => {
+                if self.room(r.len()) {
+                    self.reasoning.push_str(r);
+                }
+            }
             ChatEvent::ToolCall {
                 index,
                 id,
@@ -312,6 +379,12 @@ impl Reply {
             } => {
                 let at = match self.tool_calls.iter().position(|(i, _)| i == index) {
                     Some(at) => at,
+                    None if self.tool_calls.len() >= CALLS_MAX => {
+                        self.overflow.get_or_insert_with(|| {
+                            format!("the reply asked for more than {CALLS_MAX} calls: stopped")
+                        });
+                        return;
+                    }
                     None => {
                         let at = self
                             .tool_calls
@@ -322,6 +395,18 @@ impl Reply {
                         at
                     }
                 };
+                let Some(oversize) = self.tool_calls.get(at).map(|(_, c)| {
+                    c.oversize || c.arguments.len() + arguments.len() > ARGUMENTS_MAX
+                }) else {
+                    return;
+                };
+                // What is kept: its id and name, and its arguments while within their bound.
+                let kept = id.as_ref().map_or(0, String::len)
+                    + name.as_ref().map_or(0, String::len)
+                    + if oversize { 0 } else { arguments.len() };
+                if !self.room(kept) {
+                    return;
+                }
                 if let Some((_, call)) = self.tool_calls.get_mut(at) {
                     if let Some(id) = id {
                         call.id.clone_from(id);
@@ -329,7 +414,14 @@ impl Reply {
                     if let Some(name) = name {
                         call.name.push_str(name);
                     }
-                    call.arguments.push_str(arguments);
+                    if oversize {
+                        // Nothing past the bound is held.
+                        self.kept = self.kept.saturating_sub(call.arguments.len());
+                        call.oversize = true;
+                        call.arguments = String::new();
+                    } else {
+                        call.arguments.push_str(arguments);
+                    }
                 }
             }
             ChatEvent::Usage { prompt, completion } => self.usage = Some((*prompt, *completion)),
@@ -342,7 +434,7 @@ impl Reply {
 
     /// Whether the stream ended as it should: `[DONE]` or a finish reason, and no error.
     pub fn complete(&self) -> bool {
-        self.error.is_none() && (self.done || self.finish.is_some())
+        self.error.is_none() && self.overflow.is_none() && (self.done || self.finish.is_some())
     }
 }
 
@@ -405,7 +497,8 @@ mod tests {
             ToolCall {
                 id: "a".into(),
                 name: "read".into(),
-                arguments: "{\"path\": \"x\"}".into()
+                arguments: "{\"path\": \"x\"}".into(),
+                oversize: false,
             }
         );
         assert_eq!(r.tool_calls[1].1.name, "list");
@@ -447,6 +540,53 @@ mod tests {
         let r = reply("data: {\"choices\":[{\"delta\":{\"content\":\"Half\"}}]}\n\n");
         assert!(!r.complete());
         assert_eq!(r.content, "Half");
+    }
+
+    #[test]
+    fn a_reply_keeps_within_its_bounds() {
+        let piece = "x".repeat(1 << 16);
+        // Endless text: stopped at the bound, nothing past it kept.
+        let mut r = Reply::default();
+        for _ in 0..((REPLY_MAX >> 16) + 10) {
+            r.take(&ChatEvent::Content(piece.clone()));
+        }
+        assert!(r.overflow.is_some() && r.content.len() <= REPLY_MAX && !r.complete());
+        // A call's arguments past their bound: kept without them, marked.
+        let mut r = Reply::default();
+        let call = |index: u64, arguments: &str| ChatEvent::ToolCall {
+            index,
+            id: Some(format!("c{index}")),
+            name: Some("write".into()),
+            arguments: arguments.into(),
+        };
+        for _ in 0..((ARGUMENTS_MAX >> 16) + 2) {
+            r.take(&call(0, &piece));
+        }
+        r.take(&call(1, "{}"));
+        assert!(r.tool_calls[0].1.oversize && r.tool_calls[0].1.arguments.is_empty());
+        assert!(
+            r.kept < 1024,
+            "what was not kept is not counted: {}",
+            r.kept
+        );
+        assert!(!r.tool_calls[1].1.oversize && r.overflow.is_none());
+        // Too many calls.
+        let mut r = Reply::default();
+        for i in 0..10_000 {
+            r.take(&call(i, "{}"));
+        }
+        assert_eq!(r.tool_calls.len(), CALLS_MAX);
+        assert!(r
+            .overflow
+            .as_deref()
+            .unwrap()
+            .contains("more than 128 calls"));
+        // Endless arguments of a call past its bound: stopped when the reply has sent too much.
+        let mut r = Reply::default();
+        for _ in 0..((RECEIVED_MAX >> 16) + 2) {
+            r.take(&call(0, &piece));
+        }
+        assert!(r.overflow.as_deref().unwrap().contains("passed 64 MiB"));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! before the reply did. Nothing a server sends makes it panic.
 
 use super::chat::{read_frame, ChatEvent, ChatRequest, Reply};
-use super::sse::SseSplitter;
+use super::sse::{SseSplitter, LINE_MAX};
 use crate::text::one_line;
 use serde_json::Value;
 use std::time::Duration;
@@ -28,7 +28,12 @@ pub enum ProviderError {
     Cut,
     #[error("the server said: {0}")]
     Server(String),
+    #[error("the server sent too much: {0}")]
+    TooMuch(String),
 }
+
+/// The most of an error's body that is read (64 KiB).
+const ERROR_BODY_MAX: usize = 64 << 10;
 
 /// What the caller hears while a request runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -146,7 +151,16 @@ impl Provider {
             .map_err(connect)?;
         let status = resp.status();
         if !status.is_success() {
-            let text = resp.text().await.unwrap_or_default();
+            // Read up to a bound, each piece within the silence a stream may keep.
+            let mut body = Vec::new();
+            while body.len() < ERROR_BODY_MAX {
+                match tokio::time::timeout(self.idle, resp.chunk()).await {
+                    Ok(Ok(Some(piece))) => body.extend_from_slice(&piece),
+                    _ => break,
+                }
+            }
+            body.truncate(ERROR_BODY_MAX);
+            let text = String::from_utf8_lossy(&body).into_owned();
             let message = serde_json::from_str::<Value>(&text)
                 .ok()
                 .and_then(|v| {
@@ -163,8 +177,11 @@ impl Provider {
         }
         let mut sse = SseSplitter::new();
         let mut reply = Reply::default();
+        // The silence is counted from the last frame, not the last byte: a server that sends
+        // only keep-alive comments is silent too.
+        let mut deadline = tokio::time::Instant::now() + self.idle;
         loop {
-            let chunk = tokio::time::timeout(self.idle, resp.chunk())
+            let chunk = tokio::time::timeout_at(deadline, resp.chunk())
                 .await
                 .map_err(|_| ProviderError::Timeout {
                     secs: self.idle.as_secs(),
@@ -175,11 +192,23 @@ impl Provider {
                 Ok(None) => sse.finish(),
                 Err(_) => return Err(ProviderError::Cut),
             };
+            if sse.overflowed() {
+                return Err(ProviderError::TooMuch(format!(
+                    "a line of its stream passed {} MiB",
+                    LINE_MAX >> 20
+                )));
+            }
+            if !frames.is_empty() {
+                deadline = tokio::time::Instant::now() + self.idle;
+            }
             for f in frames {
                 for e in read_frame(&f) {
                     reply.take(&e);
                     on(StreamEvent::Chat(e));
                 }
+            }
+            if let Some(m) = &reply.overflow {
+                return Err(ProviderError::TooMuch(m.clone()));
             }
             if let Some(m) = &reply.error {
                 return Err(ProviderError::Server(m.clone()));

@@ -1,12 +1,21 @@
 //! Server-sent events as chat servers send them: lines `data: …` (several make one frame, joined
 //! with newlines), a blank line ending the frame, `:` comments and other fields ignored, `\r\n`
-//! or `\n`. Bytes may arrive cut anywhere, a UTF-8 character included.
+//! or `\n`. Bytes may arrive cut anywhere, a UTF-8 character included. A line or a frame longer
+//! than [`LINE_MAX`] is not kept: the splitter says it overflowed and holds nothing more.
+
+/// The longest line, and the longest frame, the splitter keeps (8 MiB).
+pub const LINE_MAX: usize = 8 << 20;
 
 /// Splits a byte stream into the `data` of its events.
 #[derive(Debug, Default)]
 pub struct SseSplitter {
     buf: Vec<u8>,
+    /// How much of `buf` is known to hold no newline.
+    checked: usize,
     data: Vec<String>,
+    /// The bytes of `data`.
+    data_len: usize,
+    overflowed: bool,
 }
 
 impl SseSplitter {
@@ -14,42 +23,74 @@ impl SseSplitter {
         SseSplitter::default()
     }
 
+    /// Whether a line or a frame passed [`LINE_MAX`]: nothing more is read.
+    pub fn overflowed(&self) -> bool {
+        self.overflowed
+    }
+
     /// Feeds bytes; returns the frames they completed.
     pub fn push(&mut self, bytes: &[u8]) -> Vec<String> {
+        if self.overflowed {
+            return Vec::new();
+        }
         self.buf.extend_from_slice(bytes);
         let mut out = Vec::new();
-        let SseSplitter { buf, data } = self;
-        // Lines are read from `start` on, and the buffer is shifted once at the end.
+        let SseSplitter {
+            buf,
+            checked,
+            data,
+            data_len,
+            ..
+        } = self;
+        // Lines are read from `start` on (the bytes already checked are not searched again), and
+        // the buffer is shifted once at the end.
         let mut start = 0;
+        let mut from = *checked;
         while let Some(nl) = buf
-            .get(start..)
+            .get(from..)
             .and_then(|rest| rest.iter().position(|b| *b == b'\n'))
         {
-            let end = start + nl;
+            let end = from + nl;
             let bytes = buf.get(start..end).unwrap_or_default();
             let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-            line(&String::from_utf8_lossy(bytes), data, &mut out);
+            line(&String::from_utf8_lossy(bytes), data, data_len, &mut out);
             start = end + 1;
+            from = start;
         }
         buf.drain(..start);
+        *checked = buf.len();
+        if buf.len() > LINE_MAX || *data_len > LINE_MAX {
+            self.overflowed = true;
+            self.buf = Vec::new();
+            self.data = Vec::new();
+        }
         out
     }
 
     /// The stream ended: a last frame without its blank line still counts.
     pub fn finish(&mut self) -> Vec<String> {
         let mut out = Vec::new();
+        if self.overflowed {
+            return out;
+        }
         if !self.buf.is_empty() {
             let rest = std::mem::take(&mut self.buf);
             let last = String::from_utf8_lossy(&rest);
-            line(last.trim_end_matches('\r'), &mut self.data, &mut out);
+            line(
+                last.trim_end_matches('\r'),
+                &mut self.data,
+                &mut self.data_len,
+                &mut out,
+            );
         }
-        frame(&mut self.data, &mut out);
+        frame(&mut self.data, &mut self.data_len, &mut out);
         out
     }
 }
 
 /// The data lines gathered make a frame (one line: itself, several: joined with newlines).
-fn frame(data: &mut Vec<String>, out: &mut Vec<String>) {
+fn frame(data: &mut Vec<String>, data_len: &mut usize, out: &mut Vec<String>) {
+    *data_len = 0;
     match data.len() {
         0 => {}
         1 => out.extend(data.pop()),
@@ -58,9 +99,9 @@ fn frame(data: &mut Vec<String>, out: &mut Vec<String>) {
 }
 
 /// One line of the stream: a blank one ends a frame; `data:` adds to it; the rest is ignored.
-fn line(line: &str, data: &mut Vec<String>, out: &mut Vec<String>) {
+fn line(line: &str, data: &mut Vec<String>, data_len: &mut usize, out: &mut Vec<String>) {
     if line.is_empty() {
-        frame(data, out);
+        frame(data, data_len, out);
         return;
     }
     if line.starts_with(':') {
@@ -71,6 +112,7 @@ fn line(line: &str, data: &mut Vec<String>, out: &mut Vec<String>) {
         None => (line, ""),
     };
     if field == "data" {
+        *data_len += value.len();
         data.push(value.to_string());
     }
 }
@@ -91,6 +133,25 @@ mod tests {
             frames.extend(s.finish());
             assert_eq!(frames, ["{\"a\":1}", "é\ntwo", "[DONE]"], "cut at {cut}");
         }
+    }
+
+    #[test]
+    fn a_line_without_end_is_not_kept() {
+        let mut s = SseSplitter::new();
+        let piece = vec![b'a'; 1 << 20];
+        s.push(b"data: ");
+        for _ in 0..=(LINE_MAX >> 20) {
+            assert!(s.push(&piece).is_empty());
+        }
+        assert!(s.overflowed());
+        assert!(s.buf.capacity() == 0 && s.finish().is_empty());
+        // Many data lines that never end their frame: the same.
+        let mut s = SseSplitter::new();
+        let line = format!("data: {}\n", "b".repeat(1 << 20));
+        for _ in 0..=(LINE_MAX >> 20) {
+            s.push(line.as_bytes());
+        }
+        assert!(s.overflowed());
     }
 
     #[test]
