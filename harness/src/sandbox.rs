@@ -125,8 +125,14 @@ pub fn status() -> String {
         sandbox::devices().collect::<Vec<_>>().join(", ")
     ));
     out.push_str(&format!(
-        "refused in every mode: {}, TIOCSTI; without a network, every socket but a Unix one\n",
-        sandbox::refused_syscalls().collect::<Vec<_>>().join(", ")
+        "hidden on the system: {}\n",
+        sandbox::hidden_system().collect::<Vec<_>>().join(", ")
+    ));
+    out.push_str(&format!(
+        "refused in every mode: {}, TIOCSTI, a setuid or setgid bit, every Unix socket; \
+         without a network, every socket; in plan mode also {}\n",
+        sandbox::refused_syscalls().collect::<Vec<_>>().join(", "),
+        sandbox::metadata_syscalls().collect::<Vec<_>>().join(", ")
     ));
     out
 }
@@ -238,21 +244,42 @@ impl Confinement {
         }
     }
 
-    /// The home's hidden files, as written and as their links lead.
+    /// The hidden files: the person's home's, every other home's (`/root`, `/home/*`), the
+    /// system's — each as written, as its link leads, and with every link inside a hidden folder
+    /// followed to where it leads (`~/.ssh/id_rsa` → `~/dotfiles/id_rsa`).
     fn hidden(&self) -> Vec<PathBuf> {
-        let Some(home) = &self.home else {
-            return Vec::new();
-        };
+        let mut homes: Vec<PathBuf> = self.home.iter().cloned().collect();
+        for home in sandbox::other_homes() {
+            match home.strip_suffix("/*") {
+                Some(folder) => {
+                    if let Ok(entries) = std::fs::read_dir(folder) {
+                        homes.extend(entries.flatten().map(|e| e.path()));
+                    }
+                }
+                None => homes.push(PathBuf::from(home)),
+            }
+        }
         let mut out = Vec::new();
-        for relative in sandbox::hidden_in_home() {
-            let path = home.join(relative);
+        let add = |path: PathBuf, out: &mut Vec<PathBuf>| {
             if let Ok(real) = std::fs::canonicalize(&path) {
                 if real != path {
+                    links_inside(&real, out);
                     out.push(real);
                 }
             }
+            links_inside(&path, out);
             out.push(path);
+        };
+        for home in &homes {
+            for relative in sandbox::hidden_in_home() {
+                add(home.join(relative), &mut out);
+            }
         }
+        for path in sandbox::hidden_system() {
+            add(PathBuf::from(path), &mut out);
+        }
+        out.sort();
+        out.dedup();
         out
     }
 
@@ -275,6 +302,34 @@ impl Confinement {
             &sandbox::stopped(output, &self.policy, places),
             &self.policy,
         )
+    }
+}
+
+/// Where the links inside a hidden folder lead (to two levels down, at most 4,096 entries): a
+/// file reached through a link is judged where it is, so its real place is hidden too.
+fn links_inside(folder: &Path, out: &mut Vec<PathBuf>) {
+    let mut pending = vec![(folder.to_path_buf(), 0)];
+    let mut seen = 0;
+    while let Some((at, depth)) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&at) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > 4096 {
+                return;
+            }
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_symlink() {
+                if let Ok(real) = std::fs::canonicalize(entry.path()) {
+                    out.push(real);
+                }
+            } else if kind.is_dir() && depth < 2 {
+                pending.push((entry.path(), depth + 1));
+            }
+        }
     }
 }
 
@@ -368,8 +423,9 @@ fn drop_capabilities() -> Result<(), SandboxError> {
     Ok(())
 }
 
-/// A system call of the data, by name.
-fn syscall(name: &str) -> Result<i64, SandboxError> {
+/// A system call of the data, by name: its number on this machine, or none where it has no
+/// such call (aarch64 has only the `*at` forms).
+fn syscall(name: &str) -> Result<Option<i64>, SandboxError> {
     let number = match name {
         "ptrace" => libc::SYS_ptrace,
         "process_vm_readv" => libc::SYS_process_vm_readv,
@@ -377,9 +433,48 @@ fn syscall(name: &str) -> Result<i64, SandboxError> {
         "io_uring_setup" => libc::SYS_io_uring_setup,
         "io_uring_enter" => libc::SYS_io_uring_enter,
         "io_uring_register" => libc::SYS_io_uring_register,
+        "keyctl" => libc::SYS_keyctl,
+        "add_key" => libc::SYS_add_key,
+        "request_key" => libc::SYS_request_key,
+        "shmget" => libc::SYS_shmget,
+        "shmat" => libc::SYS_shmat,
+        "shmctl" => libc::SYS_shmctl,
+        "msgget" => libc::SYS_msgget,
+        "msgsnd" => libc::SYS_msgsnd,
+        "msgrcv" => libc::SYS_msgrcv,
+        "msgctl" => libc::SYS_msgctl,
+        "semget" => libc::SYS_semget,
+        "semop" => libc::SYS_semop,
+        "semctl" => libc::SYS_semctl,
+        "semtimedop" => libc::SYS_semtimedop,
+        "fchmod" => libc::SYS_fchmod,
+        "fchmodat" => libc::SYS_fchmodat,
+        "fchown" => libc::SYS_fchown,
+        "fchownat" => libc::SYS_fchownat,
+        "utimensat" => libc::SYS_utimensat,
+        "setxattr" => libc::SYS_setxattr,
+        "lsetxattr" => libc::SYS_lsetxattr,
+        "fsetxattr" => libc::SYS_fsetxattr,
+        "removexattr" => libc::SYS_removexattr,
+        "lremovexattr" => libc::SYS_lremovexattr,
+        "fremovexattr" => libc::SYS_fremovexattr,
+        #[cfg(target_arch = "x86_64")]
+        "chmod" => libc::SYS_chmod,
+        #[cfg(target_arch = "x86_64")]
+        "chown" => libc::SYS_chown,
+        #[cfg(target_arch = "x86_64")]
+        "lchown" => libc::SYS_lchown,
+        #[cfg(target_arch = "x86_64")]
+        "utime" => libc::SYS_utime,
+        #[cfg(target_arch = "x86_64")]
+        "utimes" => libc::SYS_utimes,
+        #[cfg(target_arch = "x86_64")]
+        "futimesat" => libc::SYS_futimesat,
+        #[cfg(not(target_arch = "x86_64"))]
+        "chmod" | "chown" | "lchown" | "utime" | "utimes" | "futimesat" => return Ok(None),
         other => return Err(SandboxError::UnknownSyscall(other.to_string())),
     };
-    Ok(number)
+    Ok(Some(number))
 }
 
 fn seccomp_filter(policy: &Policy) -> Result<seccompiler::BpfProgram, SandboxError> {
@@ -388,36 +483,63 @@ fn seccomp_filter(policy: &Policy) -> Result<seccompiler::BpfProgram, SandboxErr
         SeccompRule, TargetArch,
     };
     let fail = |e: seccompiler::Error| SandboxError::Seccomp(e.to_string());
+    let condition = |arg: u8, op: SeccompCmpOp, value: u64| {
+        SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value).map_err(|e| fail(e.into()))
+    };
+    let rule = |conditions: Vec<SeccompCondition>| {
+        SeccompRule::new(conditions).map_err(|e| fail(e.into()))
+    };
     let mut rules: std::collections::BTreeMap<i64, Vec<SeccompRule>> = Default::default();
-    for name in sandbox::refused_syscalls() {
-        rules.insert(syscall(name)?, Vec::new());
+    let mut refuse = |names: &mut dyn Iterator<Item = &str>| -> Result<(), SandboxError> {
+        for name in names {
+            if let Some(number) = syscall(name)? {
+                rules.insert(number, Vec::new());
+            }
+        }
+        Ok(())
+    };
+    refuse(&mut sandbox::refused_syscalls())?;
+    if !policy.metadata() {
+        refuse(&mut sandbox::metadata_syscalls())?;
+    }
+    // Never a setuid or setgid bit: the mode is the second argument of chmod and fchmod, the
+    // third of fchmodat.
+    let set_id = [libc::S_ISUID, libc::S_ISGID];
+    let mut mode_calls: Vec<(i64, u8)> = vec![(libc::SYS_fchmod, 1), (libc::SYS_fchmodat, 2)];
+    #[cfg(target_arch = "x86_64")]
+    mode_calls.push((libc::SYS_chmod, 1));
+    for (number, arg) in mode_calls {
+        if rules.contains_key(&number) {
+            continue;
+        }
+        let mut by_bit = Vec::new();
+        for bit in set_id {
+            let bit = u64::from(bit);
+            by_bit.push(rule(vec![condition(
+                arg,
+                SeccompCmpOp::MaskedEq(bit),
+                bit,
+            )?])?);
+        }
+        rules.insert(number, by_bit);
     }
     // No typing into the person's terminal. (`Ioctl` is `u64` on some targets, `i32` on others.)
     #[allow(clippy::unnecessary_cast)]
-    let tiocsti = SeccompCondition::new(
-        1,
-        SeccompCmpArgLen::Dword,
-        SeccompCmpOp::Eq,
-        libc::TIOCSTI as u64,
-    )
-    .map_err(|e| fail(e.into()))?;
-    rules.insert(
-        libc::SYS_ioctl,
-        vec![SeccompRule::new(vec![tiocsti]).map_err(|e| fail(e.into()))?],
-    );
-    if !policy.network() {
-        let not_unix = SeccompCondition::new(
+    let tiocsti = condition(1, SeccompCmpOp::Eq, libc::TIOCSTI as u64)?;
+    rules.insert(libc::SYS_ioctl, vec![rule(vec![tiocsti])?]);
+    // No Unix socket (a daemon's — tmux, Docker, D-Bus, an SSH agent — would do for a command
+    // what the sandbox refuses it), and without a network, no socket at all. `socketpair` makes
+    // only a pair with no name, and stays.
+    let sockets = if policy.network() {
+        vec![rule(vec![condition(
             0,
-            SeccompCmpArgLen::Dword,
-            SeccompCmpOp::Ne,
+            SeccompCmpOp::Eq,
             libc::AF_UNIX as u64,
-        )
-        .map_err(|e| fail(e.into()))?;
-        rules.insert(
-            libc::SYS_socket,
-            vec![SeccompRule::new(vec![not_unix]).map_err(|e| fail(e.into()))?],
-        );
-    }
+        )?])?]
+    } else {
+        Vec::new()
+    };
+    rules.insert(libc::SYS_socket, sockets);
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| fail(e.into()))?;
     let filter = SeccompFilter::new(
         rules,
@@ -459,7 +581,7 @@ mod tests {
 
     #[test]
     fn every_refused_system_call_is_known() {
-        for name in sandbox::refused_syscalls() {
+        for name in sandbox::refused_syscalls().chain(sandbox::metadata_syscalls()) {
             assert!(syscall(name).is_ok(), "{name}");
         }
         for mode in lembas_rules::permission::Mode::ALL {
@@ -471,6 +593,16 @@ mod tests {
 
     /// Runs `line` in `root` confined by `policy`: its output.
     async fn confined(root: &Path, policy: Policy, line: &str) -> String {
+        confined_with_home(root, None, policy, line).await
+    }
+
+    /// Runs `line` in `root` confined by `policy`, `home` the person's: its output.
+    async fn confined_with_home(
+        root: &Path,
+        home: Option<&Path>,
+        policy: Policy,
+        line: &str,
+    ) -> String {
         let temp = std::env::temp_dir().join(format!("lembas-sb-temp-{}", std::process::id()));
         std::fs::create_dir_all(&temp).unwrap();
         let place = crate::tools::CommandPlace {
@@ -479,8 +611,9 @@ mod tests {
                 policy,
                 root: root.to_path_buf(),
                 session_temp: temp,
-                home: None,
+                home: home.map(Path::to_path_buf),
             }),
+            removed_env: Vec::new(),
         };
         crate::tools::bash_without(root, line, std::time::Duration::from_secs(20), &[], &place)
             .await
@@ -490,8 +623,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_subagent_runs_under_its_own_policy_never_its_parents() {
-        if let Support::Missing(why) = probe() {
-            println!("skipped: no Landlock ({why})");
+        if no_landlock() {
             return;
         }
         use lembas_rules::permission::Mode;
@@ -528,6 +660,140 @@ mod tests {
         .await;
         assert!(out.contains("code=1"), "{out}");
         let _ = std::fs::remove_dir_all(&root);
+    }
+
+    fn no_landlock() -> bool {
+        match probe() {
+            Support::Missing(why) => {
+                println!("skipped: no Landlock ({why})");
+                true
+            }
+            Support::Full { .. } => false,
+        }
+    }
+
+    /// A folder of this test with a project root, a canary file outside it and a fake home.
+    fn world(name: &str) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
+        let base = std::env::temp_dir().join(format!("lembas-sb-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let (root, home) = (base.join("root"), base.join("home"));
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(home.join(".ssh")).unwrap();
+        std::fs::create_dir_all(home.join("dotfiles")).unwrap();
+        let canary = base.join("canary.txt");
+        std::fs::write(&canary, "CANARY").unwrap();
+        let base = std::fs::canonicalize(base).unwrap();
+        (
+            base.join("root"),
+            base.join("home"),
+            base.join("canary.txt"),
+            base,
+        )
+    }
+
+    #[tokio::test]
+    async fn no_daemon_is_reached_through_its_unix_socket() {
+        if no_landlock() {
+            return;
+        }
+        use lembas_rules::permission::Mode;
+        let (root, _, _, base) = world("unix");
+        // A daemon outside the sandbox (tmux's, Docker's, an SSH agent's are such sockets).
+        let socket = base.join("daemon.sock");
+        let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let connect = format!(
+            "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{}'); print('connected')\"",
+            socket.display()
+        );
+        for mode in [Mode::Auto, Mode::Plan] {
+            let out = confined(&root, Policy::of(mode, true), &connect).await;
+            assert!(!out.contains("connected"), "{mode}: {out}");
+            assert!(listener.accept().is_err(), "{mode}: the daemon was reached");
+        }
+        // A pair with no name still works (Python's asyncio, Node's children use them).
+        let pair = "python3 -c \"import socket; a, b = socket.socketpair(); a.send(b'x'); print(b.recv(1))\"";
+        let out = confined(&root, Policy::of(Mode::Auto, true), pair).await;
+        assert!(out.contains("b'x'"), "{out}");
+        let _ = std::fs::remove_dir_all(&base);
+    }
+
+    #[tokio::test]
+    async fn no_setuid_bit_and_in_plan_no_metadata_change() {
+        if no_landlock() {
+            return;
+        }
+        use lembas_rules::permission::Mode;
+        use std::os::unix::fs::PermissionsExt;
+        let (root, _, canary, base) = world("meta");
+        std::fs::write(root.join("tool.sh"), "echo hi").unwrap();
+        let mode_of = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+        let out = confined(
+            &root,
+            Policy::of(Mode::Auto, true),
+            "chmod u+s tool.sh; chmod g+s tool.sh; chmod +x tool.sh && echo made-executable",
+        )
+        .await;
+        assert_eq!(mode_of(&root.join("tool.sh")) & 0o6000, 0, "{out}");
+        assert!(out.contains("made-executable"), "{out}");
+        let before = (
+            mode_of(&canary),
+            std::fs::metadata(&canary).unwrap().modified().unwrap(),
+        );
+        let line = format!(
+            "chmod 600 '{0}'; touch -d 2001-01-01 '{0}'; python3 -c \"import os; os.setxattr('{0}', 'user.x', b'1')\"",
+            canary.display()
+        );
+        let out = confined(&root, Policy::of(Mode::Plan, true), &line).await;
+        let after = (
+            mode_of(&canary),
+            std::fs::metadata(&canary).unwrap().modified().unwrap(),
+        );
+        assert_eq!(before, after, "{out}");
+        let _ = std::fs::remove_dir_all(&base);
+    }
+
+    #[tokio::test]
+    async fn secrets_stay_hidden_through_links_and_system_files() {
+        if no_landlock() {
+            return;
+        }
+        use lembas_rules::permission::Mode;
+        let (root, home, _, base) = world("links");
+        // A dotfile manager's layout: the key lives elsewhere, ~/.ssh holds a link to it.
+        std::fs::write(home.join("dotfiles/id_rsa"), "CANARY-KEY").unwrap();
+        std::os::unix::fs::symlink(home.join("dotfiles/id_rsa"), home.join(".ssh/id_rsa")).unwrap();
+        std::fs::write(home.join("dotfiles/vimrc"), "set nu").unwrap();
+        let policy = Policy::of(Mode::Auto, true);
+        let out = confined_with_home(
+            &root,
+            Some(&home),
+            policy.clone(),
+            &format!("cat '{}'", home.join(".ssh/id_rsa").display()),
+        )
+        .await;
+        assert!(!out.contains("CANARY-KEY"), "{out}");
+        let out = confined_with_home(
+            &root,
+            Some(&home),
+            policy.clone(),
+            &format!("cat '{}'", home.join("dotfiles/vimrc").display()),
+        )
+        .await;
+        assert!(out.contains("set nu"), "the rest stays readable: {out}");
+        if Path::new("/etc/shadow").exists() {
+            let out = confined(
+                &root,
+                policy.clone(),
+                "head -c 1 /etc/shadow >/dev/null && echo GOT-IT",
+            )
+            .await;
+            assert!(!out.contains("GOT-IT"), "{out}");
+        }
+        // No key ring, no System V memory shared with processes outside.
+        let out = confined(&root, policy, "ipcmk -M 4096 && echo GOT-IT").await;
+        assert!(!out.contains("GOT-IT"), "{out}");
+        let _ = std::fs::remove_dir_all(&base);
     }
 
     #[test]

@@ -122,13 +122,21 @@ impl Workspace {
             return CommandPlace::default();
         };
         let temp = Some(sandbox.session_temp().to_path_buf());
+        let removed_env = std::env::vars_os()
+            .filter_map(|(name, _)| name.into_string().ok())
+            .filter(|name| lembas_rules::permission::sandbox::removes_variable(name))
+            .collect();
         let confinement = sandbox.enforced().then(|| Confinement {
             policy,
             root: self.root.clone(),
             session_temp: sandbox.session_temp().to_path_buf(),
             home: self.home.as_ref().map(PathBuf::from),
         });
-        CommandPlace { temp, confinement }
+        CommandPlace {
+            temp,
+            confinement,
+            removed_env,
+        }
     }
 
     /// The API key the session uses: no variable of the environment that holds it reaches a
@@ -526,6 +534,9 @@ pub struct CommandPlace {
     pub temp: Option<PathBuf>,
     /// The sandbox's confinement; none runs it under the rules alone.
     pub confinement: Option<Confinement>,
+    /// Variables of lembas's environment the command does not get: those naming a daemon's
+    /// socket, and those whose names say they hold a secret (permission/sandbox.json).
+    pub removed_env: Vec<String>,
 }
 
 /// [`bash`], without the environment variables named in `hidden`, in `place` (confined when it
@@ -542,7 +553,7 @@ pub async fn bash_without(
     for (name, value) in lembas_rules::spec::spec().programs.environment.iter() {
         command.env(name, value.as_ref());
     }
-    for name in hidden {
+    for name in hidden.iter().chain(&place.removed_env) {
         command.env_remove(name);
     }
     if let Some(temp) = &place.temp {

@@ -226,17 +226,37 @@ async fn no_secret_of_the_home_or_of_lembas_reaches_the_model() {
             "bash",
             json!({"command": read(&format!("{home_text}/notes.txt"))}),
         ),
+        (
+            "bash",
+            json!({"command": "echo \"[$OTHER_TOKEN][$SSH_AUTH_SOCK][$LANG]\""}),
+        ),
     ];
     let (out, results) = run(
         &root,
         &["--mode", "auto"],
-        &[("HOME", &home_text), ("LEMBAS_API_KEY", key)],
+        &[
+            ("HOME", &home_text),
+            ("LEMBAS_API_KEY", key),
+            ("OTHER_TOKEN", "ghp_CANARY-OTHER"),
+            ("SSH_AUTH_SOCK", "/tmp/CANARY-agent.sock"),
+            ("LANG", "C.UTF-8"),
+        ],
         &calls,
     )
     .await;
     assert_eq!(out.status.code(), Some(0), "{}", said(&out));
     let all = format!("{results:?}");
-    for secret in ["CANARY-PRIVATE-KEY", "CANARY-AWS-SECRET", key] {
+    assert!(
+        results["c5"].contains("[][][C.UTF-8]"),
+        "no secret or agent socket in the environment: {}",
+        results["c5"]
+    );
+    for secret in [
+        "CANARY-PRIVATE-KEY",
+        "CANARY-AWS-SECRET",
+        key,
+        "CANARY-OTHER",
+    ] {
         assert!(!all.contains(secret), "{secret} reached the model: {all}");
     }
     assert!(

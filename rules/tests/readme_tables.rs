@@ -4,7 +4,9 @@
 //! from the data and fail when the README's copy differs. Run with `LEMBAS_WRITE_README=1` to
 //! write them into the README.
 
-use lembas_rules::permission::sandbox::{devices, hidden_in_home, refused_syscalls, Policy};
+use lembas_rules::permission::sandbox::{
+    devices, hidden_in_home, hidden_system, metadata_syscalls, refused_syscalls, Policy,
+};
 use lembas_rules::permission::Mode;
 use lembas_rules::spec::spec;
 use lembas_rules::spec::types::{Grammar, NetworkPolicy, OperandKind, ValueKind, WritableTree};
@@ -147,8 +149,8 @@ fn sandbox_table() -> String {
     let mut out = vec![
         SANDBOX_BEGIN.to_string(),
         String::new(),
-        "| mode | a command may change | network |".to_string(),
-        "|---|---|---|".to_string(),
+        "| mode | a command may write | network | modes, owners, times of files |".to_string(),
+        "|---|---|---|---|".to_string(),
     ];
     for mode in Mode::ALL.iter().rev() {
         let Some(entry) = file.modes.get(mode.as_str()) else {
@@ -171,7 +173,12 @@ fn sandbox_table() -> String {
             NetworkPolicy::Off => "none",
             NetworkPolicy::Setting => "open, unless `--no-network` or `\"network\": false`",
         };
-        out.push(format!("| {mode} | {writes} | {network} |"));
+        let metadata = if entry.metadata {
+            "those its user owns (never a setuid or setgid bit)"
+        } else {
+            "none"
+        };
+        out.push(format!("| {mode} | {writes} | {network} | {metadata} |"));
         // The words the harness says come from the same policy.
         assert!(!Policy::of(*mode, true).describe().is_empty());
     }
@@ -179,11 +186,14 @@ fn sandbox_table() -> String {
     let hidden: Vec<String> = hidden_in_home().iter().map(|h| format!("~/{h}")).collect();
     let hidden: Vec<&str> = hidden.iter().map(String::as_str).collect();
     out.push(format!(
-        "In every mode: writable {}; never read or written, in the home: {}; refused: {}, \
-         `TIOCSTI`, and without a network every socket but a Unix one.",
+        "In every mode: writable {}; never read or written, in every home: {}; nor {}; \
+         refused: {}, `TIOCSTI`, every Unix socket, and without a network every socket; \
+         without metadata changes, also {}.",
         code(&devices().collect::<Vec<_>>()),
         code(&hidden),
+        code(&hidden_system().collect::<Vec<_>>()),
         code(&refused_syscalls().collect::<Vec<_>>()),
+        code(&metadata_syscalls().collect::<Vec<_>>()),
     ));
     out.push(String::new());
     out.push(SANDBOX_END.to_string());
@@ -193,6 +203,9 @@ fn sandbox_table() -> String {
 /// Checks the README's section between `begin` and `end` against `wanted` (writes it with
 /// `LEMBAS_WRITE_README=1`).
 fn section(begin: &str, end: &str, wanted: &str) {
+    // The tests run at once: one reads and writes the README at a time.
+    static README: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = README.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
     let readme = std::fs::read_to_string(&path).unwrap();
     let (Some(start), Some(stop)) = (readme.find(begin), readme.find(end)) else {

@@ -20,6 +20,8 @@ pub struct Policy {
     writes: Vec<WritableTree>,
     /// Whether a command may open a network connection.
     network: bool,
+    /// Whether a command may change files' modes, owners, times and extended attributes.
+    metadata: bool,
 }
 
 impl Policy {
@@ -36,6 +38,7 @@ impl Policy {
             mode,
             writes,
             network,
+            metadata: entry.is_some_and(|m| m.metadata),
         }
     }
 
@@ -61,6 +64,7 @@ impl Policy {
                 .filter(|w| parent.writes.contains(w))
                 .collect(),
             network: self.network && parent.network,
+            metadata: self.metadata && parent.metadata,
         }
     }
 
@@ -77,6 +81,12 @@ impl Policy {
     /// Whether a command may open a network connection.
     pub fn network(&self) -> bool {
         self.network
+    }
+
+    /// Whether a command may change files' modes, owners, times and extended attributes (never a
+    /// setuid or setgid bit).
+    pub fn metadata(&self) -> bool {
+        self.metadata
     }
 
     /// The policy in words: what is writable, the network, the hidden files.
@@ -161,6 +171,36 @@ pub fn hidden_in_home() -> Vec<String> {
     out
 }
 
+/// The homes, besides the person's, whose hidden files no command reads: `/root`, and each
+/// folder of `/home` (`/home/*`: the harness lists it).
+pub fn other_homes() -> impl Iterator<Item = &'static str> {
+    sandbox_spec().homes.iter().map(|h| h.as_ref())
+}
+
+/// The system's secrets no command reads (`/etc/shadow`, the SSH host keys, …).
+pub fn hidden_system() -> impl Iterator<Item = &'static str> {
+    sandbox_spec().hidden_system.iter().map(|h| h.as_ref())
+}
+
+/// The system calls that change files' modes, owners, times and extended attributes: refused
+/// where the policy has no [`Policy::metadata`].
+pub fn metadata_syscalls() -> impl Iterator<Item = &'static str> {
+    sandbox_spec().metadata_syscalls.iter().map(|s| s.as_ref())
+}
+
+/// Whether no command gets the variable `name` of lembas's environment: one naming a daemon's
+/// socket (`SSH_AUTH_SOCK`, `TMUX`, …), or one whose name says it holds a secret (`*TOKEN*`,
+/// `*KEY*`, …, whatever its letter case).
+pub fn removes_variable(name: &str) -> bool {
+    let environment = &sandbox_spec().environment;
+    let upper = name.to_uppercase();
+    environment.removed.iter().any(|n| *n == upper)
+        || environment
+            .removed_matching
+            .iter()
+            .any(|p| super::wildcard::matches(p, &upper))
+}
+
 /// The devices every command may write (`/dev/null`, the terminal).
 pub fn devices() -> impl Iterator<Item = &'static str> {
     sandbox_spec().devices.iter().map(|d| d.as_ref())
@@ -190,7 +230,7 @@ pub enum Stopped {
 /// has no network): each once, in the order met. Empty when nothing the output says is the
 /// sandbox's doing.
 pub fn stopped(output: &str, policy: &Policy, places: Places<'_>) -> Vec<Stopped> {
-    let hidden: Vec<String> = places
+    let mut hidden: Vec<String> = places
         .home
         .map(|home| {
             hidden_in_home()
@@ -199,6 +239,7 @@ pub fn stopped(output: &str, policy: &Policy, places: Places<'_>) -> Vec<Stopped
                 .collect()
         })
         .unwrap_or_default();
+    hidden.extend(hidden_system().map(str::to_string));
     let place = Place {
         root: places.root,
         home: places.home,
@@ -377,6 +418,31 @@ mod tests {
             Policy::of(Mode::Plan, true)
         );
         assert_eq!(Policy::of_chain(&[], true), Policy::of(Mode::Plan, false));
+    }
+
+    #[test]
+    fn no_command_gets_a_secret_or_a_daemons_socket_from_the_environment() {
+        for name in [
+            "SSH_AUTH_SOCK",
+            "TMUX",
+            "GITHUB_TOKEN",
+            "aws_secret_access_key",
+            "OPENAI_API_KEY",
+            "DB_PASSWORD",
+            "DBUS_SESSION_BUS_ADDRESS",
+        ] {
+            assert!(removes_variable(name), "{name}");
+        }
+        for name in ["PATH", "HOME", "LANG", "TERM", "CARGO_HOME", "TMPDIR"] {
+            assert!(!removes_variable(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn plan_changes_no_metadata_and_the_chain_keeps_it_so() {
+        assert!(!Policy::of(Mode::Plan, true).metadata());
+        assert!(Policy::of(Mode::Edit, true).metadata());
+        assert!(!Policy::of_chain(&[Mode::Auto, Mode::Plan], true).metadata());
     }
 
     #[test]

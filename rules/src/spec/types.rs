@@ -1167,8 +1167,22 @@ spec_struct! {
         pub modes: Map<SandboxMode>,
         pub devices: List<Str>,
         pub hidden: List<Str>,
+        pub homes: List<Str>,
+        pub hidden_system: List<Str>,
         pub syscalls: List<Str>,
+        pub metadata_syscalls: List<Str>,
+        pub environment: SandboxEnvironment,
         pub texts: SandboxTexts,
+    }
+}
+
+spec_struct! {
+    /// The variables of lembas's environment no command gets.
+    #[derive(Debug, Default, Clone, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct SandboxEnvironment {
+        pub removed: List<Str>,
+        pub removed_matching: List<Str>,
     }
 }
 
@@ -1179,6 +1193,7 @@ spec_struct! {
     pub struct SandboxMode {
         pub writes: List<WritableTree>,
         pub network: NetworkPolicy,
+        pub metadata: bool,
     }
 }
 
