@@ -444,3 +444,88 @@ async fn the_file_tools_write_through_no_link_out_of_the_root() {
         CANARY_TEXT
     );
 }
+
+#[tokio::test]
+async fn a_plan_subagent_of_an_auto_main_agent_runs_under_plan_s_policy() {
+    use common::scripted::{calls, rule, says, serve};
+    if no_landlock() {
+        return;
+    }
+    // A repository whose config names a program an allowed `git diff` runs: the floor, not the
+    // rules, keeps it from writing.
+    let root = common::project_with_hello("lembas-sandbox-subagent");
+    let init = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&root)
+        .status()
+        .unwrap();
+    assert!(init.success());
+    std::fs::write(root.join("a.txt"), "a\n").unwrap();
+    std::fs::write(root.join("b.txt"), "b\n").unwrap();
+    let log = root.join("ran.log");
+    let program = root.join("differ.sh");
+    std::fs::write(
+        &program,
+        format!(
+            "#!/bin/sh\necho ran >> '{}'\necho differ-ran\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let config = std::fs::read_to_string(root.join(".git/config")).unwrap();
+    std::fs::write(
+        root.join(".git/config"),
+        format!("{config}[diff]\n\texternal = {}\n", program.display()),
+    )
+    .unwrap();
+    let diff = json!({"command": "git diff --no-index a.txt b.txt"});
+    let lead = "You are the main agent";
+    let server = serve(
+        vec![
+            rule(lead, "Go.", calls("m1", "bash", diff.clone())),
+            rule(
+                lead,
+                "differ-ran",
+                calls(
+                    "m2",
+                    "team_add",
+                    json!({"name": "reader", "role": "reads", "task": "Diff them.", "goal": "a diff", "mode": "plan"}),
+                ),
+            ),
+            rule("You are \"reader\"", "Diff them.", calls("r1", "bash", diff)),
+            rule(
+                "You are \"reader\"",
+                "",
+                calls("r2", "team_finish", json!({"report": "Diffed."})),
+            ),
+            rule(lead, "Diffed.", says("Done.")),
+            rule(lead, "", says("Waiting.")),
+        ],
+        0,
+    )
+    .await;
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_lembas"))
+        .args(["run", "--base-url", &server.url, "--model", "m"])
+        .args(["--unattended", "--mode", "auto", "Go."])
+        .current_dir(&root)
+        .env_remove("LEMBAS_API_KEY")
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    let ran = std::fs::read_to_string(&log).unwrap_or_default();
+    assert_eq!(
+        ran.lines().count(),
+        1,
+        "the main agent's run wrote, the plan subagent's did not: {ran:?}\n{}",
+        said(&out)
+    );
+    let reader = server.bodies("You are \"reader\"");
+    let results = format!("{reader:?}");
+    assert!(
+        results.contains("lembas's sandbox"),
+        "the subagent was told the sandbox refused: {results:.3000}"
+    );
+}

@@ -205,7 +205,9 @@ fn sandbox_table() -> String {
 fn section(begin: &str, end: &str, wanted: &str) {
     // The tests run at once: one reads and writes the README at a time.
     static README: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _one = README.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _one = README
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
     let readme = std::fs::read_to_string(&path).unwrap();
     let (Some(start), Some(stop)) = (readme.find(begin), readme.find(end)) else {
