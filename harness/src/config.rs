@@ -160,6 +160,9 @@ pub struct SessionOptions {
     /// where the kernel has no Landlock).
     #[arg(long)]
     pub no_sandbox: bool,
+    /// The session's temporary folder, when made before lembas confined itself (not a flag).
+    #[arg(skip)]
+    pub session_temp: Option<PathBuf>,
 }
 
 /// `lembas run`: a session of one turn.

@@ -64,8 +64,14 @@ fn main() -> ExitCode {
             );
             exit(code.map_err(anyhow::Error::from), "lembas conformance")
         }
-        Command::Run(options) => in_runtime(lembas_harness::run::run(*options)),
-        Command::Chat(options) => in_runtime(lembas_harness::chat::chat(*options)),
+        Command::Run(mut options) => match confined(&mut options.session) {
+            Ok(()) => in_runtime(lembas_harness::run::run(*options)),
+            Err(e) => exit(Err(e), "lembas"),
+        },
+        Command::Chat(mut options) => match confined(&mut options) {
+            Ok(()) => in_runtime(lembas_harness::chat::chat(*options)),
+            Err(e) => exit(Err(e), "lembas"),
+        },
         Command::Acp(options) => in_runtime(lembas_harness::acp::serve(*options)),
         Command::Sandbox {
             what: SandboxCommand::Status,
@@ -74,6 +80,28 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
     }
+}
+
+/// A session with one root (`lembas run`, `lembas chat`) confines lembas itself before any
+/// thread starts, where the kernel can (`sandbox::confine_harness`): its temporary folder made
+/// first, and its `--events` file.
+fn confined(options: &mut lembas_harness::config::SessionOptions) -> anyhow::Result<()> {
+    use anyhow::Context as _;
+    if options.no_sandbox
+        || !matches!(
+            lembas_harness::sandbox::probe(),
+            lembas_harness::sandbox::Support::Full { .. }
+        )
+    {
+        return Ok(());
+    }
+    let root = std::env::current_dir().context("the current directory")?;
+    let root = std::fs::canonicalize(&root).unwrap_or(root);
+    let temp =
+        lembas_harness::sandbox::make_session_temp().context("the session's temporary folder")?;
+    lembas_harness::sandbox::confine_harness(&root, &temp, options.events.as_deref())?;
+    options.session_temp = Some(temp);
+    Ok(())
 }
 
 /// Runs a session on a runtime of its own; its exit. The runtime does not wait for the thread

@@ -137,6 +137,58 @@ pub fn status() -> String {
     out
 }
 
+/// A temporary folder of the session's own, in the system's (`lembas-PID-…`, only its user's).
+pub fn make_session_temp() -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let folder = std::env::temp_dir().join(format!("lembas-{}-{nanos:08x}", std::process::id()));
+    std::fs::DirBuilder::new().mode(0o700).create(&folder)?;
+    std::fs::canonicalize(&folder)
+}
+
+/// Confines lembas itself — `lembas run` and `lembas chat`, whose session has one root — before
+/// any thread starts: it may read the whole tree, and write only the project `root`, the
+/// session's temporary folder, its `events` file (made here if missing), `/dev/null` and the
+/// terminal; the temporary folder's parent only to remove it. So a file tool writes nowhere
+/// else, whatever the rules allowed, and every command's own confinement is inside this one.
+pub fn confine_harness(
+    root: &Path,
+    session_temp: &Path,
+    events: Option<&Path>,
+) -> Result<(), SandboxError> {
+    use landlock::{
+        path_beneath_rules, Access, AccessFs, CompatLevel, Compatible, RulesetAttr,
+        RulesetCreatedAttr,
+    };
+    if let Some(events) = events {
+        std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(events)
+            .map_err(|e| SandboxError::Spawn(format!("--events {}: {e}", events.display())))?;
+    }
+    let file = AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate;
+    let devices: Vec<&str> = sandbox::devices().collect();
+    let parent = session_temp.parent().unwrap_or(session_temp);
+    landlock::Ruleset::default()
+        .set_compatibility(CompatLevel::HardRequirement)
+        .handle_access(AccessFs::from_all(ABI))?
+        .create()?
+        .add_rules(path_beneath_rules(["/"], AccessFs::from_read(ABI)))?
+        .add_rules(path_beneath_rules(
+            [root, session_temp],
+            AccessFs::from_all(ABI),
+        ))?
+        .add_rules(path_beneath_rules([parent], AccessFs::RemoveDir))?
+        .add_rules(path_beneath_rules(events, file))?
+        .add_rules(path_beneath_rules(&devices, file | AccessFs::IoctlDev))?
+        .restrict_self()?;
+    Ok(())
+}
+
 /// A session's sandbox: what the kernel gives, the session's own temporary folder, the person's
 /// network setting. Its temporary folder is removed when it is dropped.
 #[derive(Debug)]
@@ -149,20 +201,14 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
-    /// The sandbox of a session: the kernel probed, a temporary folder of its own made (the
-    /// commands' `TMPDIR`). `off`: the person gave `--no-sandbox`.
-    pub fn new(off: bool, network: bool) -> std::io::Result<Sandbox> {
-        use std::os::unix::fs::DirBuilderExt;
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let session_temp =
-            std::env::temp_dir().join(format!("lembas-{}-{nanos:08x}", std::process::id()));
-        std::fs::DirBuilder::new()
-            .mode(0o700)
-            .create(&session_temp)?;
-        let session_temp = std::fs::canonicalize(&session_temp)?;
+    /// The sandbox of a session: the kernel probed, a temporary folder of its own (the commands'
+    /// `TMPDIR`; `made`: one made already, by [`confine_harness`]'s caller). `off`: the person
+    /// gave `--no-sandbox`.
+    pub fn new(off: bool, network: bool, made: Option<PathBuf>) -> std::io::Result<Sandbox> {
+        let session_temp = match made {
+            Some(folder) => folder,
+            None => make_session_temp()?,
+        };
         Ok(Sandbox {
             support: if off {
                 Support::Missing(sandbox_spec().texts.no_sandbox.to_string())

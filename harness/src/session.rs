@@ -155,8 +155,8 @@ pub fn crew_in(
     for note in &s.notes {
         eprintln!("lembas: {note}");
     }
-    let sandbox =
-        Sandbox::new(s.no_sandbox, s.network).context("the session's temporary folder")?;
+    let sandbox = Sandbox::new(s.no_sandbox, s.network, o.session_temp.clone())
+        .context("the session's temporary folder")?;
     eprintln!("lembas: {}", sandbox.start_line(s.mode));
     if let Some(why) = sandbox.refuses(s.mode) {
         bail!("{why}");

@@ -529,3 +529,39 @@ async fn a_plan_subagent_of_an_auto_main_agent_runs_under_plan_s_policy() {
         "the subagent was told the sandbox refused: {results:.3000}"
     );
 }
+
+#[tokio::test]
+async fn lembas_itself_writes_nowhere_outside_what_the_session_needs() {
+    if no_landlock() {
+        return;
+    }
+    // In auto mode the rules allow a write outside the project: lembas, confined at start,
+    // cannot make it.
+    let canary = Canary::new("harness");
+    let root = common::project_with_hello("lembas-sandbox-harness");
+    let calls: Vec<(&str, Value)> = vec![
+        (
+            "write",
+            json!({"path": canary.path("file.txt"), "content": "overwritten"}),
+        ),
+        (
+            "edit",
+            json!({"path": canary.path("tree/a.txt"), "old": "CANARY", "new": "X"}),
+        ),
+        ("write", json!({"path": "inside.txt", "content": "fine"})),
+    ];
+    let (out, results) = run(&root, &["--mode", "auto"], &[], &calls).await;
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    assert!(canary.harm().is_empty(), "{:?} {results:?}", canary.harm());
+    for id in ["c0", "c1"] {
+        assert!(
+            results[id].contains("permission denied"),
+            "{id}: {}",
+            results[id]
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(root.join("inside.txt")).unwrap(),
+        "fine"
+    );
+}
