@@ -4,6 +4,7 @@
 //! - [`conformance`] — `lembas conformance`;
 //! - [`provider`] — an OpenAI-compatible chat stream: read into events, sent and retried;
 //! - [`tools`] — the files and the shell, as the rules allowed;
+//! - [`guard`] — git's hooks and running settings put back after every command;
 //! - [`files`] — a file tool's file opened as the rules judged it, beneath the root, through no link;
 //! - [`sandbox`] — the kernel's floor under the rules: every command confined by its agent's mode;
 //! - [`engine`] — one agent's turns: the provider, the tools, the rules' permission and progress;
@@ -23,6 +24,7 @@ pub mod crew;
 pub mod engine;
 pub mod events;
 pub mod files;
+pub mod guard;
 pub mod provider;
 pub mod run;
 pub mod sandbox;

@@ -1052,19 +1052,28 @@ pub async fn run_bash(w: &Workspace, a: &Args, policy: Policy) -> String {
         Err(e) => return e.to_string(),
     };
     let place = w.command_place(policy);
-    match bash_without(
+    // git's hooks and running settings, put back after the command ([`crate::guard`]).
+    let guard = crate::guard::GitGuard::before(&w.root);
+    let ran = bash_without(
         &w.root,
         command,
         Duration::from_secs(secs),
         &w.hidden_env,
         &place,
     )
-    .await
-    {
+    .await;
+    let mut said = match ran {
         Ok(ran) => match ran.code {
             Some(0) | None => ran.output,
             Some(c) => format!("{}\n(exit {c})", ran.output),
         },
         Err(e) => e.to_string(),
+    };
+    for restored in guard.after() {
+        if !said.is_empty() && !said.ends_with('\n') {
+            said.push('\n');
+        }
+        said.push_str(&restored);
     }
+    said
 }

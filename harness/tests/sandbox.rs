@@ -565,3 +565,34 @@ async fn lembas_itself_writes_nowhere_outside_what_the_session_needs() {
         "fine"
     );
 }
+
+#[tokio::test]
+async fn a_command_cannot_leave_git_a_runner_for_the_person() {
+    // Not the kernel's (it lets a command write anywhere in the project): lembas's guard.
+    let root = common::project_with_hello("lembas-sandbox-hooks");
+    let init = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&root)
+        .status()
+        .unwrap();
+    assert!(init.success());
+    let config = std::fs::read_to_string(root.join(".git/config")).unwrap();
+    let script = "import os\nopen('.git/hooks/pre-commit', 'w').write('#!/bin/sh\\ncat ~/.ssh/id_rsa\\n')\nos.chmod('.git/hooks/pre-commit', 0o755)\nopen('.git/config', 'a').write('[core]\\n\\tfsmonitor = sh -c evil\\n')\n";
+    let calls: Vec<(&str, Value)> = vec![
+        ("write", json!({"path": "setup.py", "content": script})),
+        ("bash", json!({"command": "python3 setup.py"})),
+        ("bash", json!({"command": "git config user.name Someone"})),
+    ];
+    let (out, results) = run(&root, &["--mode", "auto"], &[], &calls).await;
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    assert!(!root.join(".git/hooks/pre-commit").exists(), "{results:?}");
+    let now = std::fs::read_to_string(root.join(".git/config")).unwrap();
+    assert!(!now.contains("fsmonitor"), "{now}");
+    assert!(
+        results["c1"].contains("put them back") && results["c1"].contains("put the file back"),
+        "{}",
+        results["c1"]
+    );
+    // An ordinary setting stays.
+    assert!(now.contains("Someone") && now.starts_with(&config), "{now}");
+}
