@@ -11,7 +11,8 @@
 //! `clientCapabilities._meta.lembas` in `initialize`: the capabilities `progress`, `tree` and
 //! `agents`; the `phase` and `team` events as `_lembas/event`; `_lembas/session/status`,
 //! `_lembas/team`, `_lembas/team/transcript`, `_lembas/team/findings`, `_lembas/team/stop`,
-//! `_lembas/configure`; `_meta.lembas.agents` (and `subagents: false`) on `session/new` and on every
+//! `_lembas/configure`; `_meta.lembas.agents` (and `subagents: false`, and `network: false`: no
+//! command of the session gets a network) on `session/new` and on every
 //! `session/prompt`; `_meta.lembas.subagent` on a subagent's permission request. A plain client
 //! gets plain ACP only.
 //!
@@ -162,9 +163,15 @@ fn agents_of(lembas: Option<&Value>) -> std::result::Result<SettingFromClient, E
             return Err(invalid("said", "expected an array of strings"));
         }
     }
+    let no_network = match l.get("network") {
+        None | Some(Value::Null) | Some(Value::Bool(true)) => false,
+        Some(Value::Bool(false)) => true,
+        Some(_) => return Err(invalid("network", "expected true or false")),
+    };
     Ok(SettingFromClient {
         agents,
         no_subagents: l.get("subagents") == Some(&Value::Bool(false)),
+        no_network,
     })
 }
 
@@ -748,5 +755,20 @@ pub async fn serve(o: SessionOptions) -> Result<i32> {
         // state, a paced phase): the link is over, as the client meant.
         Err(e) if e.to_string().contains("Broken pipe") => Ok(0),
         Err(e) => Err(anyhow::anyhow!("the ACP link: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_client_turns_the_network_off_never_on() {
+        let off = agents_of(Some(&serde_json::json!({"network": false}))).unwrap();
+        assert!(off.no_network);
+        let on = agents_of(Some(&serde_json::json!({"network": true}))).unwrap();
+        assert!(!on.no_network);
+        assert!(!agents_of(None).unwrap().no_network);
+        assert!(agents_of(Some(&serde_json::json!({"network": "off"}))).is_err());
     }
 }

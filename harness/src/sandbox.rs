@@ -626,6 +626,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn without_landlock_auto_mode_is_refused_unless_the_person_says_so() {
+        use lembas_rules::permission::Mode;
+        let missing = |off: bool| Sandbox {
+            support: Support::Missing("this kernel has no Landlock".into()),
+            off,
+            network: true,
+            session_temp: std::env::temp_dir().join("lembas-never-made"),
+        };
+        let sandbox = missing(false);
+        assert!(!sandbox.enforced());
+        let why = sandbox.refuses(Mode::Auto).unwrap();
+        assert!(
+            why.contains("--no-sandbox") && why.contains("no Landlock"),
+            "{why}"
+        );
+        for mode in [Mode::Plan, Mode::Manual, Mode::Edit] {
+            assert!(sandbox.refuses(mode).is_none(), "{mode}");
+        }
+        assert!(sandbox
+            .start_line(Mode::Edit)
+            .contains("commands run without a sandbox"));
+        let off = missing(true);
+        assert!(off.refuses(Mode::Auto).is_none());
+        assert!(off.start_line(Mode::Auto).contains("--no-sandbox"));
+    }
+
+    #[test]
     fn every_refused_system_call_is_known() {
         for name in sandbox::refused_syscalls().chain(sandbox::metadata_syscalls()) {
             assert!(syscall(name).is_ok(), "{name}");

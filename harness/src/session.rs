@@ -129,6 +129,8 @@ pub struct SettingFromClient {
     pub agents: Option<AgentRange>,
     /// The client's instance has subagents switched off: none is offered.
     pub no_subagents: bool,
+    /// The client turns the network off for every command of the session (never on).
+    pub no_network: bool,
 }
 
 /// The tree of a session in `root` with these options (and what a client says of the setting):
@@ -155,8 +157,12 @@ pub fn crew_in(
     for note in &s.notes {
         eprintln!("lembas: {note}");
     }
-    let sandbox = Sandbox::new(s.no_sandbox, s.network, o.session_temp.clone())
-        .context("the session's temporary folder")?;
+    let sandbox = Sandbox::new(
+        s.no_sandbox,
+        s.network && !client.no_network,
+        o.session_temp.clone(),
+    )
+    .context("the session's temporary folder")?;
     eprintln!("lembas: {}", sandbox.start_line(s.mode));
     if let Some(why) = sandbox.refuses(s.mode) {
         bail!("{why}");
