@@ -185,6 +185,10 @@ async fn idle_subagents() -> f64 {
         asker: Arc::new(Unattended),
         window: None,
         system: "You are lembas.".into(),
+        plan: lembas_harness::engine::PlanDesk {
+            plan: Arc::default(),
+            file: ".lembas/plans/bench.md".into(),
+        },
     };
     let options = TeamOptions {
         min: 1,

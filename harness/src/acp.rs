@@ -20,10 +20,12 @@
 //! session. A turn runs in a task of its own: a handler that waited for it (or for a permission
 //! answer) would hold the connection's loop.
 
+use crate::call::{Block, CallShown, CallStatus};
 use crate::config::{AgentRange, SessionOptions};
 use crate::crew::{Crew, SessionEnd};
-use crate::engine::{Approval, Asker};
-use crate::events::SessionEvent;
+use crate::engine::{Approval, Asker, Question};
+use crate::events::{AgentRef, SessionEvent};
+use crate::plan::{Plan, StepStatus};
 use crate::session::{crew_in, SettingFromClient};
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v1::ConnectionTo;
@@ -37,7 +39,7 @@ use lembas_rules::permission::Mode;
 use lembas_rules::team::{lead, RoomKind};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use tokio::sync::mpsc;
@@ -216,20 +218,20 @@ impl Sessions {
         setting: SettingFromClient,
         client: ConnectionTo<Client>,
     ) -> Result<(acp::SessionId, Mode)> {
-        let id = {
-            let open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
-            acp::SessionId::new(format!("lembas-{}", open.len() + 1))
-        };
+        let id = acp::SessionId::new(crate::session::new_session_id());
         let (tx, rx) = mpsc::unbounded_channel();
         let lembas = self.lembas();
+        let calls = Arc::new(CallsSent::default());
         let asker = Arc::new(ClientAsker {
             client: client.clone(),
             session: id.clone(),
             runtime: tokio::runtime::Handle::current(),
             crew: OnceLock::new(),
             lembas,
+            calls: Arc::clone(&calls),
         });
         let crew = crew_in(
+            &id.to_string(),
             &self.options,
             cwd,
             Arc::clone(&asker) as Arc<dyn Asker>,
@@ -239,7 +241,7 @@ impl Sessions {
         )?;
         let _ = asker.crew.set(Arc::downgrade(&crew));
         let mode = crew.mode();
-        tokio::spawn(send_updates(rx, client, id.clone(), lembas));
+        tokio::spawn(send_updates(rx, client, id.clone(), lembas, calls));
         self.open
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -258,6 +260,8 @@ struct ClientAsker {
     crew: OnceLock<Weak<Crew>>,
     /// The client opted in to the spec's extension.
     lembas: bool,
+    /// The calls whose card the client has.
+    calls: Arc<CallsSent>,
 }
 
 impl ClientAsker {
@@ -279,8 +283,20 @@ impl ClientAsker {
     }
 }
 
+impl ClientAsker {
+    /// Waits (two seconds at most) until the call's `tool_call` has gone to the client.
+    async fn card_sent(&self, id: &str) {
+        for _ in 0..400 {
+            if self.calls.has(id) {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    }
+}
+
 impl Asker for ClientAsker {
-    fn ask(&self, agent: &str, tool: &str, what: &str) -> Approval {
+    fn ask(&self, question: &Question<'_>) -> Approval {
         // A turn the client cancelled asks nothing more: what would ask is refused.
         if self
             .crew
@@ -290,37 +306,71 @@ impl Asker for ClientAsker {
         {
             return Approval::Deny;
         }
-        let title = if what.is_empty() {
-            format!("{agent}: {tool}")
+        let call = question.call;
+        // The question is about the call's own card: its title, kind, arguments, the change a
+        // write would make, the command a call would run, or the plan.
+        let mut content = Vec::new();
+        if let Some(plan) = question.plan {
+            content.push(acp::ToolCallContent::from(plan.markdown()));
+        }
+        if let Some(command) = call.input.get("command").and_then(Value::as_str) {
+            content.push(acp::ToolCallContent::from(format!("```sh\n{command}\n```")));
+        }
+        if let Some(change) = question.change {
+            content.push(acp::ToolCallContent::Diff(
+                acp::Diff::new(change.path.clone(), change.new.clone())
+                    .old_text(change.old.clone()),
+            ));
+        }
+        let fields = acp::ToolCallUpdateFields::new()
+            .title(call_title(question.agent, call))
+            .kind(tool_kind(call))
+            .status(acp::ToolCallStatus::Pending)
+            .locations(locations(call))
+            .raw_input(call.input.clone())
+            .content(content);
+        let update = acp::ToolCallUpdate::new(call.id.clone(), fields);
+        let options = if question.plan.is_some() {
+            vec![
+                acp::PermissionOption::new(
+                    ALLOW_ONCE,
+                    "Approve the plan",
+                    acp::PermissionOptionKind::AllowOnce,
+                ),
+                acp::PermissionOption::new(
+                    REJECT,
+                    "Keep planning",
+                    acp::PermissionOptionKind::RejectOnce,
+                ),
+            ]
         } else {
-            format!("{agent}: {tool} {what}")
+            vec![
+                acp::PermissionOption::new(
+                    ALLOW_ONCE,
+                    "Allow once",
+                    acp::PermissionOptionKind::AllowOnce,
+                ),
+                acp::PermissionOption::new(
+                    ALLOW_ALWAYS,
+                    "Allow always, for this session",
+                    acp::PermissionOptionKind::AllowAlways,
+                ),
+                acp::PermissionOption::new(REJECT, "Reject", acp::PermissionOptionKind::RejectOnce),
+            ]
         };
-        let call = acp::ToolCallUpdate::new(
-            format!("ask-{tool}-{}", crate::engine::now_ms()),
-            acp::ToolCallUpdateFields::new().title(title),
-        );
-        let options = vec![
-            acp::PermissionOption::new(
-                ALLOW_ONCE,
-                "Allow once",
-                acp::PermissionOptionKind::AllowOnce,
-            ),
-            acp::PermissionOption::new(
-                ALLOW_ALWAYS,
-                "Allow always",
-                acp::PermissionOptionKind::AllowAlways,
-            ),
-            acp::PermissionOption::new(REJECT, "Reject", acp::PermissionOptionKind::RejectOnce),
-        ];
-        let request = acp::RequestPermissionRequest::new(self.session.clone(), call, options)
-            .meta(self.subagent_meta(agent));
-        let sent = self.client.send_request(request);
-        let answer = tokio::task::block_in_place(|| self.runtime.block_on(sent.block_task()));
+        let request = acp::RequestPermissionRequest::new(self.session.clone(), update, options)
+            .meta(self.subagent_meta(&question.agent.name));
+        let answer = tokio::task::block_in_place(|| {
+            self.runtime.block_on(async {
+                self.card_sent(&call.id).await;
+                self.client.send_request(request).block_task().await
+            })
+        });
         match answer.map(|a| a.outcome) {
             Ok(acp::RequestPermissionOutcome::Selected(chosen)) => {
                 match chosen.option_id.to_string().as_str() {
                     ALLOW_ONCE => Approval::Once,
-                    ALLOW_ALWAYS => Approval::Always,
+                    ALLOW_ALWAYS if question.plan.is_none() => Approval::Always,
                     _ => Approval::Deny,
                 }
             }
@@ -329,13 +379,34 @@ impl Asker for ClientAsker {
     }
 }
 
-/// The modes a client may pick, the rules' four.
+/// A mode as a client's picker shows it (`harness/texts/modes.json`).
+#[derive(Deserialize)]
+struct ModeText {
+    name: String,
+    description: String,
+}
+
+/// `harness/texts/modes.json`.
+#[derive(Deserialize)]
+struct ModeTexts {
+    modes: BTreeMap<String, ModeText>,
+}
+
+/// The modes' names and descriptions, read once (a test shows they are read).
+static MODE_TEXTS: std::sync::LazyLock<Option<ModeTexts>> =
+    std::sync::LazyLock::new(|| serde_json::from_str(include_str!("../texts/modes.json")).ok());
+
+/// The modes a client may pick, the rules' four, each named and described.
 fn modes(current: Mode) -> acp::SessionModeState {
     acp::SessionModeState::new(
         current.as_str(),
         Mode::ALL
             .iter()
-            .map(|m| acp::SessionMode::new(m.as_str(), m.as_str()))
+            .map(|m| {
+                let text = MODE_TEXTS.as_ref().and_then(|t| t.modes.get(m.as_str()));
+                acp::SessionMode::new(m.as_str(), text.map_or(m.as_str(), |t| t.name.as_str()))
+                    .description(text.map(|t| t.description.clone()))
+            })
             .collect::<Vec<_>>(),
     )
 }
@@ -352,29 +423,90 @@ fn prompt_text(blocks: &[acp::ContentBlock]) -> String {
         .join("\n")
 }
 
-/// What a tool is, as ACP's `kind` says it.
-fn tool_kind(tool: &str) -> acp::ToolKind {
-    match tool {
-        "read" | "list" => acp::ToolKind::Read,
-        "write" | "edit" => acp::ToolKind::Edit,
-        "glob" | "grep" => acp::ToolKind::Search,
-        "bash" => acp::ToolKind::Execute,
-        _ => acp::ToolKind::Other,
+/// What a call is, as ACP's `kind` says it: from its tool's block; submitting the plan switches
+/// the mode.
+fn tool_kind(call: &CallShown) -> acp::ToolKind {
+    match call.kind {
+        _ if call.tool == "plan_submit" => acp::ToolKind::SwitchMode,
+        Block::Read => acp::ToolKind::Read,
+        Block::Edit => acp::ToolKind::Edit,
+        Block::Search => acp::ToolKind::Search,
+        Block::Shell => acp::ToolKind::Execute,
+        Block::Web => acp::ToolKind::Fetch,
+        Block::Plan => acp::ToolKind::Think,
+        Block::Task | Block::Hidden | Block::Tool => acp::ToolKind::Other,
+    }
+}
+
+/// A call's title for the client: a subagent's calls carry its name first.
+fn call_title(agent: &AgentRef, call: &CallShown) -> String {
+    if agent.is_main() {
+        call.title.clone()
+    } else {
+        format!("{}: {}", agent.name, call.title)
+    }
+}
+
+/// The files a call touches, as ACP's locations.
+fn locations(call: &CallShown) -> Vec<acp::ToolCallLocation> {
+    call.locations
+        .iter()
+        .map(|l| acp::ToolCallLocation::new(l.path.clone()).line(l.line))
+        .collect()
+}
+
+/// The plan as ACP's `plan` update.
+fn plan_update(plan: &Plan) -> acp::Plan {
+    acp::Plan::new(
+        plan.steps
+            .iter()
+            .map(|step| {
+                let status = match step.status {
+                    StepStatus::Pending => acp::PlanEntryStatus::Pending,
+                    StepStatus::InProgress => acp::PlanEntryStatus::InProgress,
+                    StepStatus::Completed => acp::PlanEntryStatus::Completed,
+                };
+                acp::PlanEntry::new(step.text.clone(), acp::PlanEntryPriority::Medium, status)
+            })
+            .collect(),
+    )
+}
+
+/// The calls of a session whose `tool_call` has gone to the client: a permission request about
+/// a call is sent only after its card, so that the client ties the two.
+#[derive(Default)]
+struct CallsSent {
+    ids: Mutex<std::collections::HashSet<String>>,
+}
+
+impl CallsSent {
+    fn sent(&self, id: &str) {
+        self.ids
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id.to_string());
+    }
+
+    fn has(&self, id: &str) -> bool {
+        self.ids
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(id)
     }
 }
 
 /// Sends a session's events to the client as `session/update`: the main agent's reply as
-/// `agent_message_chunk`, each of its calls as a `tool_call` and, when it ends, a
-/// `tool_call_update` with its output.
+/// `agent_message_chunk`, every call (a subagent's titled with its name) as a `tool_call` when
+/// the model makes it, `in_progress` when it runs and `completed` or `failed` when it ends, with
+/// its output and the diff of a change; the plan as `plan`; a mode the session changed to as
+/// `current_mode_update`.
 async fn send_updates(
     mut rx: mpsc::UnboundedReceiver<SessionEvent>,
     client: ConnectionTo<Client>,
     session: acp::SessionId,
     lembas: bool,
+    calls: Arc<CallsSent>,
 ) {
-    let mut calls = 0u64;
-    // Calls started and not ended, oldest first, by tool.
-    let mut running: VecDeque<(String, String)> = VecDeque::new();
     while let Some(event) = rx.recv().await {
         // The spec's events, to a client that opted in: `phase` (paced by the engine) and `team`
         // (paced by the crew), in the shapes the `--events` file writes.
@@ -401,39 +533,36 @@ async fn send_updates(
             }
             continue;
         }
+        let mut started = None;
         let update = match event {
             SessionEvent::Text { agent, text } if agent.is_main() => {
                 acp::SessionUpdate::AgentMessageChunk(acp::ContentChunk::new(
                     acp::ContentBlock::Text(acp::TextContent::new(text)),
                 ))
             }
-            SessionEvent::ToolStart { agent, tool, what } if agent.is_main() => {
-                calls += 1;
-                let id = format!("call-{calls}");
-                running.push_back((tool.clone(), id.clone()));
-                let title = if what.is_empty() {
-                    tool.clone()
-                } else {
-                    format!("{tool} {what}")
-                };
+            SessionEvent::ToolStart { agent, call } => {
+                started = Some(call.id.clone());
                 acp::SessionUpdate::ToolCall(
-                    acp::ToolCall::new(id, title)
-                        .kind(tool_kind(&tool))
-                        .status(acp::ToolCallStatus::InProgress),
+                    acp::ToolCall::new(call.id.clone(), call_title(&agent, &call))
+                        .kind(tool_kind(&call))
+                        .status(acp::ToolCallStatus::Pending)
+                        .locations(locations(&call))
+                        .raw_input(call.input.clone()),
                 )
             }
+            SessionEvent::ToolRunning { id, .. } => {
+                acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new(
+                    id,
+                    acp::ToolCallUpdateFields::new().status(acp::ToolCallStatus::InProgress),
+                ))
+            }
             SessionEvent::ToolEnd {
-                agent,
-                tool,
+                id,
+                status,
                 output,
                 diff,
-            } if agent.is_main() => {
-                let Some(at) = running.iter().position(|(t, _)| *t == tool) else {
-                    continue;
-                };
-                let Some((_, id)) = running.remove(at) else {
-                    continue;
-                };
+                ..
+            } => {
                 // Its output, and for a write or an edit the change as a diff.
                 let mut content = vec![acp::ToolCallContent::from(output)];
                 if let Some(d) = diff {
@@ -441,10 +570,14 @@ async fn send_updates(
                         acp::Diff::new(d.path, d.new).old_text(d.old),
                     ));
                 }
+                let status = match status {
+                    CallStatus::Completed => acp::ToolCallStatus::Completed,
+                    CallStatus::Failed => acp::ToolCallStatus::Failed,
+                };
                 acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new(
                     id,
                     acp::ToolCallUpdateFields::new()
-                        .status(acp::ToolCallStatus::Completed)
+                        .status(status)
                         .content(content),
                 ))
             }
@@ -453,6 +586,10 @@ async fn send_updates(
                     acp::ContentBlock::Text(acp::TextContent::new(text)),
                 ))
             }
+            SessionEvent::Plan { plan } => acp::SessionUpdate::Plan(plan_update(&plan)),
+            SessionEvent::Mode { mode } => {
+                acp::SessionUpdate::CurrentModeUpdate(acp::CurrentModeUpdate::new(mode.as_str()))
+            }
             _ => continue,
         };
         if client
@@ -460,6 +597,9 @@ async fn send_updates(
             .is_err()
         {
             return;
+        }
+        if let Some(id) = started {
+            calls.sent(&id);
         }
     }
 }

@@ -13,7 +13,7 @@ use crate::provider::client::Provider;
 use crate::tools::Workspace;
 use lembas_rules::delegation::{who_decides, Subagent, Verdict};
 use lembas_rules::input::InputError;
-use lembas_rules::permission::{Context, Request};
+use lembas_rules::permission::{Context, Mode, Request};
 use lembas_rules::progress::{advance, Phase, StopReason, WaitReason};
 use lembas_rules::spec::loop_spec;
 use lembas_rules::team::operation::{Deliveries, Operation, TeamAnswer, TeamStep, TurnEndReason};
@@ -40,6 +40,8 @@ pub struct Setup {
     pub window: Option<u64>,
     /// This project's own system prompt, before the spec's blocks.
     pub system: String,
+    /// The session's plan, kept by the main agent's engine.
+    pub plan: crate::engine::PlanDesk,
 }
 
 /// How the session ended.
@@ -79,6 +81,9 @@ struct Inner {
     lead_out_of_steps: bool,
     /// Every agent's conversation, by id, ended ones too (read-only transcripts).
     transcripts: BTreeMap<String, Transcript>,
+    /// The mode the session had when it went into plan mode (to go back to when the plan is
+    /// approved).
+    before_plan: Option<lembas_rules::permission::Mode>,
 }
 
 /// The tree at work: the rules' team, each agent's task, and where the events go.
@@ -135,6 +140,7 @@ impl Crew {
                 stopped: false,
                 lead_out_of_steps: false,
                 transcripts: BTreeMap::new(),
+                before_plan: None,
             }),
             out,
             quiet: watch::Sender::new(true),
@@ -399,13 +405,25 @@ impl Crew {
         }
         let mut inner = self.lock();
         let _ = inner.apply(Operation::MainMode { mode });
-        self.setup
+        let mut permissions = self
+            .setup
             .permissions
             .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .mode = mode;
+            .unwrap_or_else(PoisonError::into_inner);
+        if mode == Mode::Plan && permissions.mode != Mode::Plan {
+            inner.before_plan = Some(permissions.mode);
+        }
+        permissions.mode = mode;
         inner.dirty = true;
         Ok(())
+    }
+
+    /// The plan is approved: the mode the session had before plan mode (edit when it started in
+    /// plan), said to every front.
+    pub fn leave_plan(&self) -> Result<Mode, String> {
+        let back = self.lock().before_plan.take().unwrap_or(Mode::Edit);
+        self.set_mode(back)?;
+        Ok(back)
     }
 
     /// The person changes the Subagents setting between turns: told to the main agent with its
@@ -687,6 +705,9 @@ impl Crew {
             window: s.window,
             tree: Arc::clone(&crew) as Arc<dyn Tree>,
         });
+        if agent.parent_id().is_none() {
+            engine = engine.with_plan(s.plan.clone());
+        }
         inner
             .transcripts
             .insert(id.to_string(), engine.transcript());
@@ -728,6 +749,10 @@ impl Crew {
 }
 
 impl Tree for Crew {
+    fn leave_plan(&self) -> Result<Mode, String> {
+        Crew::leave_plan(self)
+    }
+
     fn take_inbox(&self, name: &str) -> Vec<String> {
         let mut inner = self.lock();
         let id = inner.team.live(name).map(|a| a.id().to_string());

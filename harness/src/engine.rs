@@ -9,7 +9,9 @@
 //! it is given (subagents.md §9). Its progress is derived from what happens and said through the
 //! rules' pacer (progress.md §4).
 
+use crate::call::{self, Block, CallShown, CallStatus, Location};
 use crate::events::{AgentRef, FileDiff, SessionEvent};
+use crate::plan::{self as plan_tools, Plan};
 use crate::provider::chat::{AssistantCall, ChatEvent, ChatRequest, Message, StreamOptions};
 use crate::provider::chat::{Reply, ToolCall};
 use crate::provider::client::{Provider, StreamEvent};
@@ -34,17 +36,30 @@ pub enum Approval {
     Deny,
 }
 
-/// Who answers approvals: the terminal, a script in tests, or nobody (unattended). `agent` names
-/// the agent whose call it is (a subagent's call reaches the person naming it).
+/// A question to the person about one call: whose it is, the call as shown (its id, title and
+/// arguments), and what it would do — the change of a write or an edit, or the plan put for
+/// approval.
+pub struct Question<'a> {
+    /// Whose call it is.
+    pub agent: &'a AgentRef,
+    /// The call.
+    pub call: &'a CallShown,
+    /// The file as it is and as the call would leave it.
+    pub change: Option<&'a FileDiff>,
+    /// The plan, for `plan_submit`: approved (once or always) or not.
+    pub plan: Option<&'a Plan>,
+}
+
+/// Who answers approvals: the terminal, a client, a script in tests, or nobody (unattended).
 pub trait Asker: Send + Sync {
-    fn ask(&self, agent: &str, tool: &str, what: &str) -> Approval;
+    fn ask(&self, question: &Question<'_>) -> Approval;
 }
 
 /// Nobody can answer: every approval is refused.
 pub struct Unattended;
 
 impl Asker for Unattended {
-    fn ask(&self, _agent: &str, _tool: &str, _what: &str) -> Approval {
+    fn ask(&self, _question: &Question<'_>) -> Approval {
         Approval::Deny
     }
 }
@@ -65,6 +80,9 @@ pub trait Tree: Send + Sync {
     fn context(&self, name: &str, used: u64, window: u64) -> Option<u32>;
     /// Whether `name` has ended (team_finish, or a stop while it worked).
     fn has_ended(&self, name: &str) -> bool;
+    /// The person approved the plan: the session leaves plan mode for the mode it had before
+    /// (edit when it started in plan); the mode now, or why it could not change.
+    fn leave_plan(&self) -> Result<lembas_rules::permission::Mode, String>;
     /// The modes `name`'s commands run under: its own, then each agent's above it (the rules'
     /// `Team::mode_chain`); empty when it is not live.
     fn mode_chain(&self, name: &str) -> Vec<lembas_rules::permission::Mode>;
@@ -100,6 +118,19 @@ pub enum EngineError {
 
 /// The tools of this project the engine runs, as a model is sent them (`rules/spec/tools/`).
 pub const TOOLS: &[&str] = &["read", "write", "edit", "list", "glob", "grep", "bash"];
+
+/// The plan tools, offered to the main agent (`rules/spec/tools/plan_*.json`).
+pub const PLAN_TOOLS: &[&str] = &["plan_write", "plan_update", "plan_submit"];
+
+/// The session's plan as the main agent's engine keeps it: shared with the session (a client
+/// reads it), and its file's path relative to the root.
+#[derive(Clone)]
+pub struct PlanDesk {
+    /// The plan, once written.
+    pub plan: Arc<Mutex<Option<Plan>>>,
+    /// Its file, relative to the root (`.lembas/plans/<session>.md`).
+    pub file: String,
+}
 
 pub fn now_ms() -> i64 {
     SystemTime::now()
@@ -240,6 +271,10 @@ pub struct Engine {
     /// The tree it is part of.
     tree: Option<Arc<dyn Tree>>,
     paced: PacedProgress,
+    /// Calls made so far (each call's id is the agent's id and its number).
+    calls: u64,
+    /// The session's plan, for the main agent's engine.
+    plan: Option<PlanDesk>,
 }
 
 /// How a turn ended.
@@ -254,10 +289,20 @@ pub struct TurnEnd {
 
 /// A call after its checks.
 enum Judged {
-    /// Its answer is known (a team tool's, a refusal, bad arguments).
-    Answer(String),
+    /// Its answer is known: a team tool's (completed), a refusal or bad arguments (failed).
+    Answer { output: String, status: CallStatus },
     /// It runs.
     Run(Args),
+}
+
+impl Judged {
+    /// A call that does not run, with why.
+    fn refused(why: String) -> Judged {
+        Judged::Answer {
+            output: why,
+            status: CallStatus::Failed,
+        }
+    }
 }
 
 /// What one step of a turn came to.
@@ -307,7 +352,15 @@ impl Engine {
             window: None,
             tree: None,
             paced: PacedProgress::new(AgentRef::main()),
+            calls: 0,
+            plan: None,
         }
+    }
+
+    /// The engine with the session's plan and the plan tools (the main agent's).
+    pub fn with_plan(mut self, desk: PlanDesk) -> Engine {
+        self.plan = Some(desk);
+        self
     }
 
     /// The engine at its place in a tree.
@@ -379,6 +432,9 @@ impl Engine {
     /// The tools it is offered now: the project's, then the team tools the tree offers it.
     fn tools(&self) -> Vec<Value> {
         let mut names: Vec<&str> = TOOLS.to_vec();
+        if self.plan.is_some() {
+            names.extend(PLAN_TOOLS);
+        }
         if let Some(tree) = &self.tree {
             names.extend(tree.offered(&self.agent.name));
         }
@@ -585,42 +641,107 @@ impl Engine {
         })
     }
 
-    /// One step's calls: each judged in the order called, then run — calls that only read at
-    /// once, the others alone — and their outputs given back in the order called.
+    /// A call as it is shown from the moment the model made it: its id, title, kind, arguments
+    /// and the files it touches.
+    fn shown(&mut self, call: &ToolCall) -> CallShown {
+        self.calls += 1;
+        let input = if call.oversize {
+            Value::Null
+        } else {
+            serde_json::from_str::<Value>(&call.arguments)
+                .unwrap_or_else(|_| Value::String(call.arguments.clone()))
+        };
+        let args = Args(input.clone());
+        // A tool that touches no path or line (the plan's, the team's) is about nothing more.
+        let target = if TOOLS.contains(&call.name.as_str()) {
+            args.target(&call.name)
+        } else {
+            Target::Tool
+        };
+        let kind = Block::of(&call.name);
+        let line = args
+            .count("offset")
+            .and_then(|n| u32::try_from(n).ok())
+            .filter(|n| *n > 0);
+        let locations = match (&target, kind) {
+            (Target::Path(path), Block::Read | Block::Edit | Block::Search)
+                if args.opt("path").is_some() =>
+            {
+                self.workspace
+                    .path(path)
+                    .map(|abs| {
+                        vec![Location {
+                            path: abs.to_string_lossy().into_owned(),
+                            line,
+                        }]
+                    })
+                    .unwrap_or_default()
+            }
+            _ => Vec::new(),
+        };
+        CallShown {
+            id: format!("{}-{}", self.agent.id, self.calls),
+            tool: call.name.clone(),
+            what: what_of(&target),
+            title: call::title(&call.name, &input),
+            kind,
+            input,
+            locations,
+        }
+    }
+
+    /// One step's calls: each shown first, then judged in the order called, then run — calls
+    /// that only read at once, the others alone — and their outputs given back in the order
+    /// called. A call that does not run ends `failed` with why.
     async fn step(&mut self, calls: &[ToolCall], on: &mut Listener<'_>) -> Vec<String> {
+        let shown: Vec<CallShown> = calls.iter().map(|c| self.shown(c)).collect();
+        for call in &shown {
+            on(SessionEvent::ToolStart {
+                agent: self.agent.clone(),
+                call: call.clone(),
+            });
+        }
         let mut judged = Vec::with_capacity(calls.len());
-        for call in calls {
+        for (call, seen) in calls.iter().zip(&shown) {
             judged.push(if call.oversize {
-                Judged::Answer(format!(
+                Judged::refused(format!(
                     "the call's arguments passed {} MiB: it is not run; write a large file in \
                      parts (write, then edit to add)",
                     crate::provider::chat::ARGUMENTS_MAX >> 20
                 ))
             } else {
-                self.judge(&call.name, &call.arguments, on)
+                self.judge(seen, &call.arguments, on)
             });
         }
         let mut outputs: Vec<String> = vec![String::new(); calls.len()];
-        let mut pending = calls.iter().zip(judged).enumerate().peekable();
-        while let Some((at, (ToolCall { name: tool, .. }, judged))) = pending.next() {
+        let mut pending = shown.into_iter().zip(judged).enumerate().peekable();
+        while let Some((at, (call, judged))) = pending.next() {
             let args = match judged {
-                Judged::Answer(a) => {
+                Judged::Answer { output, status } => {
+                    on(SessionEvent::ToolEnd {
+                        agent: self.agent.clone(),
+                        id: call.id.clone(),
+                        tool: call.tool.clone(),
+                        status,
+                        output: output.clone(),
+                        diff: None,
+                    });
                     if let Some(slot) = outputs.get_mut(at) {
-                        *slot = a;
+                        *slot = output;
                     }
                     continue;
                 }
                 Judged::Run(args) => args,
             };
             // The run of reading calls from here goes at once.
-            let mut group = vec![(at, tool.clone(), args)];
-            if reads_only(tool) {
-                while let Some((next, (ToolCall { name: t, .. }, Judged::Run(a)))) = pending.peek()
-                {
-                    if !reads_only(t) {
+            let reads = reads_only(&call.tool);
+            let mut group = vec![(at, call, args)];
+            if reads {
+                while let Some((next, (c, Judged::Run(a)))) = pending.peek() {
+                    if !reads_only(&c.tool) {
                         break;
                     }
-                    group.push((*next, t.clone(), a.clone()));
+                    group.push((*next, c.clone(), a.clone()));
                     pending.next();
                 }
             }
@@ -633,28 +754,57 @@ impl Engine {
         outputs
     }
 
+    /// The change a write or an edit would make, for the person to review before it is allowed:
+    /// the file as it is (none: the call makes it) and as the call would leave it.
+    fn change_of(&self, tool: &str, args: &Args) -> Option<FileDiff> {
+        let abs = self.workspace.path(args.opt("path")?).ok()?;
+        let old = self.workspace.peek(&abs);
+        let new = match tool {
+            "write" => args.opt("content")?.to_string(),
+            "edit" => {
+                let (from, to) = (args.opt("old")?, args.opt("new")?);
+                let text = old.as_deref()?;
+                (text.matches(from).count() == 1).then(|| text.replacen(from, to, 1))?
+            }
+            _ => return None,
+        };
+        Some(FileDiff {
+            path: abs.to_string_lossy().into_owned(),
+            old,
+            new,
+        })
+    }
+
     /// A call's checks in the spec's order: the tree's (team tools, only_main, a manager's work),
     /// then permission — run, ask the person, or the refusal as its answer.
-    fn judge(&mut self, tool: &str, arguments: &str, on: &mut Listener<'_>) -> Judged {
+    fn judge(&mut self, call: &CallShown, arguments: &str, on: &mut Listener<'_>) -> Judged {
+        let tool = call.tool.as_str();
         let args = match Args::parse(arguments) {
             Ok(a) => a,
-            Err(e) => return Judged::Answer(e),
+            Err(e) => return Judged::refused(e),
         };
         if let Some(tree) = &self.tree {
             if let Some(answer) = tree.call(&self.agent.name, tool, &args.0) {
-                return Judged::Answer(answer);
+                return Judged::Answer {
+                    output: answer,
+                    status: CallStatus::Completed,
+                };
             }
         }
-        let target = args.target(tool);
-        // The rules judge the path the tool will use: its real path.
-        let judged = match self.workspace.judged(target.clone()) {
-            Ok(t) => t,
-            Err(e) => return Judged::Answer(e.to_string()),
+        let plan_tool = self.plan.is_some() && PLAN_TOOLS.contains(&tool);
+        let request = if plan_tool {
+            Request::tool(tool, Target::Tool)
+        } else {
+            // The rules judge the path the tool will use: its real path.
+            let judged = match self.workspace.judged(args.target(tool)) {
+                Ok(t) => t,
+                Err(e) => return Judged::refused(e.to_string()),
+            };
+            Request::tool(tool, judged).filter(|_| TOOLS.contains(&tool))
         };
-        let Some(request) = Request::tool(tool, judged).filter(|_| TOOLS.contains(&tool)) else {
-            return Judged::Answer(format!("there is no tool \"{tool}\""));
+        let Some(request) = request else {
+            return Judged::refused(format!("there is no tool \"{tool}\""));
         };
-        let what = what_of(&target);
         let permissions = self
             .permissions
             .lock()
@@ -672,7 +822,7 @@ impl Engine {
             }
         };
         match answer {
-            CallAnswer::Refused => Judged::Answer(refusal),
+            CallAnswer::Refused => Judged::refused(refusal),
             CallAnswer::Run => Judged::Run(args),
             CallAnswer::Person => {
                 self.set_phase(
@@ -682,8 +832,15 @@ impl Engine {
                     }),
                     on,
                 );
-                match self.asker.ask(&self.agent.name, tool, &what) {
-                    Approval::Deny => Judged::Answer(spec().modes_file.reasons.person.to_string()),
+                let change = self.change_of(tool, &args);
+                let question = Question {
+                    agent: &self.agent,
+                    call,
+                    change: change.as_ref(),
+                    plan: None,
+                };
+                match self.asker.ask(&question) {
+                    Approval::Deny => Judged::refused(spec().modes_file.reasons.person.to_string()),
                     Approval::Once => Judged::Run(args),
                     Approval::Always => {
                         let mut p = self
@@ -697,6 +854,136 @@ impl Engine {
                     }
                 }
             }
+        }
+    }
+
+    /// Runs a plan tool: its answer, and whether it did what it was asked.
+    fn plan_tool(
+        &mut self,
+        call: &CallShown,
+        args: &Args,
+        on: &mut Listener<'_>,
+    ) -> (String, CallStatus) {
+        let Some(desk) = self.plan.clone() else {
+            return (
+                format!("there is no tool \"{}\"", call.tool),
+                CallStatus::Failed,
+            );
+        };
+        let keep = |plan: &Plan, on: &mut Listener<'_>| -> Result<(), String> {
+            on(SessionEvent::Plan { plan: plan.clone() });
+            self.workspace
+                .write(&desk.file, &plan.markdown())
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        match call.tool.as_str() {
+            "plan_write" => match Plan::written(&args.0) {
+                Ok(plan) => {
+                    if let Err(e) = keep(&plan, on) {
+                        return (e, CallStatus::Failed);
+                    }
+                    let count = plan.steps.len().to_string();
+                    *desk.plan.lock().unwrap_or_else(PoisonError::into_inner) = Some(plan);
+                    let answer = plan_tools::text(
+                        "plan_write",
+                        "written",
+                        &[("count", &count), ("path", &desk.file)],
+                    );
+                    (answer, CallStatus::Completed)
+                }
+                Err(bad) => (bad, CallStatus::Failed),
+            },
+            "plan_update" => {
+                let mut guard = desk.plan.lock().unwrap_or_else(PoisonError::into_inner);
+                let Some(plan) = guard.as_mut() else {
+                    return (
+                        plan_tools::text("plan_update", "none", &[]),
+                        CallStatus::Failed,
+                    );
+                };
+                match plan.update(&args.0) {
+                    Ok(answer) => {
+                        let plan = plan.clone();
+                        drop(guard);
+                        match keep(&plan, on) {
+                            Ok(()) => (answer, CallStatus::Completed),
+                            Err(e) => (e, CallStatus::Failed),
+                        }
+                    }
+                    Err(bad) => (bad, CallStatus::Failed),
+                }
+            }
+            "plan_submit" => self.submit_plan(call, &desk, on),
+            other => (format!("there is no tool \"{other}\""), CallStatus::Failed),
+        }
+    }
+
+    /// `plan_submit`: the plan put to the person. Approved, the session leaves plan mode;
+    /// refused, the model is told so. Outside plan mode it answers its `unavailable` text.
+    fn submit_plan(
+        &mut self,
+        call: &CallShown,
+        desk: &PlanDesk,
+        on: &mut Listener<'_>,
+    ) -> (String, CallStatus) {
+        let mode = self
+            .permissions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .mode;
+        if mode != lembas_rules::permission::Mode::Plan {
+            return (plan_tools::unavailable("plan_submit"), CallStatus::Failed);
+        }
+        let plan = desk
+            .plan
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let Some(plan) = plan else {
+            return (
+                plan_tools::text("plan_submit", "none", &[]),
+                CallStatus::Failed,
+            );
+        };
+        self.set_phase(
+            Some(Phase::WaitingForPerson {
+                what: PersonWait::Plan,
+                tool: None,
+            }),
+            on,
+        );
+        let question = Question {
+            agent: &self.agent,
+            call,
+            change: None,
+            plan: Some(&plan),
+        };
+        if self.asker.ask(&question) == Approval::Deny {
+            return (
+                plan_tools::text("plan_submit", "refused", &[]),
+                CallStatus::Failed,
+            );
+        }
+        let left = match &self.tree {
+            Some(tree) => tree.leave_plan(),
+            None => {
+                let mut p = self
+                    .permissions
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                p.mode = lembas_rules::permission::Mode::Edit;
+                Ok(p.mode)
+            }
+        };
+        match left {
+            Ok(mode) => {
+                on(SessionEvent::Mode { mode });
+                let answer =
+                    plan_tools::text("plan_submit", "approved", &[("mode", mode.as_str())]);
+                (answer, CallStatus::Completed)
+            }
+            Err(why) => (why, CallStatus::Failed),
         }
     }
 
@@ -720,41 +1007,46 @@ impl Engine {
     /// Runs allowed calls (more than one only when they all read): (index, output) each.
     async fn run(
         &mut self,
-        group: Vec<(usize, String, Args)>,
+        group: Vec<(usize, CallShown, Args)>,
         on: &mut Listener<'_>,
     ) -> Vec<(usize, String)> {
-        if let Some((_, tool, args)) = group.first() {
-            let what = what_of(&args.target(tool));
+        if let Some((_, call, _)) = group.first() {
             self.set_phase(
                 Some(Phase::RunningTool {
-                    tool: tool.clone(),
-                    what: (!what.is_empty()).then_some(what),
+                    tool: call.tool.clone(),
+                    what: (!call.what.is_empty()).then(|| call.what.clone()),
                 }),
                 on,
             );
         }
-        for (_, tool, args) in &group {
-            on(SessionEvent::ToolStart {
+        for (_, call, _) in &group {
+            on(SessionEvent::ToolRunning {
                 agent: self.agent.clone(),
-                tool: tool.clone(),
-                what: what_of(&args.target(tool)),
+                id: call.id.clone(),
             });
         }
         let mut done = Vec::with_capacity(group.len());
         let mut diff = None;
-        if let [(at, tool, args)] = group.as_slice() {
+        if let [(at, call, args)] = group.as_slice() {
+            let tool = call.tool.as_str();
             // A write or an edit: the file before and after, for a client to show the change.
-            let changed = matches!(tool.as_str(), "write" | "edit")
+            let changed = matches!(tool, "write" | "edit")
                 .then(|| args.opt("path").and_then(|p| self.workspace.path(p).ok()))
                 .flatten();
-            let before = changed.as_ref().map(|p| std::fs::read_to_string(p).ok());
-            let output = if tool == "bash" {
-                run_bash(&self.workspace, args, self.sandbox_policy()).await
+            let before = changed.as_ref().map(|p| self.workspace.peek(p));
+            let (output, status) = if PLAN_TOOLS.contains(&tool) && self.plan.is_some() {
+                self.plan_tool(call, args, on)
+            } else if tool == "bash" {
+                let policy = self.sandbox_policy();
+                (
+                    run_bash(&self.workspace, args, policy).await,
+                    CallStatus::Completed,
+                )
             } else {
-                self.workspace.run(tool, args)
+                (self.workspace.run(tool, args), CallStatus::Completed)
             };
             if let (Some(path), Some(old)) = (changed, before) {
-                if let Ok(new) = std::fs::read_to_string(&path) {
+                if let Some(new) = self.workspace.peek(&path) {
                     if old.as_deref() != Some(new.as_str()) {
                         diff = Some(FileDiff {
                             path: path.to_string_lossy().into_owned(),
@@ -764,37 +1056,44 @@ impl Engine {
                     }
                 }
             }
-            done.push((*at, tool.clone(), output));
+            done.push((*at, call.clone(), output, status));
         } else {
             let mut set = tokio::task::JoinSet::new();
             // Which call each task runs, so a task that fails still answers its own call.
             let mut calls = std::collections::HashMap::new();
-            for (at, tool, args) in group {
+            for (at, call, args) in group {
                 let w = self.workspace.clone();
-                let name = tool.clone();
+                let shown = call.clone();
                 let handle = set.spawn_blocking(move || {
-                    let out = w.run(&tool, &args);
-                    (at, tool, out)
+                    let out = w.run(&call.tool, &args);
+                    (at, call, out, CallStatus::Completed)
                 });
-                calls.insert(handle.id(), (at, name));
+                calls.insert(handle.id(), (at, shown));
             }
             while let Some(r) = set.join_next_with_id().await {
                 match r {
                     Ok((_, x)) => done.push(x),
                     Err(e) => {
-                        if let Some((at, tool)) = calls.remove(&e.id()) {
-                            done.push((at, tool, format!("the tool failed: {e}")));
+                        if let Some((at, call)) = calls.remove(&e.id()) {
+                            done.push((
+                                at,
+                                call,
+                                format!("the tool failed: {e}"),
+                                CallStatus::Failed,
+                            ));
                         }
                     }
                 }
             }
-            done.sort_by_key(|(at, _, _)| *at);
+            done.sort_by_key(|(at, _, _, _)| *at);
         }
         done.into_iter()
-            .map(|(at, tool, output)| {
+            .map(|(at, call, output, status)| {
                 on(SessionEvent::ToolEnd {
                     agent: self.agent.clone(),
-                    tool,
+                    id: call.id,
+                    tool: call.tool,
+                    status,
                     output: output.clone(),
                     diff: diff.take(),
                 });

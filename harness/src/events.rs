@@ -3,6 +3,9 @@
 //! subagent's id, absent for the main agent's own; `team` with `tree`), and an editor's link
 //! sends it on.
 
+use crate::call::{CallShown, CallStatus};
+use crate::plan::Plan;
+use lembas_rules::permission::Mode;
 use lembas_rules::progress::Progress;
 use lembas_rules::team::lead;
 use lembas_rules::team::view::TreeInfo;
@@ -35,6 +38,11 @@ impl AgentRef {
 /// An agent is written as its id (subagents.md §12, acp.md's `phase` event).
 fn agent_id<S: Serializer>(agent: &AgentRef, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&agent.id)
+}
+
+/// A mode is written as its word.
+fn mode_word<S: Serializer>(mode: &Mode, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(mode.as_str())
 }
 
 /// A file a call changed: its real path, its text before (none: it did not exist) and after.
@@ -72,24 +80,36 @@ pub enum SessionEvent {
         /// The progress.
         progress: Option<Progress>,
     },
-    /// A tool starts.
+    /// A call is made: said before it is judged, so that a question about it, its run and its end
+    /// all follow it (`status` pending).
     ToolStart {
         /// Whose call; absent for the main agent.
         #[serde(serialize_with = "agent_id", skip_serializing_if = "AgentRef::is_main")]
         agent: AgentRef,
-        /// The tool.
-        tool: String,
-        /// What it is about, in a few words.
-        what: String,
+        /// The call.
+        #[serde(flatten)]
+        call: CallShown,
     },
-    /// A tool ended.
+    /// An allowed call starts to run.
+    ToolRunning {
+        /// Whose call; absent for the main agent.
+        #[serde(serialize_with = "agent_id", skip_serializing_if = "AgentRef::is_main")]
+        agent: AgentRef,
+        /// The call's id.
+        id: String,
+    },
+    /// A call ended: it ran, or it did not (refused, its arguments not read).
     ToolEnd {
         /// Whose call; absent for the main agent.
         #[serde(serialize_with = "agent_id", skip_serializing_if = "AgentRef::is_main")]
         agent: AgentRef,
+        /// The call's id.
+        id: String,
         /// The tool.
         tool: String,
-        /// Its output, as the model reads it.
+        /// Whether it ran.
+        status: CallStatus,
+        /// Its output, as the model reads it (a refusal's text when it did not run).
         output: String,
         /// For a write or an edit, the file before and after.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -110,6 +130,17 @@ pub enum SessionEvent {
         agent: AgentRef,
         /// The piece.
         text: String,
+    },
+    /// The session's plan was written or changed.
+    Plan {
+        /// The plan.
+        plan: Plan,
+    },
+    /// The main agent's mode changed from inside a turn (a plan approved).
+    Mode {
+        /// The mode now.
+        #[serde(serialize_with = "mode_word")]
+        mode: Mode,
     },
     /// The tree's state (subagents.md §12).
     Team {

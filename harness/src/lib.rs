@@ -3,10 +3,12 @@
 //!
 //! - [`conformance`] — `lembas conformance`;
 //! - [`provider`] — an OpenAI-compatible chat stream: read into events, sent and retried;
+//! - [`call`] — a call as every front shows it: its id, title, kind, places and end;
 //! - [`tools`] — the files and the shell, as the rules allowed;
 //! - [`guard`] — git's hooks and running settings put back after every command;
 //! - [`files`] — a file tool's file opened as the rules judged it, beneath the root, through no link;
 //! - [`sandbox`] — the kernel's floor under the rules: every command confined by its agent's mode;
+//! - [`plan`] — the session's plan: written, marked, submitted, kept as a file;
 //! - [`engine`] — one agent's turns: the provider, the tools, the rules' permission and progress;
 //! - [`crew`] — the tree at work: the rules' team driven by an engine per agent, each in its task;
 //! - [`config`] — `lembas run`'s settings: flags, environment, config file;
@@ -17,6 +19,7 @@
 //! - [`acp`] — `lembas acp`: sessions for editors, over the Agent Client Protocol.
 
 pub mod acp;
+pub mod call;
 pub mod chat;
 pub mod config;
 pub mod conformance;
@@ -25,6 +28,7 @@ pub mod engine;
 pub mod events;
 pub mod files;
 pub mod guard;
+pub mod plan;
 pub mod provider;
 pub mod run;
 pub mod sandbox;

@@ -4,11 +4,14 @@
 //! a line each time an agent's phase changes or the tree's states change. Every line is the
 //! rules' (`progress::line`, `Team::tree_lines`).
 
+use crate::call::{CallShown, CallStatus, TEXTS};
 use crate::crew::Crew;
 use crate::engine::now_ms;
-use crate::events::SessionEvent;
+use crate::events::{FileDiff, SessionEvent};
 use lembas_rules::progress::{line, Progress};
 use lembas_rules::team::lead;
+use lembas_rules::text::fill;
+use std::collections::HashMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
@@ -30,6 +33,96 @@ pub struct Screen {
     asking: Arc<AtomicBool>,
     /// Events shown so far.
     shown: Arc<AtomicU64>,
+    /// Calls made and not yet ended, by id.
+    calls: HashMap<String, CallShown>,
+    /// No turn runs: the person has the prompt, and nothing is drawn over it.
+    idle: bool,
+}
+
+/// What the session tells the screen between turns.
+pub enum Control {
+    /// A turn starts: the live area is drawn again.
+    Busy,
+    /// The turn is over: the live area is erased before the prompt is drawn, and stays so; the
+    /// sender hears when it is.
+    Idle(tokio::sync::oneshot::Sender<()>),
+}
+
+/// The last lines of a command's output the terminal keeps under its line.
+const LAST_LINES: usize = 3;
+
+/// The lines the terminal keeps after a call ends: what it did in words (`Read src/main.rs`,
+/// `Edited src/lib.rs (+3 −1)`, `Ran cargo test — exit 0, 42 lines` with its last lines), or
+/// why it did not run.
+pub fn kept_line(
+    call: &CallShown,
+    status: CallStatus,
+    output: &str,
+    diff: Option<&FileDiff>,
+) -> Vec<String> {
+    let kept = &TEXTS.kept;
+    if status == CallStatus::Failed {
+        let reason = output.lines().next().unwrap_or("").trim();
+        return vec![fill(
+            &kept.refused,
+            &[("title", &call.title), ("reason", reason)],
+        )];
+    }
+    match (call.tool.as_str(), diff) {
+        ("bash", _) => {
+            let (body, code) = match output.trim_end().rsplit_once("\n(exit ") {
+                Some((body, tail)) => (body, tail.trim_end_matches(')').to_string()),
+                None => match output.trim_end().strip_prefix("(exit ") {
+                    Some(tail) => ("", tail.trim_end_matches(')').to_string()),
+                    None => (output, "0".to_string()),
+                },
+            };
+            let lines: Vec<&str> = body.lines().collect();
+            let command = call.title.strip_prefix("Run ").unwrap_or(&call.title);
+            let mut out = vec![fill(
+                &kept.ran,
+                &[
+                    ("command", command),
+                    ("code", &code),
+                    ("lines", &lines.len().to_string()),
+                ],
+            )];
+            let from = lines.len().saturating_sub(LAST_LINES);
+            out.extend(lines.iter().skip(from).map(|l| format!("│ {l}")));
+            out
+        }
+        ("write" | "edit", Some(change)) => {
+            let (added, removed) = counted_change(change);
+            let verb = if call.tool == "write" && change.old.is_none() {
+                "Wrote"
+            } else {
+                "Edited"
+            };
+            let path = call
+                .input
+                .get("path")
+                .and_then(|p| p.as_str())
+                .unwrap_or("");
+            vec![fill(
+                &kept.edited,
+                &[
+                    ("verb", verb),
+                    ("path", path),
+                    ("added", &added.to_string()),
+                    ("removed", &removed.to_string()),
+                ],
+            )]
+        }
+        _ => vec![fill(&kept.done, &[("title", &call.title)])],
+    }
+}
+
+/// The lines a change adds and removes (what the question's fold shows).
+fn counted_change(change: &FileDiff) -> (usize, usize) {
+    let shown = crate::session::folded_change(change, usize::MAX);
+    let added = shown.iter().filter(|l| l.starts_with("+ ")).count();
+    let removed = shown.iter().filter(|l| l.starts_with("- ")).count();
+    (added, removed)
 }
 
 impl Screen {
@@ -49,6 +142,8 @@ impl Screen {
             has_subagents: false,
             asking,
             shown: Arc::new(AtomicU64::new(0)),
+            calls: HashMap::new(),
+            idle: false,
         }
     }
 
@@ -64,8 +159,13 @@ impl Screen {
         }
     }
 
-    /// Hears the tree until `rx` ends, redrawing each second on a terminal.
-    pub async fn run(mut self, mut rx: mpsc::UnboundedReceiver<SessionEvent>) -> Screen {
+    /// Hears the tree until `rx` ends, redrawing each second on a terminal while a turn runs;
+    /// `control` says when one does.
+    pub async fn run(
+        mut self,
+        mut rx: mpsc::UnboundedReceiver<SessionEvent>,
+        mut control: mpsc::UnboundedReceiver<Control>,
+    ) -> Screen {
         let mut tick = tokio::time::interval(Duration::from_secs(1));
         loop {
             tokio::select! {
@@ -75,6 +175,15 @@ impl Screen {
                         self.shown.fetch_add(1, Ordering::SeqCst);
                     }
                     None => break,
+                },
+                said = control.recv() => match said {
+                    Some(Control::Busy) => self.idle = false,
+                    Some(Control::Idle(done)) => {
+                        self.clear();
+                        self.idle = true;
+                        let _ = done.send(());
+                    }
+                    None => {}
                 },
                 _ = tick.tick() => if self.terminal { self.draw() },
             }
@@ -129,8 +238,43 @@ impl Screen {
                     eprintln!("lembas: {}: {text}", agent.name);
                 }
             }
-            SessionEvent::ToolStart { .. }
-            | SessionEvent::ToolEnd { .. }
+            SessionEvent::ToolStart { call, .. } => {
+                self.calls.insert(call.id.clone(), call);
+            }
+            SessionEvent::ToolEnd {
+                agent,
+                id,
+                status,
+                output,
+                diff,
+                ..
+            } => {
+                if let Some(call) = self.calls.remove(&id) {
+                    let kept = kept_line(&call, status, &output, diff.as_ref());
+                    self.clear();
+                    let who = if agent.is_main() {
+                        String::new()
+                    } else {
+                        format!("{}: ", agent.name)
+                    };
+                    for (n, line) in kept.iter().enumerate() {
+                        let lead = if n == 0 { who.as_str() } else { "    " };
+                        eprintln!("{lead}{line}");
+                    }
+                    self.draw();
+                }
+            }
+            SessionEvent::Plan { plan } => {
+                self.clear();
+                eprintln!("{}", plan.markdown().trim_end());
+                self.draw();
+            }
+            SessionEvent::Mode { mode } => {
+                self.clear();
+                eprintln!("The main agent's mode is {mode} now.");
+                self.draw();
+            }
+            SessionEvent::ToolRunning { .. }
             | SessionEvent::Reasoning { .. }
             | SessionEvent::Text { .. }
             | SessionEvent::Done { .. } => {}
@@ -169,7 +313,7 @@ impl Screen {
     /// Draws the block again (terminal): the tree while there are subagents, each working
     /// agent's line, the main agent's last.
     fn draw(&mut self) {
-        if !self.terminal {
+        if !self.terminal || self.idle {
             return;
         }
         if self.asking.load(Ordering::SeqCst) {

@@ -5,11 +5,11 @@
 
 use crate::config::{AgentRange, SessionOptions, Settings};
 use crate::crew::{Crew, SessionEnd, Setup};
-use crate::engine::{now_ms, Approval, Asker, Unattended};
-use crate::events::{DoneReason, SessionEvent};
+use crate::engine::{now_ms, Approval, Asker, PlanDesk, Question, Unattended};
+use crate::events::{DoneReason, FileDiff, SessionEvent};
 use crate::provider::client::Provider;
 use crate::sandbox::Sandbox;
-use crate::screen::Screen;
+use crate::screen::{Control, Screen};
 use crate::tools::Workspace;
 use anyhow::{bail, Context as _, Result};
 use lembas_rules::permission::{Context, Mode};
@@ -77,18 +77,59 @@ impl Lines {
     }
 
     /// The next line, waited for off the runtime's workers (for an approval, asked from inside a
-    /// turn).
+    /// turn); none when the input ended or the person pressed Ctrl-C (the question is
+    /// cancelled, and the next line typed is a prompt again).
     fn next_blocking(&self) -> Option<String> {
         tokio::task::block_in_place(|| {
-            let mut rx = self.rx.blocking_lock();
-            rx.blocking_recv().flatten()
+            tokio::runtime::Handle::current().block_on(async {
+                let mut rx = self.rx.lock().await;
+                tokio::select! {
+                    line = rx.recv() => line.flatten(),
+                    _ = tokio::signal::ctrl_c() => None,
+                }
+            })
         })
     }
 }
 
-/// Asks the person at the terminal: y (once), a (always), anything else no. One question at a
-/// time, naming the agent whose call it is; the screen does not draw while it waits, and the
-/// other agents' tasks go on.
+/// A change as the terminal shows it in a question: the lines removed and added, at most
+/// `max` of them, then how many more.
+pub fn folded_change(change: &FileDiff, max: usize) -> Vec<String> {
+    let old: Vec<&str> = change.old.as_deref().unwrap_or("").lines().collect();
+    let new: Vec<&str> = change.new.lines().collect();
+    // The lines both share at the start and the end are not shown.
+    let same_start = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    let same_end = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count()
+        .min(old.len().min(new.len()) - same_start);
+    let removed = old
+        .get(same_start..old.len() - same_end)
+        .unwrap_or_default();
+    let added = new
+        .get(same_start..new.len() - same_end)
+        .unwrap_or_default();
+    let lines: Vec<String> = removed
+        .iter()
+        .map(|l| format!("- {l}"))
+        .chain(added.iter().map(|l| format!("+ {l}")))
+        .collect();
+    let more = lines.len().saturating_sub(max);
+    let mut shown: Vec<String> = lines.into_iter().take(max).collect();
+    if more > 0 {
+        shown.push(format!("  … {more} more lines"));
+    }
+    shown
+}
+
+/// Asks the person at the terminal: y (once), a (always), anything else no; a plan: y approves
+/// it. One question at a time, naming the agent whose call it is ("the main agent" for the main
+/// one), with the change a write would make, the command a call would run, or the plan; the
+/// screen does not draw while it waits, and the other agents' tasks go on. Ctrl-C cancels the
+/// question: the call is refused, and said so.
 struct Terminal {
     one: Mutex<()>,
     asking: Arc<AtomicBool>,
@@ -96,16 +137,51 @@ struct Terminal {
 }
 
 impl Asker for Terminal {
-    fn ask(&self, agent: &str, tool: &str, what: &str) -> Approval {
+    fn ask(&self, question: &Question<'_>) -> Approval {
         let _one = self.one.lock().unwrap_or_else(PoisonError::into_inner);
         self.asking.store(true, Ordering::SeqCst);
-        eprint!("\n{agent} wants to run {tool}: {what}\nallow? [y]es once, [a]lways, [n]o: ");
+        let texts = &*crate::call::TEXTS;
+        let who = if question.agent.is_main() {
+            texts.main_agent.clone()
+        } else {
+            question.agent.name.clone()
+        };
+        let mut said = vec![String::new()];
+        let answers = match question.plan {
+            Some(plan) => {
+                said.push(format!("{who} submits the plan:"));
+                said.extend(plan.markdown().lines().map(|l| format!("  {l}")));
+                "approve the plan? [y]es, [n]o: ".to_string()
+            }
+            None => {
+                said.push(fill(
+                    &texts.question,
+                    &[("agent", &who), ("title", &question.call.title)],
+                ));
+                if let Some(command) = question.call.input.get("command").and_then(|c| c.as_str()) {
+                    said.extend(command.lines().map(|l| format!("  $ {l}")));
+                }
+                if let Some(change) = question.change {
+                    said.extend(
+                        folded_change(change, 20)
+                            .into_iter()
+                            .map(|l| format!("  {l}")),
+                    );
+                }
+                texts.answers.clone()
+            }
+        };
+        eprint!("{}\n{answers}", said.join("\n"));
         let _ = std::io::stderr().flush();
-        let answer = self.lines.next_blocking().unwrap_or_default();
+        let answer = self.lines.next_blocking();
         self.asking.store(false, Ordering::SeqCst);
-        match answer.trim() {
-            "y" | "yes" => Approval::Once,
-            "a" | "always" => Approval::Always,
+        let Some(answer) = answer else {
+            eprintln!("\n{}", texts.cancelled);
+            return Approval::Deny;
+        };
+        match (answer.trim(), question.plan.is_some()) {
+            ("y" | "yes", _) => Approval::Once,
+            ("a" | "always", false) => Approval::Always,
             _ => Approval::Deny,
         }
     }
@@ -133,10 +209,19 @@ pub struct SettingFromClient {
     pub no_network: bool,
 }
 
+/// A new session's id: when it started (Unix ms) and which process started it, with a count for
+/// sessions of one process started in the same millisecond.
+pub fn new_session_id() -> String {
+    static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = COUNT.fetch_add(1, Ordering::SeqCst);
+    format!("{}-{}-{n}", now_ms(), std::process::id())
+}
+
 /// The tree of a session in `root` with these options (and what a client says of the setting):
 /// its engines on the server the settings name, the person answered by `asker` (nobody when
 /// `unattended`), what it says sent to `out`.
 pub fn crew_in(
+    session_id: &str,
     o: &SessionOptions,
     root: PathBuf,
     asker: Arc<dyn Asker>,
@@ -191,6 +276,10 @@ pub fn crew_in(
         },
         window: s.context,
         system: fill(SYSTEM.trim(), &[("root", &root)]),
+        plan: PlanDesk {
+            plan: Arc::default(),
+            file: format!(".lembas/plans/{session_id}.md"),
+        },
     };
     let agents = client.agents.unwrap_or(s.agents);
     let options = TeamOptions {
@@ -213,6 +302,8 @@ pub fn crew_in(
 pub struct Session {
     crew: Arc<Crew>,
     screen: Option<JoinHandle<Screen>>,
+    /// Tells the screen when a turn runs.
+    control: mpsc::UnboundedSender<Control>,
     /// Events the screen has shown.
     shown: Arc<std::sync::atomic::AtomicU64>,
     lines: Lines,
@@ -250,13 +341,24 @@ impl Session {
             None => None,
         };
         let (tx, rx) = mpsc::unbounded_channel();
-        let crew = crew_in(o, root, asker, unattended, SettingFromClient::default(), tx)?;
+        let id = new_session_id();
+        let crew = crew_in(
+            &id,
+            o,
+            root,
+            asker,
+            unattended,
+            SettingFromClient::default(),
+            tx,
+        )?;
         let screen = Screen::new(terminal, events, Arc::downgrade(&crew), asking);
         let shown = screen.shown();
-        let screen = tokio::spawn(screen.run(rx));
+        let (control, controls) = mpsc::unbounded_channel();
+        let screen = tokio::spawn(screen.run(rx, controls));
         Ok(Session {
             crew,
             screen: Some(screen),
+            control,
             shown,
             lines,
             terminal,
@@ -281,8 +383,14 @@ impl Session {
     /// One turn: the prompt to the main agent, then until the tree is quiet — or until the
     /// person's Ctrl-C, which stops the turn and every subagent and keeps the conversation.
     pub async fn turn(&self, prompt: &str) -> TurnOutcome {
+        let _ = self.control.send(Control::Busy);
         let outcome = self.run_turn(prompt).await;
         self.caught_up().await;
+        // The live area is erased before the prompt comes back, and stays so until the next turn.
+        let (done, erased) = tokio::sync::oneshot::channel();
+        if self.control.send(Control::Idle(done)).is_ok() {
+            let _ = tokio::time::timeout(Duration::from_secs(1), erased).await;
+        }
         outcome
     }
 

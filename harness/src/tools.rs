@@ -245,6 +245,17 @@ impl Workspace {
         }
     }
 
+    /// The text of the file at `abs` (a path as [`Workspace::path`] reads it), opened as `read`
+    /// opens it: none when it is not there or not text.
+    pub fn peek(&self, abs: &Path) -> Option<String> {
+        let mut text = String::new();
+        self.open(abs, Access::Read)
+            .ok()?
+            .read_to_string(&mut text)
+            .ok()?;
+        Some(text)
+    }
+
     /// `read`: the lines `offset..offset+limit` (1-based), numbered.
     pub fn read(
         &self,

@@ -269,3 +269,260 @@ async fn a_turn_that_runs_out_of_steps_answers_max_turn_requests() {
         "one request a step, 200 steps"
     );
 }
+
+/// What the client heard, in the order it heard it: each update and each question.
+#[derive(Debug, Clone)]
+enum Heard {
+    Update(acp::SessionUpdate),
+    Asked(acp::RequestPermissionRequest),
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_is_one_card_from_start_to_end_and_a_plan_is_approved_in_the_editor() {
+    let server = serve(
+        vec![
+            rule(
+                "",
+                "Write it.",
+                Reply::Sse(vec![
+                    call(
+                        "w1",
+                        "write",
+                        json!({"path": "notes.txt", "content": "new\n"}),
+                    ),
+                    "[DONE]".into(),
+                ]),
+            ),
+            rule(
+                "",
+                "wrote notes.txt",
+                Reply::Sse(vec![content("Written."), "[DONE]".into()]),
+            ),
+            rule(
+                "",
+                "Change it in plan mode.",
+                Reply::Sse(vec![
+                    call(
+                        "w2",
+                        "write",
+                        json!({"path": "notes.txt", "content": "x\n"}),
+                    ),
+                    "[DONE]".into(),
+                ]),
+            ),
+            rule(
+                "",
+                "Plan mode changes nothing",
+                Reply::Sse(vec![
+                    call(
+                        "p1",
+                        "plan_write",
+                        json!({"title": "Change the notes", "steps": ["Write x", "Read it back"]}),
+                    ),
+                    "[DONE]".into(),
+                ]),
+            ),
+            rule(
+                "",
+                "The plan has 2 steps",
+                Reply::Sse(vec![call("p2", "plan_submit", json!({})), "[DONE]".into()]),
+            ),
+            rule(
+                "",
+                "approved the plan",
+                Reply::Sse(vec![content("Carrying it out."), "[DONE]".into()]),
+            ),
+        ],
+        0,
+    )
+    .await;
+    let dir = project("lembas-acp-cards");
+    std::fs::write(dir.join("notes.txt"), "old\n").unwrap();
+    let agent = lembas_acp(&server.url);
+    let heard: Arc<Mutex<Vec<Heard>>> = Arc::default();
+    let (seen, questions) = (Arc::clone(&heard), Arc::clone(&heard));
+    let project = dir.clone();
+    let mut descriptions = Vec::new();
+    Client
+        .v1()
+        .on_receive_notification(
+            async move |n: acp::SessionNotification, _agent| {
+                seen.lock().unwrap().push(Heard::Update(n.update));
+                Ok(())
+            },
+            on_receive_notification!(),
+        )
+        .on_receive_request(
+            async move |request: acp::RequestPermissionRequest, responder, _agent| {
+                let once = request
+                    .options
+                    .iter()
+                    .find(|o| o.kind == acp::PermissionOptionKind::AllowOnce)
+                    .map(|o| o.option_id.clone())
+                    .unwrap();
+                questions.lock().unwrap().push(Heard::Asked(request));
+                responder.respond(acp::RequestPermissionResponse::new(
+                    acp::RequestPermissionOutcome::Selected(acp::SelectedPermissionOutcome::new(
+                        once,
+                    )),
+                ))
+            },
+            on_receive_request!(),
+        )
+        .connect_with(agent, async |lembas: ConnectionTo<Agent>| {
+            lembas
+                .send_request(acp::InitializeRequest::new(ProtocolVersion::V1))
+                .block_task()
+                .await?;
+            let session = lembas
+                .send_request(acp::NewSessionRequest::new(project.clone()))
+                .block_task()
+                .await?;
+            let id = session.session_id;
+            descriptions = session
+                .modes
+                .unwrap()
+                .available_modes
+                .iter()
+                .map(|m| m.description.clone().unwrap_or_default())
+                .collect();
+            let prompt = |t: &str| acp::PromptRequest::new(id.clone(), text(t));
+            lembas
+                .send_request(acp::SetSessionModeRequest::new(id.clone(), "manual"))
+                .block_task()
+                .await?;
+            lembas
+                .send_request(prompt("Write it."))
+                .block_task()
+                .await?;
+            lembas
+                .send_request(acp::SetSessionModeRequest::new(id.clone(), "plan"))
+                .block_task()
+                .await?;
+            lembas
+                .send_request(prompt("Change it in plan mode."))
+                .block_task()
+                .await?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+    assert!(
+        descriptions.iter().all(|d| !d.is_empty()),
+        "{descriptions:?}"
+    );
+    let heard = heard.lock().unwrap().clone();
+    let card = |id: &str| {
+        heard.iter().position(
+            |h| matches!(h, Heard::Update(acp::SessionUpdate::ToolCall(c)) if c.tool_call_id.to_string() == id),
+        )
+    };
+    let asked: Vec<(usize, &acp::RequestPermissionRequest)> = heard
+        .iter()
+        .enumerate()
+        .filter_map(|(at, h)| match h {
+            Heard::Asked(r) => Some((at, r)),
+            Heard::Update(_) => None,
+        })
+        .collect();
+    // Two questions: the write in manual mode, and the plan.
+    assert_eq!(asked.len(), 2, "{heard:?}");
+    let (at, write) = asked[0];
+    let write_id = write.tool_call.tool_call_id.to_string();
+    // The question is about the call's own card, which came first, with the change to review.
+    assert!(card(&write_id).is_some_and(|c| c < at), "{heard:?}");
+    assert_eq!(
+        write.tool_call.fields.title.as_deref(),
+        Some("Write notes.txt")
+    );
+    assert_eq!(write.tool_call.fields.kind, Some(acp::ToolKind::Edit));
+    let diff = write
+        .tool_call
+        .fields
+        .content
+        .iter()
+        .flatten()
+        .find_map(|c| match c {
+            acp::ToolCallContent::Diff(d) => Some(d.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        (diff.old_text.as_deref(), diff.new_text.as_str()),
+        (Some("old\n"), "new\n")
+    );
+    let ends = |status: acp::ToolCallStatus| -> Vec<String> {
+        heard
+            .iter()
+            .filter_map(|h| match h {
+                Heard::Update(acp::SessionUpdate::ToolCallUpdate(u))
+                    if u.fields.status == Some(status) =>
+                {
+                    Some(u.tool_call_id.to_string())
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    assert!(ends(acp::ToolCallStatus::Completed).contains(&write_id));
+    // The write in plan mode is refused: its card ends failed, with the plan mode's text.
+    let failed = ends(acp::ToolCallStatus::Failed);
+    assert_eq!(failed.len(), 1, "{heard:?}");
+    assert!(card(&failed[0]).is_some());
+    let refusal = heard.iter().find_map(|h| match h {
+        Heard::Update(acp::SessionUpdate::ToolCallUpdate(u))
+            if u.tool_call_id.to_string() == failed[0] =>
+        {
+            u.fields.content.as_ref().map(|c| format!("{c:?}"))
+        }
+        _ => None,
+    });
+    assert!(refusal.unwrap().contains("Plan mode changes nothing"));
+    // The plan reaches the editor as a plan; submitting it asks about its own card, showing it.
+    let plan = heard
+        .iter()
+        .find_map(|h| match h {
+            Heard::Update(acp::SessionUpdate::Plan(p)) => Some(p.clone()),
+            _ => None,
+        })
+        .unwrap();
+    let steps: Vec<&str> = plan.entries.iter().map(|e| e.content.as_str()).collect();
+    assert_eq!(steps, ["Write x", "Read it back"]);
+    let (at, submitted) = asked[1];
+    let submit_id = submitted.tool_call.tool_call_id.to_string();
+    assert!(card(&submit_id).is_some_and(|c| c < at));
+    assert_eq!(
+        submitted.tool_call.fields.kind,
+        Some(acp::ToolKind::SwitchMode)
+    );
+    assert!(format!("{:?}", submitted.tool_call.fields.content).contains("Read it back"));
+    assert!(submitted
+        .options
+        .iter()
+        .all(|o| o.kind != acp::PermissionOptionKind::AllowAlways));
+    // Approved: the session is back in the mode it had before plan, and the editor is told.
+    let mode = heard.iter().find_map(|h| match h {
+        Heard::Update(acp::SessionUpdate::CurrentModeUpdate(m)) => {
+            Some(m.current_mode_id.to_string())
+        }
+        _ => None,
+    });
+    assert_eq!(mode.as_deref(), Some("manual"));
+    let bodies = server.bodies("");
+    assert!(bodies
+        .iter()
+        .any(|b| last(b).contains("The person approved the plan: the session is in manual mode")));
+    let plans: Vec<_> = std::fs::read_dir(dir.join(".lembas/plans"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert_eq!(
+        plans,
+        ["# Change the notes\n\n1. [ ] Write x\n2. [ ] Read it back\n"]
+    );
+    // The file is what the refused write left it.
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
+        "new\n"
+    );
+}

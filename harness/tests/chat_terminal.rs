@@ -63,6 +63,34 @@ impl Terminal {
         }
     }
 
+    /// The line the cursor is on, as a terminal of 40 rows and 120 columns draws what was
+    /// written to it (escapes and all).
+    fn cursor_line(&self) -> String {
+        let mut parser = vt100::Parser::new(40, 120, 0);
+        parser.process(self.seen.lock().unwrap().as_bytes());
+        let screen = parser.screen();
+        let (row, _) = screen.cursor_position();
+        let line = screen
+            .rows(0, 120)
+            .nth(usize::from(row))
+            .unwrap_or_default();
+        line
+    }
+
+    /// Waits for the prompt after `from`, then checks nothing is drawn over or after it (a
+    /// moment later, when a live area would have ticked): the cursor's line is `> ` alone.
+    fn prompt_stays(&self, from: usize) -> usize {
+        let at = self.shows("> ", from);
+        std::thread::sleep(Duration::from_millis(1300));
+        assert_eq!(
+            self.cursor_line(),
+            "> ",
+            "the prompt was drawn over; the terminal showed:\n{}",
+            self.seen.lock().unwrap()
+        );
+        at
+    }
+
     /// Types `text`, as a person at the terminal would.
     fn typed(&mut self, text: &str) {
         self.master.write_all(text.as_bytes()).unwrap();
@@ -170,14 +198,14 @@ async fn a_conversation_of_several_turns_at_a_terminal() {
         std::thread::sleep(Duration::from_millis(300));
         term.typed("\u{3}");
         let at = term.shows("Stopped. The conversation goes on.", at);
-        let at = term.shows("> ", at);
+        let at = term.prompt_stays(at);
         term.typed("After.\r");
         let at = term.shows("Three.", at);
         let at = term.shows("> ", at);
         // A subagent: added, its report wakes the main agent; the tree lives on between turns.
         term.typed("Add one.\r");
         let at = term.shows("api reported.", at);
-        let at = term.shows("> ", at);
+        let at = term.prompt_stays(at);
         term.typed("/tree\r");
         let at = term.shows("api (s1)", at);
         let at = term.shows("> ", at);
@@ -234,4 +262,123 @@ async fn a_conversation_of_several_turns_at_a_terminal() {
     assert!(!dir.join("notes.txt").exists(), "plan mode wrote the file");
     let refused = text_of(&find("plan"));
     assert!(refused.contains("\"role\":\"tool\""), "{refused}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_question_shows_the_change_ctrl_c_cancels_it_and_a_plan_is_approved() {
+    let server = serve(
+        vec![
+            rule(
+                "",
+                "Write it.",
+                Reply::Sse(vec![
+                    call("w1", "write", json!({"path": "notes.txt", "content": "x\n"})),
+                    "[DONE]".into(),
+                ]),
+            ),
+            rule("", "After.", Reply::Sse(vec![content("Three."), "[DONE]".into()])),
+            rule(
+                "",
+                "Plan it.",
+                Reply::Sse(vec![
+                    call(
+                        "p1",
+                        "plan_write",
+                        json!({"title": "Add the notes", "steps": ["Write notes.txt", "Read it back"]}),
+                    ),
+                    "[DONE]".into(),
+                ]),
+            ),
+            rule(
+                "",
+                "The plan has 2 steps",
+                Reply::Sse(vec![call("p2", "plan_submit", json!({})), "[DONE]".into()]),
+            ),
+            rule(
+                "",
+                "approved the plan",
+                Reply::Sse(vec![
+                    call("l1", "list", json!({})),
+                    "[DONE]".into(),
+                ]),
+            ),
+            rule(
+                "",
+                "hello.txt",
+                Reply::Sse(vec![content("Carrying it out."), "[DONE]".into()]),
+            ),
+        ],
+        0,
+    )
+    .await;
+    let dir = common::fresh_dir("lembas-chat-questions");
+    std::fs::write(dir.join("hello.txt"), "hello\n").unwrap();
+    let url = server.url.clone();
+    let dir_in = dir.clone();
+    let status = tokio::task::spawn_blocking(move || {
+        let mut term = Terminal::spawn(
+            &dir_in,
+            &[
+                "chat",
+                "--base-url",
+                &url,
+                "--model",
+                "m",
+                "--mode",
+                "manual",
+            ],
+        );
+        let at = term.shows("> ", 0);
+        term.typed("Write it.\r");
+        // The question names the main agent in words, and shows the change to review.
+        let at = term.shows("the main agent wants to: Write notes.txt", at);
+        let at = term.shows("+ x", at);
+        let at = term.shows("allow? [y]es once, [a]lways, [n]o: ", at);
+        std::thread::sleep(Duration::from_millis(200));
+        term.typed("\u{3}");
+        let at = term.shows("The question is cancelled: the call is refused.", at);
+        let at = term.shows(
+            "Refused: Write notes.txt — The person refused this call.",
+            at,
+        );
+        let at = term.prompt_stays(at);
+        // The next line is a prompt, not the question's answer.
+        term.typed("After.\r");
+        let at = term.shows("Three.", at);
+        let at = term.shows("> ", at);
+        term.typed("/mode plan\r");
+        let at = term.shows("The main agent's mode is plan.", at);
+        term.typed("Plan it.\r");
+        let at = term.shows("the main agent submits the plan:", at);
+        let at = term.shows("1. [ ] Write notes.txt", at);
+        let at = term.shows("approve the plan? [y]es, [n]o: ", at);
+        term.typed("y\r");
+        let at = term.shows("The main agent's mode is manual now.", at);
+        // Each call leaves a line that stays.
+        let at = term.shows("List the project's folder", at);
+        let at = term.shows("Carrying it out.", at);
+        term.shows("> ", at);
+        term.typed("\u{4}");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(s) = term.child.try_wait().unwrap() {
+                break s;
+            }
+            assert!(Instant::now() < deadline, "lembas did not leave on Ctrl-D");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(status.code(), Some(0));
+    assert!(!dir.join("notes.txt").exists(), "the cancelled write ran");
+    let bodies = server.bodies("");
+    let after = bodies
+        .iter()
+        .find(|b| common::scripted::last(b).contains("After."))
+        .unwrap();
+    // The cancelled question was refused, and said so to the model.
+    assert!(text_of(after).contains("The person refused this call."));
+    assert!(bodies.iter().any(|b| common::scripted::last(b)
+        .contains("The person approved the plan: the session is in manual mode")));
 }

@@ -10,7 +10,8 @@
 mod common;
 use common::{content, fake, tool_call, Answer};
 
-use lembas_harness::engine::{Approval, Asker, Engine, Unattended};
+use lembas_harness::call::CallStatus;
+use lembas_harness::engine::{Approval, Asker, Engine, Question, Unattended};
 use lembas_harness::events::{AgentRef, SessionEvent as Event};
 use lembas_harness::provider::client::Provider;
 use lembas_harness::tools::Workspace;
@@ -96,7 +97,9 @@ async fn a_turn_with_a_tool_call_and_its_phases() {
     assert_eq!(end.steps, 2);
     assert!(events.contains(&Event::ToolEnd {
         agent: AgentRef::main(),
+        id: "lead-1".into(),
         tool: "list".into(),
+        status: CallStatus::Completed,
         output: "hello.txt".into(),
         diff: None,
     }));
@@ -203,7 +206,7 @@ async fn unattended_refuses_what_would_ask() {
 struct Says(Approval);
 
 impl Asker for Says {
-    fn ask(&self, _agent: &str, _tool: &str, _what: &str) -> Approval {
+    fn ask(&self, _question: &Question<'_>) -> Approval {
         self.0
     }
 }
@@ -226,8 +229,8 @@ async fn two_reads_of_one_step_run_and_answer_in_the_order_called() {
     let mut started = Vec::new();
     engine
         .turn("Read.", &mut |e| {
-            if let Event::ToolStart { tool, .. } = e {
-                started.push(tool);
+            if let Event::ToolStart { call, .. } = e {
+                started.push(call.tool);
             }
         })
         .await

@@ -199,7 +199,8 @@ async fn a_run_with_a_subagent_ends_when_the_tree_is_quiet() {
                     assert!(l["tree"].get(k).is_some(), "{k} in {l}");
                 }
             }
-            "tool_start" | "tool_end" | "text" | "reasoning" | "reply" | "notice" | "done" => {}
+            "tool_start" | "tool_running" | "tool_end" | "text" | "reasoning" | "reply"
+            | "notice" | "plan" | "mode" | "done" => {}
             other => panic!("an event the spec does not name: {other}"),
         }
     }
@@ -207,6 +208,16 @@ async fn a_run_with_a_subagent_ends_when_the_tree_is_quiet() {
     assert!(of("phase").any(|l| l["agent"] == "s1"));
     assert!(of("phase").all(|l| l["agent"] != "writer" && l["agent"] != "lead"));
     assert!(of("tool_start").any(|l| l["agent"] == "s1" && l["tool"] == "write"));
+    // Every call that starts ends, under the same id, completed or failed.
+    for start in of("tool_start") {
+        let id = &start["id"];
+        assert!(id.is_string() && start["title"].is_string(), "{start}");
+        let end = of("tool_end").find(|l| l["id"] == *id).unwrap();
+        assert!(
+            ["completed", "failed"].contains(&end["status"].as_str().unwrap()),
+            "{end}"
+        );
+    }
     assert!(of("phase").any(|l| l.get("agent").is_none() && l["progress"]["phase"] == "writing"));
     let tree = &of("team").next_back().unwrap()["tree"];
     assert_eq!(tree["ended"][0]["name"], "writer");

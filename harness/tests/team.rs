@@ -13,7 +13,7 @@ mod common;
 use common::scripted::{call, calls, content, rule, says, serve, usage, Reply, Server};
 
 use lembas_harness::crew::{Crew, SessionEnd, Setup};
-use lembas_harness::engine::{Approval, Asker};
+use lembas_harness::engine::{Approval, Asker, PlanDesk, Question};
 use lembas_harness::events::SessionEvent as Out;
 use lembas_harness::provider::client::Provider;
 use lembas_harness::tools::Workspace;
@@ -37,11 +37,12 @@ struct Person {
 }
 
 impl Asker for Person {
-    fn ask(&self, agent: &str, tool: &str, what: &str) -> Approval {
-        self.asked
-            .lock()
-            .unwrap()
-            .push((agent.into(), tool.into(), what.into()));
+    fn ask(&self, question: &Question<'_>) -> Approval {
+        self.asked.lock().unwrap().push((
+            question.agent.name.clone(),
+            question.call.tool.clone(),
+            question.call.what.clone(),
+        ));
         self.answer
     }
 }
@@ -89,6 +90,10 @@ async fn session_with(
         asker,
         window,
         system: "You are lembas.".into(),
+        plan: PlanDesk {
+            plan: Arc::default(),
+            file: ".lembas/plans/team.md".into(),
+        },
     };
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let crew = Crew::new(setup, &options, tx);
@@ -258,7 +263,7 @@ async fn a_subagent_writes_a_file_reports_and_wakes_the_main_agent() {
         "{lead_phases:?}"
     );
     assert_eq!(lead_phases.last().map(String::as_str), Some("none"));
-    assert!(run.outs.iter().any(|o| matches!(o, Out::ToolStart { agent, tool, .. } if agent.name == "writer" && tool == "write")));
+    assert!(run.outs.iter().any(|o| matches!(o, Out::ToolStart { agent, call } if agent.name == "writer" && call.tool == "write")));
     let last_tree = run.outs.iter().rev().find_map(|o| match o {
         Out::Team { tree } => Some(tree),
         _ => None,

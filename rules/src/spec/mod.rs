@@ -356,7 +356,7 @@ mod tests {
         let spec = spec();
         assert_eq!(spec.loop_spec.version, "3.4.0");
         assert_eq!(spec.tools().count(), data::TOOLS.len());
-        assert_eq!(spec.tools().count(), 18);
+        assert_eq!(spec.tools().count(), 21);
         assert!(crate::permission::request::default_rules().len() > 10);
         assert_eq!(spec.mode(Mode::Auto).ask_becomes, Some(Action::Allow));
         assert_eq!(spec.mode(Mode::Plan).write, Action::Deny);
@@ -365,11 +365,11 @@ mod tests {
     }
 
     #[test]
-    fn the_main_only_tools_are_the_tools_offered_to_the_main_agent() {
+    fn the_main_only_tools_are_the_team_tools_offered_to_the_main_agent() {
         let spec = spec();
         let main: Vec<&str> = spec
             .tools()
-            .filter(|t| t.offered == Some("main"))
+            .filter(|t| t.offered == Some("main") && t.name.starts_with("team_"))
             .map(|t| t.name)
             .collect();
         assert!(main.iter().eq(spec.loop_spec.team.main_only.tools.iter()));
