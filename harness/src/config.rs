@@ -8,7 +8,9 @@
 //! changes, and what it may not, is said when the session starts ([`Settings::notes`]).
 
 use anyhow::{anyhow, bail, Context as _, Result};
-use lembas_rules::permission::Mode;
+use lembas_rules::permission::{rules_from_setting, Action, Mode, Rule, RuleSource};
+use lembas_rules::spec::spec;
+use lembas_rules::spec::types::Setting;
 use lembas_rules::team::Team;
 use std::num::NonZeroU64;
 use std::path::{Path, PathBuf};
@@ -111,6 +113,10 @@ pub struct ConfigFile {
     pub network: Option<bool>,
     /// The longest the server may go without sending a frame, in seconds (default 300).
     pub idle_timeout: Option<NonZeroU64>,
+    /// Your own permission rules, in the spec's setting shape (`{ "bash": { "cargo test *":
+    /// "allow" }, "read": { "secrets/*": "deny" } }`), read after the defaults. A project's file
+    /// may only ask or deny.
+    pub permission: Option<Setting>,
 }
 
 /// The settings of a session (`lembas run --help`, `lembas chat --help`).
@@ -200,9 +206,36 @@ pub struct Settings {
     pub idle_timeout: std::time::Duration,
     /// `--no-sandbox`: commands run under the rules alone.
     pub no_sandbox: bool,
+    /// The config files' permission rules, the person's then the project's, after the defaults.
+    pub rules: Vec<Rule>,
     /// What the project's `.lembas.json` changed, and what it set that only the person may: said
     /// when the session starts.
     pub notes: Vec<String>,
+}
+
+/// Every permission key a setting may name: each tool's, the plan tools' former `todo`, or a
+/// pattern with `*` that may match some.
+fn known_key(key: &str) -> bool {
+    key.contains('*') || key == "todo" || spec().tools().any(|t| t.permission == key)
+}
+
+/// The rules of a config file's `permission` section, checked: an unknown key or action is an
+/// error naming the file and where in it.
+fn rules_of(path: &Path, setting: &Setting) -> Result<Vec<Rule>> {
+    for (key, _) in setting.0.iter() {
+        if !known_key(key) {
+            let mut keys: Vec<&str> = spec().tools().map(|t| t.permission).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            bail!(
+                "the config file {}: permission.{key}: not a permission key (one of {})",
+                path.display(),
+                keys.join(", ")
+            );
+        }
+    }
+    rules_from_setting(setting, RuleSource::Session)
+        .map_err(|e| anyhow!("the config file {}: permission.{e}", path.display()))
 }
 
 /// The person's config file: the one given, else `$XDG_CONFIG_HOME/lembas/config.json`, if any.
@@ -260,6 +293,25 @@ impl Settings {
         };
         let mut notes = Vec::new();
         let said = |key: &str| format!("the project's {PROJECT_CONFIG} sets {key}");
+        // The person's rules, then the project's — which may only make things stricter.
+        let mut rules = match (&person.permission, person_config(o.config.as_deref(), env)) {
+            (Some(setting), Some(path)) => rules_of(&path, setting)?,
+            _ => Vec::new(),
+        };
+        if let Some(setting) = &project.permission {
+            for rule in rules_of(&project_path, setting)? {
+                if rule.action == Action::Allow {
+                    notes.push(format!(
+                        "{} {} {}: allow — only your own config may allow; ignored",
+                        said("permission"),
+                        rule.permission,
+                        rule.pattern
+                    ));
+                } else {
+                    rules.push(rule);
+                }
+            }
+        }
         for (key, set) in [
             ("base_url", project.base_url.is_some()),
             ("api_key_env", project.api_key_env.is_some()),
@@ -385,6 +437,7 @@ impl Settings {
                     .return_progress
                     .or(person.return_progress)
                     .unwrap_or(false),
+            rules,
             notes,
         })
     }
@@ -549,6 +602,74 @@ mod tests {
             ..opts()
         };
         assert_eq!(Settings::resolve(&o, &d, &env).unwrap().mode, Mode::Edit);
+    }
+
+    #[test]
+    fn your_own_rules_are_read_after_the_defaults_and_a_project_may_only_tighten() {
+        use lembas_rules::permission::{evaluate, Context, Request};
+        let home = dir("rules-home", None);
+        let person_dir = home.join(".config/lembas");
+        std::fs::create_dir_all(&person_dir).unwrap();
+        std::fs::write(
+            person_dir.join("config.json"),
+            r#"{"base_url": "http://mine/v1", "model": "m",
+                "permission": {"bash": {"cargo test *": "allow", "git push *": "deny"}}}"#,
+        )
+        .unwrap();
+        let h = home.to_string_lossy().into_owned();
+        let env = move |k: &str| (k == "HOME").then(|| h.clone());
+        let d = dir(
+            "rules-project",
+            Some(
+                r#"{"permission": {"bash": {"rm *": "allow", "make *": "deny"}, "read": {"secrets/*": "deny"}}}"#,
+            ),
+        );
+        let s = Settings::resolve(&opts(), &d, &env).unwrap();
+        let judged = |line: &str, mode: Mode| {
+            let mut ctx = Context::new(mode);
+            ctx.root = "/p".into();
+            ctx.rules = s.rules.clone();
+            evaluate(&Request::bash(line), &ctx).action
+        };
+        assert_eq!(judged("cargo test --all", Mode::Edit), Action::Allow);
+        assert_eq!(judged("cargo test --all", Mode::Plan), Action::Deny);
+        assert_eq!(judged("git push origin main", Mode::Auto), Action::Deny);
+        assert_eq!(judged("make install", Mode::Auto), Action::Deny);
+        // The project's allow is not taken, and said.
+        assert_eq!(judged("rm x", Mode::Edit), Action::Ask);
+        assert!(s
+            .notes
+            .join("\n")
+            .contains("permission bash rm *: allow — only your own config may allow; ignored"));
+        let mut ctx = Context::new(Mode::Auto);
+        ctx.root = "/p".into();
+        ctx.rules = s.rules.clone();
+        let read = Request::tool(
+            "read",
+            lembas_rules::permission::Target::Path("/p/secrets/a".into()),
+        )
+        .unwrap();
+        assert_eq!(evaluate(&read, &ctx).action, Action::Deny);
+        // An unknown key or action is named.
+        let d = dir(
+            "rules-bad-key",
+            Some(r#"{"permission": {"shell": "allow"}}"#),
+        );
+        let e = Settings::resolve(&opts(), &d, &env)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("permission.shell: not a permission key (one of") && e.contains("bash"),
+            "{e}"
+        );
+        let d = dir(
+            "rules-bad-action",
+            Some(r#"{"permission": {"bash": {"ls *": "maybe"}}}"#),
+        );
+        let e = Settings::resolve(&opts(), &d, &env)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("bash.ls *") && e.contains("maybe"), "{e}");
     }
 
     #[test]

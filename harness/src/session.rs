@@ -261,6 +261,7 @@ pub fn crew_in(
     permissions.root = root.clone();
     permissions.home = home;
     permissions.unattended = unattended;
+    permissions.rules = s.rules.clone();
     let permissions = Arc::new(Mutex::new(permissions));
     let mut provider = Provider::new(&s.base_url, s.api_key.clone());
     provider.return_progress = s.return_progress;

@@ -500,3 +500,59 @@ async fn a_projects_config_cannot_choose_the_server_the_key_or_a_looser_mode() {
         "the command and the write were refused: {sent}"
     );
 }
+
+#[tokio::test]
+async fn a_projects_deny_rule_refuses_a_call_and_the_refusal_ends_its_card() {
+    let (url, bodies) = fake(vec![
+        Answer::Sse(vec![
+            tool_call("c1", "bash", json!({"command": "echo hi"})),
+            "[DONE]".into(),
+        ]),
+        Answer::Sse(vec![content("Refused."), "[DONE]".into()]),
+    ])
+    .await;
+    let dir = project("deny-rule");
+    std::fs::write(
+        dir.join(".lembas.json"),
+        r#"{"permission": {"bash": {"echo *": "deny"}}}"#,
+    )
+    .unwrap();
+    let events = dir.join("events.jsonl");
+    let events_path = events.to_string_lossy().into_owned();
+    let out = lembas(
+        &dir,
+        &[
+            "run",
+            "--base-url",
+            &url,
+            "--model",
+            "m",
+            "--mode",
+            "auto",
+            "--events",
+            &events_path,
+            "Say hi.",
+        ],
+        "LEMBAS_API_KEY",
+    )
+    .await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<Value> = std::fs::read_to_string(&events)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let end = lines.iter().find(|l| l["type"] == "tool_end").unwrap();
+    assert_eq!(end["status"], "failed", "{end}");
+    assert_eq!(end["output"], "a rule says deny for bash echo *", "{end}");
+    let second = bodies.lock().unwrap()[1].clone();
+    assert!(
+        second.contains("a rule says deny for bash echo *"),
+        "{second}"
+    );
+}

@@ -93,10 +93,20 @@ impl Rule {
     }
 }
 
+/// The permission key a setting's key stands for: the plan tools' former key `todo` is `plan`
+/// (spec 3.4.0's CHANGELOG: a rule written for `todo` still reaches them).
+pub fn setting_key(key: &str) -> &str {
+    match key {
+        "todo" => "plan",
+        other => other,
+    }
+}
+
 /// The rules of a setting in defaults.json's shape, in order.
 pub fn rules_from_setting(setting: &Setting, source: RuleSource) -> Result<Vec<Rule>, InputError> {
     let mut out = Vec::new();
-    for (key, value) in setting.0.iter() {
+    for (written, value) in setting.0.iter() {
+        let key = setting_key(written);
         let bad = |path: String, value: &str| InputError::Unknown {
             path,
             what: "action",
@@ -104,13 +114,13 @@ pub fn rules_from_setting(setting: &Setting, source: RuleSource) -> Result<Vec<R
         };
         match value {
             SettingValue::Action(a) => {
-                let action = Action::parse(a).ok_or_else(|| bad(key.to_string(), a))?;
+                let action = Action::parse(a).ok_or_else(|| bad(written.to_string(), a))?;
                 out.push(Rule::new(key, "*", action, source));
             }
             SettingValue::Patterns(list) => {
                 for (pattern, a) in list.iter() {
                     let action =
-                        Action::parse(a).ok_or_else(|| bad(format!("{key}.{pattern}"), a))?;
+                        Action::parse(a).ok_or_else(|| bad(format!("{written}.{pattern}"), a))?;
                     out.push(Rule::new(key, pattern, action, source));
                 }
             }

@@ -376,3 +376,26 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn the_plan_tools_are_allowed_in_every_mode_and_a_todo_rule_still_reaches_them() {
+    for mode in Mode::ALL {
+        for tool in ["plan_write", "plan_update", "plan_submit"] {
+            assert_eq!(
+                action(&call(tool, Target::Tool), mode),
+                Action::Allow,
+                "{tool} in {mode}"
+            );
+        }
+    }
+    let setting: crate::spec::types::Setting =
+        serde_json::from_value(serde_json::json!({"todo": "deny"})).unwrap();
+    let mut ctx = Context::new(Mode::Plan);
+    ctx.rules = rules_from_setting(&setting, RuleSource::Session).unwrap();
+    let d = evaluate(&call("plan_write", Target::Tool), &ctx);
+    assert_eq!(d.action, Action::Deny);
+    let bad: crate::spec::types::Setting =
+        serde_json::from_value(serde_json::json!({"todo": {"*": "sometimes"}})).unwrap();
+    let e = rules_from_setting(&bad, RuleSource::Session).unwrap_err();
+    assert!(e.to_string().contains("todo.*"), "{e}");
+}
