@@ -21,12 +21,15 @@
 //! answer) would hold the connection's loop.
 
 use crate::call::{Block, CallShown, CallStatus};
+use crate::chat::{help, read_line, Said, COMMANDS};
 use crate::config::{AgentRange, SessionOptions};
 use crate::crew::{Crew, SessionEnd};
 use crate::engine::{Approval, Asker, Question};
 use crate::events::{AgentRef, SessionEvent};
 use crate::plan::{Plan, StepStatus};
+use crate::prompt::prompt_text;
 use crate::session::{crew_in, SettingFromClient};
+use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::{
@@ -411,16 +414,57 @@ fn modes(current: Mode) -> acp::SessionModeState {
     )
 }
 
-/// A prompt's text: its text blocks, in order.
-fn prompt_text(blocks: &[acp::ContentBlock]) -> String {
-    blocks
-        .iter()
-        .filter_map(|b| match b {
-            acp::ContentBlock::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+/// The chat's commands an editor offers in its `/` menu.
+fn commands() -> acp::AvailableCommandsUpdate {
+    acp::AvailableCommandsUpdate::new(
+        COMMANDS
+            .iter()
+            .filter(|c| c.in_editor)
+            .map(|c| {
+                acp::AvailableCommand::new(c.name, c.description).input(c.argument.map(|a| {
+                    acp::AvailableCommandInput::Unstructured(acp::UnstructuredCommandInput::new(a))
+                }))
+            })
+            .collect(),
+    )
+}
+
+/// What a command typed in the editor does, and what the session says of it: its answer, and the
+/// mode it changed to.
+fn run_command(session: &LinkSession, said: Said) -> (String, Option<Mode>) {
+    let crew = &session.crew;
+    match said {
+        Said::Mode(mode) => match crew.set_mode(mode) {
+            Ok(()) => (format!("The main agent's mode is {mode}."), Some(mode)),
+            Err(why) => (format!("The mode stays: {why}."), None),
+        },
+        Said::Agents(range) => {
+            crew.set_agents(range.min, range.max);
+            (
+                format!(
+                    "The team may have {} to {} agents; the main agent is told with the next prompt.",
+                    range.min, range.max
+                ),
+                None,
+            )
+        }
+        Said::Tree => (crew.tree_lines().join("\n"), None),
+        Said::Stop(name) => {
+            let stopped = crew.stop_agent(&name);
+            if stopped.is_empty() {
+                (
+                    format!("/stop: no subagent \"{name}\" works in the tree"),
+                    None,
+                )
+            } else {
+                (format!("Stopped {name} ({}).", stopped.join(", ")), None)
+            }
+        }
+        Said::Help => (help(), None),
+        Said::Quit => ("Close the thread in the editor to leave.".into(), None),
+        Said::Wrong(what) => (what, None),
+        Said::Prompt(_) | Said::Nothing => (String::new(), None),
+    }
 }
 
 /// What a call is, as ACP's `kind` says it: from its tool's block; submitting the plan switches
@@ -672,9 +716,14 @@ pub async fn serve(o: SessionOptions) -> Result<i32> {
                     m.insert("lembas".into(), json!({"capabilities": CAPABILITIES}));
                     m
                 });
+                // lembas speaks version 1: the one it answers with whatever the client asked
+                // (ACP: the agent answers with the client's version when it has it, else its
+                // latest).
                 responder.respond(
-                    acp::InitializeResponse::new(request.protocol_version)
-                        .agent_capabilities(acp::AgentCapabilities::new())
+                    acp::InitializeResponse::new(ProtocolVersion::V1)
+                        .agent_capabilities(acp::AgentCapabilities::new().prompt_capabilities(
+                            acp::PromptCapabilities::new().embedded_context(true),
+                        ))
                         .agent_info(acp::Implementation::new(
                             "lembas",
                             env!("CARGO_PKG_VERSION"),
@@ -700,9 +749,15 @@ pub async fn serve(o: SessionOptions) -> Result<i32> {
                 } else {
                     SettingFromClient::default()
                 };
-                match for_new.create(request.cwd, setting, client) {
+                match for_new.create(request.cwd, setting, client.clone()) {
                     Ok((id, mode)) => {
-                        responder.respond(acp::NewSessionResponse::new(id).modes(modes(mode)))
+                        responder
+                            .respond(acp::NewSessionResponse::new(id.clone()).modes(modes(mode)))?;
+                        // The chat's commands, for the editor's `/` menu.
+                        client.send_notification(acp::SessionNotification::new(
+                            id,
+                            acp::SessionUpdate::AvailableCommandsUpdate(commands()),
+                        ))
                     }
                     Err(e) => responder.respond_with_internal_error(format!("{e:#}")),
                 }
@@ -727,7 +782,32 @@ pub async fn serve(o: SessionOptions) -> Result<i32> {
                         Err(e) => return responder.respond_with_error(e),
                     }
                 }
-                let text = prompt_text(&request.prompt);
+                // A command of the chat's, typed in the editor: done, and said.
+                if let [acp::ContentBlock::Text(t)] = request.prompt.as_slice() {
+                    let said = read_line(&t.text);
+                    if !matches!(said, Said::Prompt(_) | Said::Nothing) {
+                        let (answer, mode) = run_command(&session, said);
+                        let id = request.session_id.clone();
+                        if let Some(mode) = mode {
+                            client.send_notification(acp::SessionNotification::new(
+                                id.clone(),
+                                acp::SessionUpdate::CurrentModeUpdate(acp::CurrentModeUpdate::new(
+                                    mode.as_str(),
+                                )),
+                            ))?;
+                        }
+                        client.send_notification(acp::SessionNotification::new(
+                            id,
+                            acp::SessionUpdate::AgentMessageChunk(acp::ContentChunk::new(
+                                acp::ContentBlock::Text(acp::TextContent::new(answer)),
+                            )),
+                        ))?;
+                        return responder
+                            .respond(acp::PromptResponse::new(acp::StopReason::EndTurn));
+                    }
+                }
+                // The text, and what the person attached, read as the rules allow.
+                let text = prompt_text(&request.prompt, &|path| session.crew.read_attached(path));
                 // The turn runs apart from the loop: its permission questions are requests too.
                 client.spawn(async move {
                     session.crew.prompt(&text);
@@ -742,6 +822,10 @@ pub async fn serve(o: SessionOptions) -> Result<i32> {
                             .respond(acp::PromptResponse::new(acp::StopReason::MaxTurnRequests)),
                         SessionEnd::Finished => {
                             responder.respond(acp::PromptResponse::new(acp::StopReason::EndTurn))
+                        }
+                        // The server refused the key: the editor asks the person to set it.
+                        SessionEnd::Failed(e) if session.crew.failed_for_key() => {
+                            responder.respond_with_error(Error::auth_required().data(e))
                         }
                         SessionEnd::Failed(e) => responder.respond_with_internal_error(e),
                     }

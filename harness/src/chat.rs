@@ -33,14 +33,75 @@ pub enum Said {
     Wrong(String),
 }
 
-/// The commands, as `/help` lists them.
-pub const HELP: &str =
-    "/mode MODE        the main agent's mode from the next call on (auto, edit, manual, plan)
-/agents MIN..MAX  the Subagents setting, told to the main agent with the next prompt
-/tree             the tree as team_read writes it
-/stop NAME        stop a subagent and the subagents under it
-/quit             leave (so do Ctrl-D, and Ctrl-C at the prompt)
-Anything else is a prompt. Ctrl-C during a turn stops it and every subagent.";
+/// A command the person may type (at the terminal, or in an editor's `/` menu).
+pub struct Command {
+    /// Its name, after the `/`.
+    pub name: &'static str,
+    /// What it takes, as a hint (`MODE`); none when it takes nothing.
+    pub argument: Option<&'static str>,
+    /// What it does.
+    pub description: &'static str,
+    /// Whether an editor offers it (leaving is the editor's own).
+    pub in_editor: bool,
+}
+
+/// The commands, in the order `/help` lists them.
+pub const COMMANDS: &[Command] = &[
+    Command {
+        name: "mode",
+        argument: Some("MODE"),
+        description: "the main agent's mode from the next call on (auto, edit, manual, plan)",
+        in_editor: true,
+    },
+    Command {
+        name: "agents",
+        argument: Some("MIN..MAX"),
+        description: "the Subagents setting, told to the main agent with the next prompt",
+        in_editor: true,
+    },
+    Command {
+        name: "tree",
+        argument: None,
+        description: "the tree as team_read writes it",
+        in_editor: true,
+    },
+    Command {
+        name: "stop",
+        argument: Some("NAME"),
+        description: "stop a subagent and the subagents under it",
+        in_editor: true,
+    },
+    Command {
+        name: "help",
+        argument: None,
+        description: "these commands",
+        in_editor: true,
+    },
+    Command {
+        name: "quit",
+        argument: None,
+        description: "leave (so do Ctrl-D, and Ctrl-C at the prompt)",
+        in_editor: false,
+    },
+];
+
+/// The commands as `/help` lists them, then what anything else is.
+pub fn help() -> String {
+    let mut lines: Vec<String> = COMMANDS
+        .iter()
+        .map(|c| {
+            let call = match c.argument {
+                Some(a) => format!("/{} {a}", c.name),
+                None => format!("/{}", c.name),
+            };
+            format!("{call:<18}{}", c.description)
+        })
+        .collect();
+    lines.push(
+        "Anything else is a prompt. Ctrl-C during a turn stops it and every subagent.".into(),
+    );
+    lines.join("\n")
+}
 
 /// Reads a line the person typed.
 pub fn read_line(line: &str) -> Said {
@@ -123,7 +184,7 @@ pub async fn chat(o: SessionOptions) -> Result<i32> {
                     eprintln!("Stopped {name} ({}).", stopped.join(", "));
                 }
             }
-            Said::Help => eprintln!("{HELP}"),
+            Said::Help => eprintln!("{}", help()),
             Said::Quit => break,
             Said::Nothing => {}
             Said::Wrong(what) => eprintln!("{what}"),

@@ -73,6 +73,8 @@ struct Inner {
     waiting: Vec<String>,
     dirty: bool,
     failed: Option<String>,
+    /// The main agent's latest turn failed because the server wants a key it takes.
+    failed_for_key: bool,
     /// What a stop told the main agent, for its next turn.
     for_lead: Vec<String>,
     /// The person stopped the current turn.
@@ -136,6 +138,7 @@ impl Crew {
                 waiting: Vec::new(),
                 dirty: true,
                 failed: None,
+                failed_for_key: false,
                 for_lead: Vec::new(),
                 stopped: false,
                 lead_out_of_steps: false,
@@ -172,6 +175,7 @@ impl Crew {
     pub fn prompt(&self, text: &str) {
         let mut inner = self.lock();
         inner.failed = None;
+        inner.failed_for_key = false;
         inner.stopped = false;
         inner.lead_out_of_steps = false;
         self.quiet.send_replace(false);
@@ -372,6 +376,44 @@ impl Crew {
         self.lock().lead_out_of_steps
     }
 
+    /// Whether the main agent's latest turn failed because the server refused its key (a 401 or
+    /// a 403): an editor asks the person to authenticate.
+    pub fn failed_for_key(&self) -> bool {
+        self.lock().failed_for_key
+    }
+
+    /// A file the person attached to a prompt, read as the rules allow a read of its path
+    /// without asking; otherwise why not (the model may still read it with the read tool, which
+    /// asks).
+    pub fn read_attached(&self, path: &str) -> crate::prompt::Attached {
+        use crate::prompt::Attached;
+        let workspace = &self.setup.workspace;
+        let abs = match workspace.path(path) {
+            Ok(abs) => abs,
+            Err(e) => return Attached::NotRead(e.to_string()),
+        };
+        let Some(request) = Request::tool(
+            "read",
+            lembas_rules::permission::Target::Path(abs.to_string_lossy().into_owned()),
+        ) else {
+            return Attached::NotRead("there is no read tool".into());
+        };
+        let permissions = self
+            .setup
+            .permissions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let decision = lembas_rules::permission::evaluate(&request, &permissions);
+        if decision.action != lembas_rules::permission::Action::Allow {
+            return Attached::NotRead(decision.reason);
+        }
+        match workspace.peek(&abs) {
+            Some(text) => Attached::Read(crate::tools::bounded(&text, crate::tools::OUTPUT_MAX)),
+            None => Attached::NotRead("it cannot be read as text".into()),
+        }
+    }
+
     /// Whether the person stopped the latest turn.
     pub fn was_stopped(&self) -> bool {
         self.lock().stopped
@@ -537,6 +579,14 @@ impl Crew {
             }
             Err(e) => {
                 let error = e.to_string();
+                if is_lead {
+                    inner.failed_for_key = matches!(
+                        e,
+                        EngineError::Provider(
+                            crate::provider::client::ProviderError::Unauthorized { .. }
+                        )
+                    );
+                }
                 self.send_out(SessionEvent::Notice {
                     agent: inner.agent(name),
                     text: error.clone(),

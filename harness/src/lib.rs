@@ -16,6 +16,7 @@
 //! - [`session`] — the main agent's conversation and tree, kept across prompts;
 //! - [`run`] — `lembas run`: a session of one turn;
 //! - [`chat`] — `lembas chat` (and `lembas` alone): a session of many, at a terminal;
+//! - [`prompt`] — an editor's prompt as the model reads it: its text and what was attached;
 //! - [`acp`] — `lembas acp`: sessions for editors, over the Agent Client Protocol.
 
 pub mod acp;
@@ -29,6 +30,7 @@ pub mod events;
 pub mod files;
 pub mod guard;
 pub mod plan;
+pub mod prompt;
 pub mod provider;
 pub mod run;
 pub mod sandbox;

@@ -526,3 +526,132 @@ async fn a_call_is_one_card_from_start_to_end_and_a_plan_is_approved_in_the_edit
         "new\n"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn what_the_person_attaches_reaches_the_model_and_commands_and_a_refused_key_are_said() {
+    let server = serve(
+        vec![
+            rule(
+                "",
+                "Look at these.",
+                Reply::Sse(vec![content("Seen."), "[DONE]".into()]),
+            ),
+            rule(
+                "",
+                "Who am I?",
+                Reply::Status(
+                    401,
+                    r#"{"error": {"message": "Incorrect API key provided"}}"#.into(),
+                ),
+            ),
+        ],
+        0,
+    )
+    .await;
+    let dir = project("lembas-acp-attached");
+    std::fs::write(
+        dir.join("main.rs"),
+        "fn main() { println!(\"on disk\"); }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join(".env"), "TOKEN=secret-value\n").unwrap();
+    let agent = lembas_acp(&server.url);
+    let updates: Arc<Mutex<Vec<acp::SessionUpdate>>> = Arc::default();
+    let seen = Arc::clone(&updates);
+    let project = dir.clone();
+    let mut init_said = None;
+    let mut refused_key = None;
+    Client
+        .v1()
+        .on_receive_notification(
+            async move |n: acp::SessionNotification, _agent| {
+                seen.lock().unwrap().push(n.update);
+                Ok(())
+            },
+            on_receive_notification!(),
+        )
+        .connect_with(agent, async |lembas: ConnectionTo<Agent>| {
+            let init = lembas
+                .send_request(acp::InitializeRequest::new(ProtocolVersion::V1))
+                .block_task()
+                .await?;
+            init_said = Some((
+                init.protocol_version,
+                init.agent_capabilities.prompt_capabilities.embedded_context,
+            ));
+            let session = lembas
+                .send_request(acp::NewSessionRequest::new(project.clone()))
+                .block_task()
+                .await?;
+            let id = session.session_id;
+            let uri = |name: &str| format!("file://{}", project.join(name).display());
+            let blocks = vec![
+                acp::ContentBlock::Text(acp::TextContent::new("Look at these.")),
+                acp::ContentBlock::ResourceLink(acp::ResourceLink::new("main.rs", uri("main.rs"))),
+                acp::ContentBlock::ResourceLink(acp::ResourceLink::new(".env", uri(".env"))),
+                acp::ContentBlock::Resource(acp::EmbeddedResource::new(
+                    acp::EmbeddedResourceResource::TextResourceContents(
+                        acp::TextResourceContents::new("let unsaved = 1;", uri("lib.rs")),
+                    ),
+                )),
+            ];
+            lembas
+                .send_request(acp::PromptRequest::new(id.clone(), blocks))
+                .block_task()
+                .await?;
+            lembas
+                .send_request(acp::PromptRequest::new(id.clone(), text("/mode plan")))
+                .block_task()
+                .await?;
+            refused_key = lembas
+                .send_request(acp::PromptRequest::new(id.clone(), text("Who am I?")))
+                .block_task()
+                .await
+                .err();
+            Ok(())
+        })
+        .await
+        .unwrap();
+    assert_eq!(init_said, Some((ProtocolVersion::V1, true)));
+    let bodies = server.bodies("");
+    let looked = last(
+        bodies
+            .iter()
+            .find(|b| last(b).contains("Look at these."))
+            .unwrap(),
+    );
+    assert!(looked.contains("println!(\"on disk\")"), "{looked}");
+    assert!(looked.contains("let unsaved = 1;"), "{looked}");
+    // The .env file asks before it is read: it is not sent, and the model is told why.
+    assert!(!looked.contains("secret-value"), "{looked}");
+    assert!(
+        looked.contains("(not included: a rule says ask for read *.env"),
+        "{looked}"
+    );
+    let updates = updates.lock().unwrap();
+    let menu: Vec<String> = updates
+        .iter()
+        .find_map(|u| match u {
+            acp::SessionUpdate::AvailableCommandsUpdate(c) => Some(
+                c.available_commands
+                    .iter()
+                    .map(|c| c.name.clone())
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(menu, ["mode", "agents", "tree", "stop", "help"]);
+    // A command typed in the editor is done: the mode changed, and the editor told.
+    assert!(updates.iter().any(|u| matches!(u,
+        acp::SessionUpdate::CurrentModeUpdate(m) if m.current_mode_id.to_string() == "plan")));
+    assert!(!bodies.iter().any(|b| last(b).contains("/mode")));
+    // A 401 is an auth error, with the server's reason and what to do.
+    let refused = refused_key.unwrap();
+    assert_eq!(i32::from(refused.code), -32000, "{refused:?}");
+    let said = format!("{:?}", refused.data);
+    assert!(
+        said.contains("Incorrect API key provided") && said.contains("LEMBAS_API_KEY"),
+        "{said}"
+    );
+}

@@ -24,6 +24,15 @@ pub enum ProviderError {
     },
     #[error("the server stopped answering for {secs}s")]
     Timeout { secs: u64 },
+    #[error(
+        "{status} from {url}: {body} — the server wants a key it takes: set LEMBAS_API_KEY to \
+         it (or name another variable with --api-key-env)"
+    )]
+    Unauthorized {
+        url: String,
+        status: String,
+        body: String,
+    },
     #[error("the stream ended before the reply did")]
     Cut,
     #[error("the server said: {0}")]
@@ -169,11 +178,11 @@ impl Provider {
                         .map(str::to_string)
                 })
                 .unwrap_or(text);
-            return Err(ProviderError::Http {
-                url,
-                status: status.to_string(),
-                body: one_line(&message),
-            });
+            let (status, body) = (status.to_string(), one_line(&message));
+            if status.starts_with("401") || status.starts_with("403") {
+                return Err(ProviderError::Unauthorized { url, status, body });
+            }
+            return Err(ProviderError::Http { url, status, body });
         }
         let mut sse = SseSplitter::new();
         let mut reply = Reply::default();
