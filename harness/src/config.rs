@@ -354,6 +354,12 @@ impl Settings {
             .or_else(|| variable("LEMBAS_BASE_URL"))
             .or(person.base_url)
             .ok_or_else(|| missing("server", "--base-url URL", "LEMBAS_BASE_URL", "base_url"))?;
+        if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+            bail!(
+                "the server's base URL \"{base_url}\" does not start with http:// or https:// \
+                 (for a server on this machine: http://{base_url})"
+            );
+        }
         let model = o
             .model
             .clone()
@@ -602,6 +608,20 @@ mod tests {
             ..opts()
         };
         assert_eq!(Settings::resolve(&o, &d, &env).unwrap().mode, Mode::Edit);
+    }
+
+    #[test]
+    fn a_base_url_without_its_scheme_says_what_to_write() {
+        let d = dir("scheme", Some(r#"{"model": "m"}"#));
+        let o = SessionOptions {
+            base_url: Some("localhost:8080/v1".into()),
+            ..opts()
+        };
+        let e = Settings::resolve(&o, &d, &no_env).unwrap_err().to_string();
+        assert!(
+            e.contains("(for a server on this machine: http://localhost:8080/v1)"),
+            "{e}"
+        );
     }
 
     #[test]

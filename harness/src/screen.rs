@@ -8,7 +8,7 @@ use crate::call::{CallShown, CallStatus, TEXTS};
 use crate::crew::Crew;
 use crate::engine::now_ms;
 use crate::events::{FileDiff, SessionEvent};
-use lembas_rules::progress::{line, Progress};
+use lembas_rules::progress::{line, Phase, Progress};
 use lembas_rules::team::lead;
 use lembas_rules::text::fill;
 use std::collections::HashMap;
@@ -197,7 +197,12 @@ impl Screen {
         match event {
             SessionEvent::Phase { agent, progress } => {
                 if !self.terminal {
-                    if let Some(p) = &progress {
+                    // The main agent's failure is said whole by its notice, not cut in a line.
+                    let main_failed = agent.is_main()
+                        && progress
+                            .as_ref()
+                            .is_some_and(|p| matches!(p.phase, Phase::Failed { .. }));
+                    if let Some(p) = progress.as_ref().filter(|_| !main_failed) {
                         self.plain(&agent.name, &line(p, p.since));
                     }
                 }
@@ -231,12 +236,14 @@ impl Screen {
                 }
             }
             SessionEvent::Notice { agent, text } => {
-                // In plain lines the main agent's failure is its `failed` line already; on a
-                // terminal that line is drawn over, so the failure is said once here.
-                if self.terminal || !agent.is_main() {
-                    self.clear();
+                // Said whole, once: the main agent's as its failure, a subagent's by its name.
+                self.clear();
+                if agent.is_main() {
+                    eprintln!("Failed: {text}");
+                } else {
                     eprintln!("lembas: {}: {text}", agent.name);
                 }
+                self.draw();
             }
             SessionEvent::ToolStart { call, .. } => {
                 self.calls.insert(call.id.clone(), call);

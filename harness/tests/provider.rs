@@ -144,13 +144,14 @@ async fn a_refused_connection_is_one_clear_line() {
 
 #[tokio::test]
 async fn an_error_frame_and_garbage_never_panic() {
+    // What lembas cannot read is said as its own, not as the server's words.
     let err = failure(vec![Answer::Sse(vec![
         "{not json".into(),
         json!({"error": {"message": "overloaded"}}).to_string(),
     ])])
     .await;
     assert!(
-        matches!(err, ProviderError::Server(ref m) if m.starts_with("a frame that is not JSON")),
+        matches!(err, ProviderError::Unreadable(ref m) if m.starts_with("a frame that is not JSON")),
         "{err}"
     );
 }

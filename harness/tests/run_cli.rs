@@ -556,3 +556,36 @@ async fn a_projects_deny_rule_refuses_a_call_and_the_refusal_ends_its_card() {
         "{second}"
     );
 }
+
+#[tokio::test]
+async fn a_refused_key_is_said_whole_with_what_to_do() {
+    let reason = "Incorrect API key provided: sk-abc***xyz. You can find your API key at \
+                  https://example.invalid/account/api-keys — and this sentence is long enough \
+                  to pass a hundred columns";
+    let body: &'static str = Box::leak(
+        json!({"error": {"message": reason}})
+            .to_string()
+            .into_boxed_str(),
+    );
+    let (url, _) = fake(vec![Answer::Status(401, body)]).await;
+    let dir = project("refused-key");
+    let out = lembas(
+        &dir,
+        &[
+            "run",
+            "--base-url",
+            &url,
+            "--model",
+            "m",
+            "--unattended",
+            "hello",
+        ],
+        "LEMBAS_API_KEY",
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(reason), "{err}");
+    assert!(err.contains("set LEMBAS_API_KEY"), "{err}");
+    assert_eq!(err.matches("Incorrect API key").count(), 1, "{err}");
+}

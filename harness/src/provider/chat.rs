@@ -29,8 +29,10 @@ pub enum ChatEvent {
         total: u64,
     },
     Finish(String),
-    /// The server said something went wrong, or sent a frame that cannot be read.
+    /// The server said something went wrong.
     Error(String),
+    /// The server sent a frame lembas cannot read.
+    Unreadable(String),
     /// `[DONE]`.
     Done,
     /// A frame with nothing the harness uses (said, not dropped).
@@ -106,7 +108,7 @@ fn read_whole(data: &str) -> Vec<ChatEvent> {
     let frame: Value = match serde_json::from_str(data) {
         Ok(v) => v,
         Err(e) => {
-            return vec![ChatEvent::Error(format!(
+            return vec![ChatEvent::Unreadable(format!(
                 "a frame that is not JSON ({e}): {}",
                 one_line(data)
             ))]
@@ -315,6 +317,8 @@ pub struct Reply {
     pub finish: Option<String>,
     pub done: bool,
     pub error: Option<String>,
+    /// A frame that could not be read.
+    pub unreadable: Option<String>,
     /// The bytes it keeps of text, reasoning and arguments.
     kept: usize,
     /// The bytes of text, reasoning and arguments it was sent, kept or not.
@@ -427,6 +431,7 @@ impl Reply {
             ChatEvent::Usage { prompt, completion } => self.usage = Some((*prompt, *completion)),
             ChatEvent::Finish(r) => self.finish = Some(r.clone()),
             ChatEvent::Error(m) => self.error = Some(m.clone()),
+            ChatEvent::Unreadable(m) => self.unreadable = Some(m.clone()),
             ChatEvent::Done => self.done = true,
             ChatEvent::PromptProgress { .. } | ChatEvent::Other(_) => {}
         }
@@ -434,7 +439,10 @@ impl Reply {
 
     /// Whether the stream ended as it should: `[DONE]` or a finish reason, and no error.
     pub fn complete(&self) -> bool {
-        self.error.is_none() && self.overflow.is_none() && (self.done || self.finish.is_some())
+        self.error.is_none()
+            && self.unreadable.is_none()
+            && self.overflow.is_none()
+            && (self.done || self.finish.is_some())
     }
 }
 
@@ -531,7 +539,7 @@ mod tests {
             [ChatEvent::Other(_)]
         ));
         assert!(
-            matches!(read_frame("{not json").as_slice(), [ChatEvent::Error(m)] if m.starts_with("a frame that is not JSON"))
+            matches!(read_frame("{not json").as_slice(), [ChatEvent::Unreadable(m)] if m.starts_with("a frame that is not JSON"))
         );
     }
 

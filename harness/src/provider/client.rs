@@ -37,6 +37,8 @@ pub enum ProviderError {
     Cut,
     #[error("the server said: {0}")]
     Server(String),
+    #[error("the server's stream cannot be read: {0}")]
+    Unreadable(String),
     #[error("the server sent too much: {0}")]
     TooMuch(String),
 }
@@ -221,6 +223,9 @@ impl Provider {
             }
             if let Some(m) = &reply.error {
                 return Err(ProviderError::Server(m.clone()));
+            }
+            if let Some(m) = &reply.unreadable {
+                return Err(ProviderError::Unreadable(m.clone()));
             }
             if reply.done {
                 return Ok(reply);
