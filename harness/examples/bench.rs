@@ -189,6 +189,7 @@ async fn idle_subagents() -> f64 {
             plan: Arc::default(),
             file: ".lembas/plans/bench.md".into(),
         },
+        keeping: lembas_harness::crew::Keeping::default(),
     };
     let options = TeamOptions {
         min: 1,

@@ -28,7 +28,9 @@ use crate::engine::{Approval, Asker, Question};
 use crate::events::{AgentRef, SessionEvent};
 use crate::plan::{Plan, StepStatus};
 use crate::prompt::prompt_text;
-use crate::session::{crew_in, SettingFromClient};
+use crate::provider::chat::Message;
+use crate::session::{crew_in, Record, SettingFromClient};
+use crate::store::{rfc3339, Loaded, Store};
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v1::ConnectionTo;
@@ -194,6 +196,8 @@ struct LinkSession {
 /// Every session of the link, and how new ones are made.
 struct Sessions {
     options: SessionOptions,
+    /// Where sessions are kept (none: they are not; said at start).
+    store: Option<Store>,
     open: Mutex<BTreeMap<String, Arc<LinkSession>>>,
     /// The client opted in to the spec's extension in `initialize`.
     lembas: AtomicBool,
@@ -220,8 +224,16 @@ impl Sessions {
         cwd: std::path::PathBuf,
         setting: SettingFromClient,
         client: ConnectionTo<Client>,
+        restored: Option<Loaded>,
     ) -> Result<(acp::SessionId, Mode)> {
-        let id = acp::SessionId::new(crate::session::new_session_id());
+        let id = acp::SessionId::new(match &restored {
+            Some(r) => r.info.id.clone(),
+            None => crate::session::new_session_id(),
+        });
+        let record = Record {
+            store: self.store.clone(),
+            restored,
+        };
         let (tx, rx) = mpsc::unbounded_channel();
         let lembas = self.lembas();
         let calls = Arc::new(CallsSent::default());
@@ -235,6 +247,7 @@ impl Sessions {
         });
         let crew = crew_in(
             &id.to_string(),
+            record,
             &self.options,
             cwd,
             Arc::clone(&asker) as Arc<dyn Asker>,
@@ -648,6 +661,61 @@ async fn send_updates(
     }
 }
 
+/// A stored conversation as the updates a client draws it from (session/load): the person's
+/// prompts, the main agent's replies, each call with its output, ended.
+fn replay(messages: &[Message]) -> Vec<acp::SessionUpdate> {
+    let text = |t: &str| acp::ContentChunk::new(acp::ContentBlock::Text(acp::TextContent::new(t)));
+    let earlier = |id: &str| format!("earlier-{id}");
+    let mut out = Vec::new();
+    for message in messages {
+        match message {
+            Message::System { .. } => {}
+            Message::User { content } => {
+                out.push(acp::SessionUpdate::UserMessageChunk(text(content)))
+            }
+            Message::Assistant {
+                content,
+                tool_calls,
+            } => {
+                if !content.is_empty() {
+                    out.push(acp::SessionUpdate::AgentMessageChunk(text(content)));
+                }
+                for call in tool_calls {
+                    let input: Value = serde_json::from_str(&call.function.arguments)
+                        .unwrap_or_else(|_| Value::String(call.function.arguments.clone()));
+                    let shown = CallShown {
+                        id: earlier(&call.id),
+                        tool: call.function.name.clone(),
+                        what: String::new(),
+                        title: crate::call::title(&call.function.name, &input),
+                        kind: Block::of(&call.function.name),
+                        input: input.clone(),
+                        locations: Vec::new(),
+                    };
+                    out.push(acp::SessionUpdate::ToolCall(
+                        acp::ToolCall::new(shown.id.clone(), shown.title.clone())
+                            .kind(tool_kind(&shown))
+                            .status(acp::ToolCallStatus::InProgress)
+                            .raw_input(input),
+                    ));
+                }
+            }
+            Message::Tool {
+                tool_call_id,
+                content,
+            } => out.push(acp::SessionUpdate::ToolCallUpdate(
+                acp::ToolCallUpdate::new(
+                    earlier(tool_call_id),
+                    acp::ToolCallUpdateFields::new()
+                        .status(acp::ToolCallStatus::Completed)
+                        .content(vec![acp::ToolCallContent::from(content.clone())]),
+                ),
+            )),
+        }
+    }
+    out
+}
+
 /// A session's tree as the extension gives it: `null` for a session with no subagents.
 fn tree_or_null(crew: &Crew) -> Value {
     let tree = crew.tree();
@@ -693,14 +761,23 @@ fn team_view(session: &LinkSession, since: u64) -> Value {
 
 /// Serves the link until the client closes it; the exit code.
 pub async fn serve(o: SessionOptions) -> Result<i32> {
+    let store = match Store::open(&|k| std::env::var(k).ok()) {
+        Ok(store) => Some(store),
+        Err(e) => {
+            eprintln!("lembas: sessions are not kept: {e}");
+            None
+        }
+    };
     let sessions = Arc::new(Sessions {
         options: o,
+        store,
         open: Mutex::new(BTreeMap::new()),
         lembas: AtomicBool::new(false),
     });
     let each = || Arc::clone(&sessions);
     let (for_init, for_new, for_prompt, for_cancel, for_mode) =
         (each(), each(), each(), each(), each());
+    let (for_load, for_list) = (each(), each());
     let (for_status, for_team, for_transcript, for_findings, for_stop, for_configure) =
         (each(), each(), each(), each(), each(), each());
     let served = Agent
@@ -721,9 +798,21 @@ pub async fn serve(o: SessionOptions) -> Result<i32> {
                 // latest).
                 responder.respond(
                     acp::InitializeResponse::new(ProtocolVersion::V1)
-                        .agent_capabilities(acp::AgentCapabilities::new().prompt_capabilities(
-                            acp::PromptCapabilities::new().embedded_context(true),
-                        ))
+                        .agent_capabilities(
+                            acp::AgentCapabilities::new()
+                                .load_session(for_init.store.is_some())
+                                .session_capabilities(
+                                    acp::SessionCapabilities::new().list(
+                                        for_init
+                                            .store
+                                            .is_some()
+                                            .then(acp::SessionListCapabilities::new),
+                                    ),
+                                )
+                                .prompt_capabilities(
+                                    acp::PromptCapabilities::new().embedded_context(true),
+                                ),
+                        )
                         .agent_info(acp::Implementation::new(
                             "lembas",
                             env!("CARGO_PKG_VERSION"),
@@ -749,7 +838,7 @@ pub async fn serve(o: SessionOptions) -> Result<i32> {
                 } else {
                     SettingFromClient::default()
                 };
-                match for_new.create(request.cwd, setting, client.clone()) {
+                match for_new.create(request.cwd, setting, client.clone(), None) {
                     Ok((id, mode)) => {
                         responder
                             .respond(acp::NewSessionResponse::new(id.clone()).modes(modes(mode)))?;
@@ -760,6 +849,82 @@ pub async fn serve(o: SessionOptions) -> Result<i32> {
                         ))
                     }
                     Err(e) => responder.respond_with_internal_error(format!("{e:#}")),
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: acp::LoadSessionRequest, responder, client| {
+                let Some(store) = &for_load.store else {
+                    return responder
+                        .respond_with_error(invalid("sessionId", "sessions are not kept here"));
+                };
+                // A stored session that cannot be read is said, never started anew.
+                let loaded = match store.load(&request.session_id.to_string()) {
+                    Ok(loaded) => loaded,
+                    Err(e) => {
+                        return responder.respond_with_error(invalid("sessionId", &e.to_string()))
+                    }
+                };
+                let cwd = std::fs::canonicalize(&request.cwd).unwrap_or(request.cwd.clone());
+                if loaded.info.cwd != cwd {
+                    return responder.respond_with_error(invalid(
+                        "cwd",
+                        &format!("the session works in {}", loaded.info.cwd.display()),
+                    ));
+                }
+                let updates = replay(&loaded.messages);
+                let plan = loaded.info.plan.clone();
+                match for_load.create(
+                    cwd,
+                    SettingFromClient::default(),
+                    client.clone(),
+                    Some(loaded),
+                ) {
+                    Ok((id, mode)) => {
+                        for update in updates {
+                            client.send_notification(acp::SessionNotification::new(
+                                id.clone(),
+                                update,
+                            ))?;
+                        }
+                        if let Some(plan) = plan {
+                            client.send_notification(acp::SessionNotification::new(
+                                id.clone(),
+                                acp::SessionUpdate::Plan(plan_update(&plan)),
+                            ))?;
+                        }
+                        client.send_notification(acp::SessionNotification::new(
+                            id,
+                            acp::SessionUpdate::AvailableCommandsUpdate(commands()),
+                        ))?;
+                        responder.respond(acp::LoadSessionResponse::new().modes(modes(mode)))
+                    }
+                    Err(e) => responder.respond_with_internal_error(format!("{e:#}")),
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: acp::ListSessionsRequest, responder, _client| {
+                let Some(store) = &for_list.store else {
+                    return responder.respond(acp::ListSessionsResponse::new(Vec::new()));
+                };
+                let cwd = request
+                    .cwd
+                    .as_ref()
+                    .map(|c| std::fs::canonicalize(c).unwrap_or(c.clone()));
+                match store.list(cwd.as_deref()) {
+                    Ok(kept) => responder.respond(acp::ListSessionsResponse::new(
+                        kept.into_iter()
+                            .map(|s| {
+                                acp::SessionInfo::new(s.id, s.cwd)
+                                    .title((!s.title.is_empty()).then_some(s.title))
+                                    .updated_at(rfc3339(s.updated))
+                            })
+                            .collect(),
+                    )),
+                    Err(e) => responder.respond_with_internal_error(e.to_string()),
                 }
             },
             on_receive_request!(),

@@ -4,7 +4,7 @@
 //! few commands change what the person decides: `/mode MODE`, `/agents MIN..MAX`, `/tree`,
 //! `/stop NAME`, `/help`, `/quit`.
 
-use crate::config::{AgentRange, SessionOptions};
+use crate::config::{AgentRange, ChatOptions};
 use crate::session::{Session, TurnOutcome};
 use anyhow::Result;
 use lembas_rules::permission::Mode;
@@ -136,8 +136,8 @@ pub fn read_line(line: &str) -> Said {
 }
 
 /// Holds the conversation; its exit code (0 when the person leaves).
-pub async fn chat(o: SessionOptions) -> Result<i32> {
-    let session = Session::start(&o, true)?;
+pub async fn chat(chat: ChatOptions) -> Result<i32> {
+    let session = Session::start(&chat.session, true, &chat.resume())?;
     let mut last = None;
     if session.terminal() {
         eprintln!(

@@ -171,6 +171,31 @@ pub struct SessionOptions {
     pub session_temp: Option<PathBuf>,
 }
 
+/// `lembas chat` (and `lembas` alone): a conversation in this folder, new or going on.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ChatOptions {
+    /// The session's settings.
+    #[command(flatten)]
+    pub session: SessionOptions,
+    /// Go on with the newest session kept for this folder.
+    #[arg(long = "continue", conflicts_with = "resume")]
+    pub continue_newest: bool,
+    /// Go on with the kept session ID (`lembas sessions` lists them).
+    #[arg(long, value_name = "ID")]
+    pub resume: Option<String>,
+}
+
+impl ChatOptions {
+    /// Which session the chat is.
+    pub fn resume(&self) -> crate::store::Resume {
+        match (&self.resume, self.continue_newest) {
+            (Some(id), _) => crate::store::Resume::Id(id.clone()),
+            (None, true) => crate::store::Resume::Newest,
+            (None, false) => crate::store::Resume::New,
+        }
+    }
+}
+
 /// `lembas run`: a session of one turn.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct RunOptions {

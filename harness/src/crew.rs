@@ -21,7 +21,7 @@ use lembas_rules::team::view::TreeInfo;
 use lembas_rules::team::{lead, AgentState, Team, TeamOptions};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 use tokio::sync::{mpsc, watch};
@@ -42,6 +42,20 @@ pub struct Setup {
     pub system: String,
     /// The session's plan, kept by the main agent's engine.
     pub plan: crate::engine::PlanDesk,
+    /// Where the session is kept, and the conversation it goes on from.
+    pub keeping: Keeping,
+}
+
+/// A session's record: the store it is kept in as it goes (none: it is not kept), and the main
+/// agent's conversation it goes on from (a resumed session's).
+#[derive(Default)]
+pub struct Keeping {
+    /// The main agent's earlier conversation, for its first turn.
+    pub history: Mutex<Vec<crate::provider::chat::Message>>,
+    /// The stored session, written as it goes.
+    pub kept: Mutex<Option<crate::store::Kept>>,
+    /// Keeping it failed once, and was said.
+    pub failed: AtomicBool,
 }
 
 /// How the session ended.
@@ -457,7 +471,67 @@ impl Crew {
         }
         permissions.mode = mode;
         inner.dirty = true;
+        drop(permissions);
+        drop(inner);
+        self.record();
         Ok(())
+    }
+
+    /// Keeps what changed of the session in its store: the main agent's new messages, its mode,
+    /// approvals, plan and tree. Said once when it cannot be kept; the session goes on.
+    pub fn record(&self) {
+        let mut kept = self
+            .setup
+            .keeping
+            .kept
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let Some(kept) = kept.as_mut() else {
+            return;
+        };
+        let (transcript, tree) = {
+            let inner = self.lock();
+            let tree = inner.team.info();
+            let has_subagents = tree.agents.len() > 1 || !tree.ended.is_empty();
+            (
+                inner.transcripts.get(lead()).cloned(),
+                has_subagents.then(|| lembas_rules::json::ToJson::to_json(&tree)),
+            )
+        };
+        // A conversation being written is read at the next change.
+        let conversation = match transcript {
+            Some(t) => match t.try_read() {
+                Ok(messages) => messages.clone(),
+                Err(_) => return,
+            },
+            None => Vec::new(),
+        };
+        let (mode, approvals) = {
+            let p = self
+                .setup
+                .permissions
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            (p.mode, p.approvals.clone())
+        };
+        let plan = self
+            .setup
+            .plan
+            .plan
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let state = crate::store::State {
+            mode,
+            approvals,
+            plan,
+            tree,
+        };
+        if let Err(e) = kept.record(now_ms(), &conversation, &state) {
+            if !self.setup.keeping.failed.swap(true, Ordering::SeqCst) {
+                eprintln!("lembas: the session is not kept: {e}");
+            }
+        }
     }
 
     /// The plan is approved: the mode the session had before plan mode (edit when it started in
@@ -527,8 +601,9 @@ impl Crew {
         }
     }
 
-    /// Ends every agent's task (the session is over).
+    /// Ends every agent's task (the session is over), its last state kept.
     pub fn close(&self) {
+        self.record();
         let tasks = std::mem::take(&mut self.lock().tasks);
         for (_, task) in tasks {
             task.handle.abort();
@@ -544,7 +619,14 @@ impl Crew {
             inner.team.set_progress(&agent.name, progress.clone());
             inner.dirty = true;
         }
+        let changed = matches!(
+            &event,
+            SessionEvent::ToolEnd { agent, .. } if agent.is_main()
+        ) || matches!(event, SessionEvent::Plan { .. } | SessionEvent::Mode { .. });
         self.send_out(event);
+        if changed {
+            self.record();
+        }
     }
 
     /// An agent's turn ended: the rules hear its reply (a subagent's is its report), and what
@@ -757,6 +839,16 @@ impl Crew {
         });
         if agent.parent_id().is_none() {
             engine = engine.with_plan(s.plan.clone());
+            let history = std::mem::take(
+                &mut *s
+                    .keeping
+                    .history
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner),
+            );
+            if !history.is_empty() {
+                engine.restore(history);
+            }
         }
         inner
             .transcripts
@@ -782,6 +874,7 @@ impl Crew {
                         crew.turn_stopped(&id_owned, &name_owned);
                     }
                 }
+                crew.record();
             }
         });
         inner.tasks.insert(

@@ -385,6 +385,24 @@ impl Engine {
         &self.permissions
     }
 
+    /// Goes on from an earlier conversation (a resumed session's): its system message, then
+    /// those messages but their own system message.
+    pub fn restore(&mut self, history: Vec<Message>) {
+        let mut messages: Vec<Message> = self
+            .system
+            .iter()
+            .map(|content| Message::System {
+                content: content.clone(),
+            })
+            .collect();
+        messages.extend(
+            history
+                .into_iter()
+                .filter(|m| !matches!(m, Message::System { .. })),
+        );
+        self.messages = Arc::new(tokio::sync::RwLock::new(messages));
+    }
+
     /// Its conversation, shared: what a client reads as its transcript, live.
     pub fn transcript(&self) -> Transcript {
         Arc::clone(&self.messages)

@@ -14,6 +14,7 @@
 //! - [`config`] — `lembas run`'s settings: flags, environment, config file;
 //! - [`screen`] — what a person sees of a run, and the `--events` file;
 //! - [`session`] — the main agent's conversation and tree, kept across prompts;
+//! - [`store`] — sessions that last: kept under the person's state folder as they go;
 //! - [`run`] — `lembas run`: a session of one turn;
 //! - [`chat`] — `lembas chat` (and `lembas` alone): a session of many, at a terminal;
 //! - [`prompt`] — an editor's prompt as the model reads it: its text and what was attached;
@@ -36,5 +37,6 @@ pub mod run;
 pub mod sandbox;
 pub mod screen;
 pub mod session;
+pub mod store;
 pub mod text;
 pub mod tools;

@@ -16,7 +16,7 @@ struct Cli {
     command: Option<Command>,
     /// The conversation's settings, when no command is given.
     #[command(flatten)]
-    session: lembas_harness::config::SessionOptions,
+    chat: lembas_harness::config::ChatOptions,
 }
 
 #[derive(Subcommand)]
@@ -32,7 +32,13 @@ enum Command {
     /// Run the main agent's turn on PROMPT in the current directory, on an OpenAI-compatible server.
     Run(Box<lembas_harness::run::RunOptions>),
     /// Hold a conversation in the current directory: each line a prompt on the same session.
-    Chat(Box<lembas_harness::config::SessionOptions>),
+    Chat(Box<lembas_harness::config::ChatOptions>),
+    /// List the sessions kept for this folder (`lembas chat --resume ID` goes on with one).
+    Sessions {
+        /// Every folder's sessions, not only this one's.
+        #[arg(long)]
+        all: bool,
+    },
     /// Serve editors over the Agent Client Protocol on stdin and stdout (each session's cwd its
     /// project root).
     Acp(Box<lembas_harness::config::SessionOptions>),
@@ -53,7 +59,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let command = cli
         .command
-        .unwrap_or_else(|| Command::Chat(Box::new(cli.session)));
+        .unwrap_or_else(|| Command::Chat(Box::new(cli.chat)));
     match command {
         Command::Conformance { paths, json } => {
             let code = lembas_harness::conformance::run(
@@ -68,7 +74,8 @@ fn main() -> ExitCode {
             Ok(()) => in_runtime(lembas_harness::run::run(*options)),
             Err(e) => exit(Err(e), "lembas"),
         },
-        Command::Chat(mut options) => match confined(&mut options) {
+        Command::Sessions { all } => exit(sessions(all), "lembas sessions"),
+        Command::Chat(mut options) => match confined(&mut options.session) {
             Ok(()) => in_runtime(lembas_harness::chat::chat(*options)),
             Err(e) => exit(Err(e), "lembas"),
         },
@@ -80,6 +87,20 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
     }
+}
+
+/// `lembas sessions`: the sessions kept for this folder (or every folder's), newest first.
+fn sessions(all: bool) -> anyhow::Result<i32> {
+    use anyhow::Context as _;
+    let store = lembas_harness::store::Store::open(&|k| std::env::var(k).ok())?;
+    let root = std::env::current_dir().context("the current directory")?;
+    let root = std::fs::canonicalize(&root).unwrap_or(root);
+    let kept = store.list((!all).then_some(root.as_path()))?;
+    if kept.is_empty() {
+        eprintln!("No session is kept for {}.", root.display());
+    }
+    print!("{}", lembas_harness::store::listing(&kept, all));
+    Ok(0)
 }
 
 /// A session with one root (`lembas run`, `lembas chat`) confines lembas itself before any
@@ -99,7 +120,16 @@ fn confined(options: &mut lembas_harness::config::SessionOptions) -> anyhow::Res
     let root = std::fs::canonicalize(&root).unwrap_or(root);
     let temp =
         lembas_harness::sandbox::make_session_temp().context("the session's temporary folder")?;
-    lembas_harness::sandbox::confine_harness(&root, &temp, options.events.as_deref())?;
+    // The kept sessions' folder, made now: lembas writes it after it is confined.
+    let sessions = lembas_harness::store::Store::open(&|k| std::env::var(k).ok())
+        .ok()
+        .map(|s| s.folder().to_path_buf());
+    lembas_harness::sandbox::confine_harness(
+        &root,
+        &temp,
+        options.events.as_deref(),
+        sessions.as_deref(),
+    )?;
     options.session_temp = Some(temp);
     Ok(())
 }

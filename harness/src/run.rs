@@ -5,13 +5,14 @@
 //! stops every subagent).
 
 use crate::session::{Session, TurnOutcome};
+use crate::store::Resume;
 use anyhow::Result;
 
 pub use crate::config::{RunOptions, SessionOptions, Settings};
 
 /// Runs the session of one prompt; its exit code.
 pub async fn run(o: RunOptions) -> Result<i32> {
-    let session = Session::start(&o.session, false)?;
+    let session = Session::start(&o.session, false, &Resume::New)?;
     let outcome = session.turn(&o.prompt).await;
     let code = exit_code(&outcome);
     session.close(Some(&outcome)).await;

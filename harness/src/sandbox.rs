@@ -151,13 +151,15 @@ pub fn make_session_temp() -> std::io::Result<PathBuf> {
 
 /// Confines lembas itself — `lembas run` and `lembas chat`, whose session has one root — before
 /// any thread starts: it may read the whole tree, and write only the project `root`, the
-/// session's temporary folder, its `events` file (made here if missing), `/dev/null` and the
-/// terminal; the temporary folder's parent only to remove it. So a file tool writes nowhere
+/// session's temporary folder, its `events` file (made here if missing), the folder of kept
+/// `sessions` (made by its caller), `/dev/null` and the terminal; the temporary folder's parent
+/// only to remove it. So a file tool writes nowhere
 /// else, whatever the rules allowed, and every command's own confinement is inside this one.
 pub fn confine_harness(
     root: &Path,
     session_temp: &Path,
     events: Option<&Path>,
+    sessions: Option<&Path>,
 ) -> Result<(), SandboxError> {
     use landlock::{
         path_beneath_rules, Access, AccessFs, CompatLevel, Compatible, RulesetAttr,
@@ -184,6 +186,7 @@ pub fn confine_harness(
         ))?
         .add_rules(path_beneath_rules([parent], AccessFs::RemoveDir))?
         .add_rules(path_beneath_rules(events, file))?
+        .add_rules(path_beneath_rules(sessions, AccessFs::from_all(ABI)))?
         .add_rules(path_beneath_rules(&devices, file | AccessFs::IoctlDev))?
         .restrict_self()?;
     Ok(())
@@ -280,6 +283,8 @@ pub struct Confinement {
     pub session_temp: PathBuf,
     /// The person's home.
     pub home: Option<PathBuf>,
+    /// Folders no command reads, wherever they are (lembas's kept sessions).
+    pub private: Vec<PathBuf>,
 }
 
 impl Confinement {
@@ -323,6 +328,10 @@ impl Confinement {
         }
         for path in sandbox::hidden_system() {
             add(PathBuf::from(path), &mut out);
+        }
+        // lembas's kept sessions, wherever XDG_STATE_HOME puts them.
+        for folder in &self.private {
+            add(folder.clone(), &mut out);
         }
         out.sort();
         out.dedup();
@@ -676,6 +685,18 @@ mod tests {
         policy: Policy,
         line: &str,
     ) -> String {
+        confined_with_private(root, home, &[], policy, line).await
+    }
+
+    /// Runs `line` in `root` confined by `policy`, `home` the person's, `private` folders hidden:
+    /// its output.
+    async fn confined_with_private(
+        root: &Path,
+        home: Option<&Path>,
+        private: &[PathBuf],
+        policy: Policy,
+        line: &str,
+    ) -> String {
         let temp = std::env::temp_dir().join(format!("lembas-sb-temp-{}", std::process::id()));
         std::fs::create_dir_all(&temp).unwrap();
         let place = crate::tools::CommandPlace {
@@ -685,6 +706,7 @@ mod tests {
                 root: root.to_path_buf(),
                 session_temp: temp,
                 home: home.map(Path::to_path_buf),
+                private: private.to_vec(),
             }),
             removed_env: Vec::new(),
         };
@@ -863,6 +885,30 @@ mod tests {
             .await;
             assert!(!out.contains("GOT-IT"), "{out}");
         }
+        // lembas's kept sessions: in the home, and wherever XDG_STATE_HOME puts them.
+        let kept = home.join(".local/state/lembas/sessions/s1");
+        std::fs::create_dir_all(&kept).unwrap();
+        std::fs::write(kept.join("conversation.jsonl"), "CANARY-CHAT").unwrap();
+        let elsewhere = base.join("xdg-state/lembas");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::write(elsewhere.join("approvals"), "CANARY-STATE").unwrap();
+        let line = format!(
+            "cat '{}' '{}'",
+            kept.join("conversation.jsonl").display(),
+            elsewhere.join("approvals").display()
+        );
+        let out = confined_with_private(
+            &root,
+            Some(&home),
+            std::slice::from_ref(&elsewhere),
+            policy.clone(),
+            &line,
+        )
+        .await;
+        assert!(
+            !out.contains("CANARY-CHAT") && !out.contains("CANARY-STATE"),
+            "{out}"
+        );
         // No key ring, no System V memory shared with processes outside.
         let out = confined(&root, policy, "ipcmk -M 4096 && echo GOT-IT").await;
         assert!(!out.contains("GOT-IT"), "{out}");

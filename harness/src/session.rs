@@ -4,12 +4,13 @@
 //! change between turns. `lembas run` is a session of one turn, `lembas chat` one of many.
 
 use crate::config::{AgentRange, SessionOptions, Settings};
-use crate::crew::{Crew, SessionEnd, Setup};
+use crate::crew::{Crew, Keeping, SessionEnd, Setup};
 use crate::engine::{now_ms, Approval, Asker, PlanDesk, Question, Unattended};
 use crate::events::{DoneReason, FileDiff, SessionEvent};
 use crate::provider::client::Provider;
 use crate::sandbox::Sandbox;
 use crate::screen::{Control, Screen};
+use crate::store::{Loaded, Resume, SessionInfo, Store};
 use crate::tools::Workspace;
 use anyhow::{bail, Context as _, Result};
 use lembas_rules::permission::{Context, Mode};
@@ -17,7 +18,7 @@ use lembas_rules::subagents::Capacity;
 use lembas_rules::team::TeamOptions;
 use lembas_rules::text::fill;
 use std::io::{BufRead, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -217,11 +218,56 @@ pub fn new_session_id() -> String {
     format!("{}-{}-{n}", now_ms(), std::process::id())
 }
 
+/// Where a session is kept and what it goes on from.
+#[derive(Default)]
+pub struct Record {
+    /// The store, when sessions are kept (none: this session is not).
+    pub store: Option<Store>,
+    /// The stored session it goes on from.
+    pub restored: Option<Loaded>,
+}
+
+impl Record {
+    /// The store, and the stored session `resume` names: the newest in `root`, or one by id
+    /// (which must work in `root`). A session that cannot be read is an error, never a new
+    /// session; a store that cannot be opened keeps nothing (and says so) unless a stored
+    /// session was asked for.
+    pub fn open(resume: &Resume, root: &Path) -> Result<Record> {
+        let store = Store::open(&|k| std::env::var(k).ok());
+        let restored = match (resume, &store) {
+            (Resume::New, _) => None,
+            (_, Err(e)) => bail!("{e}"),
+            (Resume::Newest, Ok(store)) => Some(store.newest_in(root)?),
+            (Resume::Id(id), Ok(store)) => {
+                let loaded = store.load(id)?;
+                if loaded.info.cwd != root {
+                    bail!(
+                        "the session {id} works in {}: run lembas there to go on with it",
+                        loaded.info.cwd.display()
+                    );
+                }
+                Some(loaded)
+            }
+        };
+        let store = match store {
+            Ok(store) => Some(store),
+            Err(e) => {
+                eprintln!("lembas: the session is not kept: {e}");
+                None
+            }
+        };
+        Ok(Record { store, restored })
+    }
+}
+
 /// The tree of a session in `root` with these options (and what a client says of the setting):
 /// its engines on the server the settings name, the person answered by `asker` (nobody when
-/// `unattended`), what it says sent to `out`.
+/// `unattended`), what it says sent to `out`; kept in `record`'s store, going on from its stored
+/// session when it has one (whose id `session_id` then is).
+#[allow(clippy::too_many_arguments)]
 pub fn crew_in(
     session_id: &str,
+    record: Record,
     o: &SessionOptions,
     root: PathBuf,
     asker: Arc<dyn Asker>,
@@ -238,9 +284,13 @@ pub fn crew_in(
                 .map(|p| p.to_string_lossy().into_owned())
                 .unwrap_or(h)
         });
-    let s = Settings::resolve(o, &root, &|k| std::env::var(k).ok())?;
+    let mut s = Settings::resolve(o, &root, &|k| std::env::var(k).ok())?;
     for note in &s.notes {
         eprintln!("lembas: {note}");
+    }
+    // A resumed session is in the mode it was left in.
+    if let Some(mode) = record.restored.as_ref().and_then(|r| r.info.mode()) {
+        s.mode = mode;
     }
     let sandbox = Sandbox::new(
         s.no_sandbox,
@@ -252,17 +302,49 @@ pub fn crew_in(
     if let Some(why) = sandbox.refuses(s.mode) {
         bail!("{why}");
     }
-    let workspace = Workspace::new(root)
+    let mut workspace = Workspace::new(root)
         .with_home(home.clone())
         .with_secret(s.api_key.as_deref())
         .with_sandbox(Arc::new(sandbox));
+    if let Some(store) = &record.store {
+        workspace = workspace.with_private(store.folder().to_path_buf());
+    }
     let root = workspace.root.to_string_lossy().into_owned();
     let mut permissions = Context::new(s.mode);
     permissions.root = root.clone();
     permissions.home = home;
     permissions.unattended = unattended;
     permissions.rules = s.rules.clone();
+    if let Some(restored) = &record.restored {
+        permissions.approvals = restored.info.approvals().map_err(|e| anyhow::anyhow!(e))?;
+    }
     let permissions = Arc::new(Mutex::new(permissions));
+    let kept = match (&record.store, &record.restored) {
+        (None, _) => None,
+        (Some(store), Some(restored)) => Some(store.keep(restored)),
+        (Some(store), None) => Some(store.create(SessionInfo {
+            id: session_id.to_string(),
+            cwd: workspace.root.clone(),
+            title: String::new(),
+            created: now_ms(),
+            updated: now_ms(),
+            mode: s.mode.as_str().to_string(),
+            approvals: Vec::new(),
+            plan: None,
+            tree: None,
+        })),
+    };
+    let kept = match kept.transpose() {
+        Ok(kept) => kept,
+        Err(e) => {
+            eprintln!("lembas: the session is not kept: {e}");
+            None
+        }
+    };
+    let (history, plan) = match record.restored {
+        Some(restored) => (restored.messages, restored.info.plan),
+        None => (Vec::new(), None),
+    };
     let mut provider = Provider::new(&s.base_url, s.api_key.clone());
     provider.return_progress = s.return_progress;
     provider.idle = s.idle_timeout;
@@ -278,8 +360,13 @@ pub fn crew_in(
         window: s.context,
         system: fill(SYSTEM.trim(), &[("root", &root)]),
         plan: PlanDesk {
-            plan: Arc::default(),
+            plan: Arc::new(Mutex::new(plan)),
             file: format!(".lembas/plans/{session_id}.md"),
+        },
+        keeping: Keeping {
+            history: Mutex::new(history),
+            kept: Mutex::new(kept),
+            failed: Default::default(),
         },
     };
     let agents = client.agents.unwrap_or(s.agents);
@@ -315,8 +402,10 @@ pub struct Session {
 impl Session {
     /// Starts a session in the current directory with these options; `reads_input`: the person's
     /// prompts come from standard input (a chat).
-    pub fn start(o: &SessionOptions, reads_input: bool) -> Result<Session> {
+    pub fn start(o: &SessionOptions, reads_input: bool, resume: &Resume) -> Result<Session> {
         let root = std::env::current_dir().context("the current directory")?;
+        let root = std::fs::canonicalize(&root).unwrap_or(root);
+        let record = Record::open(resume, &root)?;
         let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
         let unattended = o.unattended || !terminal;
         let asking = Arc::new(AtomicBool::new(false));
@@ -342,9 +431,14 @@ impl Session {
             None => None,
         };
         let (tx, rx) = mpsc::unbounded_channel();
-        let id = new_session_id();
+        let id = match &record.restored {
+            Some(restored) => restored.info.id.clone(),
+            None => new_session_id(),
+        };
+        let resumed = record.restored.as_ref().map(|r| r.info.title.clone());
         let crew = crew_in(
             &id,
+            record,
             o,
             root,
             asker,
@@ -352,6 +446,9 @@ impl Session {
             SettingFromClient::default(),
             tx,
         )?;
+        if let Some(title) = resumed {
+            eprintln!("lembas: going on with the session {id}: {title}");
+        }
         let screen = Screen::new(terminal, events, Arc::downgrade(&crew), asking);
         let shown = screen.shown();
         let (control, controls) = mpsc::unbounded_channel();

@@ -83,6 +83,8 @@ pub struct Workspace {
     hidden_env: Vec<String>,
     /// The session's sandbox: its temporary folder, and whether commands are confined.
     sandbox: Option<Arc<Sandbox>>,
+    /// Folders no tool reads or writes, whatever the rules say (lembas's kept sessions).
+    private: Vec<PathBuf>,
 }
 
 impl Workspace {
@@ -95,7 +97,16 @@ impl Workspace {
             permissions: None,
             hidden_env: vec![crate::config::API_KEY_ENV.into()],
             sandbox: None,
+            private: Vec::new(),
         }
+    }
+
+    /// A folder no tool of this workspace reads or writes (lembas's kept sessions): a path in it
+    /// is refused before the rules judge it.
+    pub fn with_private(mut self, folder: PathBuf) -> Workspace {
+        let real = std::fs::canonicalize(&folder).unwrap_or(folder);
+        self.private.push(real);
+        self
     }
 
     /// The session's sandbox: every command runs confined by its agent's policy (when the kernel
@@ -131,6 +142,7 @@ impl Workspace {
             root: self.root.clone(),
             session_temp: sandbox.session_temp().to_path_buf(),
             home: self.home.as_ref().map(PathBuf::from),
+            private: self.private.clone(),
         });
         CommandPlace {
             temp,
@@ -187,7 +199,15 @@ impl Workspace {
                 reason: "the home folder is not known".into(),
             });
         }
-        Ok(real(Path::new(&abs)))
+        let abs = real(Path::new(&abs));
+        if self.private.iter().any(|p| abs.starts_with(p)) {
+            return Err(ToolError::File {
+                path: path.to_string(),
+                reason: "lembas's kept sessions are the person's: no tool reads or writes them"
+                    .into(),
+            });
+        }
+        Ok(abs)
     }
 
     /// What the rules judge for a call: its path as [`Workspace::path`] reads it.
@@ -659,6 +679,30 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         Workspace::new(dir)
+    }
+
+    #[test]
+    fn no_tool_reads_or_writes_a_private_folder() {
+        let root = std::env::temp_dir().join(format!("lembas-private-{}", std::process::id()));
+        let kept = root.join("state");
+        std::fs::create_dir_all(&kept).unwrap();
+        std::fs::write(kept.join("session.json"), "{}").unwrap();
+        let w = Workspace::new(&root).with_private(kept.clone());
+        let read = w.run(
+            "read",
+            &Args(serde_json::json!({"path": "state/session.json"})),
+        );
+        assert!(
+            read.contains("lembas's kept sessions are the person's"),
+            "{read}"
+        );
+        let write = w.run(
+            "write",
+            &Args(serde_json::json!({"path": "state/x", "content": "y"})),
+        );
+        assert!(write.contains("no tool reads or writes them"), "{write}");
+        assert!(!kept.join("x").exists());
+        let _ = std::fs::remove_dir_all(&root);
     }
 
     #[test]

@@ -26,8 +26,10 @@ fn project(name: &str) -> std::path::PathBuf {
 
 /// `lembas acp` on the server at `url`, as the crate's client spawns an agent.
 fn lembas_acp(url: &str) -> AcpAgent {
+    // Its sessions kept in this test run's state folder, never the person's.
     let command = format!(
-        "{} acp --base-url {url} --model m",
+        "env XDG_STATE_HOME={} {} acp --base-url {url} --model m",
+        common::state_home().display(),
         env!("CARGO_BIN_EXE_lembas")
     );
     AcpAgent::from_str(&command).unwrap()
@@ -653,5 +655,150 @@ async fn what_the_person_attaches_reaches_the_model_and_commands_and_a_refused_k
     assert!(
         said.contains("Incorrect API key provided") && said.contains("LEMBAS_API_KEY"),
         "{said}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_lasts_past_its_process_listed_and_loaded_again() {
+    let server = serve(
+        vec![
+            rule(
+                "",
+                "Remember 7.",
+                Reply::Sse(vec![content("Noted: 7."), "[DONE]".into()]),
+            ),
+            rule(
+                "",
+                "What was it?",
+                Reply::Sse(vec![content("It was 7."), "[DONE]".into()]),
+            ),
+        ],
+        0,
+    )
+    .await;
+    let dir = project("lembas-acp-lasting");
+    let project = dir.clone();
+    // The first process: a session and a turn.
+    let first_id = Client
+        .v1()
+        .connect_with(
+            lembas_acp(&server.url),
+            async |lembas: ConnectionTo<Agent>| {
+                lembas
+                    .send_request(acp::InitializeRequest::new(ProtocolVersion::V1))
+                    .block_task()
+                    .await?;
+                let session = lembas
+                    .send_request(acp::NewSessionRequest::new(project.clone()))
+                    .block_task()
+                    .await?;
+                lembas
+                    .send_request(acp::PromptRequest::new(
+                        session.session_id.clone(),
+                        text("Remember 7."),
+                    ))
+                    .block_task()
+                    .await?;
+                Ok(session.session_id)
+            },
+        )
+        .await
+        .unwrap();
+    // A second process: the session is listed, loaded with its conversation, and goes on.
+    let updates: Arc<Mutex<Vec<acp::SessionUpdate>>> = Arc::default();
+    let seen = Arc::clone(&updates);
+    let project = dir.clone();
+    let (capable, listed, loaded_modes) = Client
+        .v1()
+        .on_receive_notification(
+            async move |n: acp::SessionNotification, _agent| {
+                seen.lock().unwrap().push(n.update);
+                Ok(())
+            },
+            on_receive_notification!(),
+        )
+        .connect_with(
+            lembas_acp(&server.url),
+            async |lembas: ConnectionTo<Agent>| {
+                let init = lembas
+                    .send_request(acp::InitializeRequest::new(ProtocolVersion::V1))
+                    .block_task()
+                    .await?;
+                let capable = (
+                    init.agent_capabilities.load_session,
+                    init.agent_capabilities.session_capabilities.list.is_some(),
+                );
+                let listed = lembas
+                    .send_request(acp::ListSessionsRequest::new().cwd(project.clone()))
+                    .block_task()
+                    .await?;
+                let loaded = lembas
+                    .send_request(acp::LoadSessionRequest::new(
+                        first_id.clone(),
+                        project.clone(),
+                    ))
+                    .block_task()
+                    .await?;
+                lembas
+                    .send_request(acp::PromptRequest::new(
+                        first_id.clone(),
+                        text("What was it?"),
+                    ))
+                    .block_task()
+                    .await?;
+                // A session that is not kept is an error, not a new session.
+                let missing = lembas
+                    .send_request(acp::LoadSessionRequest::new(
+                        acp::SessionId::new("123-456-0"),
+                        project.clone(),
+                    ))
+                    .block_task()
+                    .await
+                    .unwrap_err();
+                assert_eq!(i32::from(missing.code), -32602, "{missing:?}");
+                Ok((capable, listed, loaded.modes))
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(capable, (true, true));
+    let sessions: Vec<(String, Option<String>)> = listed
+        .sessions
+        .iter()
+        .map(|s| (s.session_id.to_string(), s.title.clone()))
+        .collect();
+    assert_eq!(
+        sessions,
+        [(first_id.to_string(), Some("Remember 7.".to_string()))]
+    );
+    assert!(listed.sessions[0]
+        .updated_at
+        .as_deref()
+        .is_some_and(|t| t.ends_with('Z')));
+    assert_eq!(loaded_modes.unwrap().current_mode_id.to_string(), "edit");
+    // The conversation came back as updates: the person's prompt, then the reply.
+    let updates = updates.lock().unwrap();
+    let said: Vec<String> = updates
+        .iter()
+        .filter_map(|u| match u {
+            acp::SessionUpdate::UserMessageChunk(c) | acp::SessionUpdate::AgentMessageChunk(c) => {
+                match &c.content {
+                    acp::ContentBlock::Text(t) => Some(t.text.clone()),
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(said[..2], ["Remember 7.", "Noted: 7."], "{said:?}");
+    // The turn after the restart is on the stored conversation.
+    let bodies = server.bodies("");
+    let after = bodies
+        .iter()
+        .find(|b| last(b).contains("What was it?"))
+        .unwrap();
+    assert!(
+        after["messages"].to_string().contains("Noted: 7."),
+        "{after}"
     );
 }

@@ -52,7 +52,9 @@ const url = await new Promise((resolve, reject) => {
 });
 
 const project = mkdtempSync(path.join(tmpdir(), "lembas-acp-project-"));
-const agent = spawn(lembas, ["acp", "--base-url", url, "--model", "m"], { stdio: ["pipe", "pipe", "inherit"] });
+// Its sessions kept in this run's own state folder, never the person's.
+const state = { ...process.env, XDG_STATE_HOME: path.join(dir, "state") };
+const agent = spawn(lembas, ["acp", "--base-url", url, "--model", "m"], { stdio: ["pipe", "pipe", "inherit"], env: state });
 const stream = acp.ndJsonStream(Writable.toWeb(agent.stdin), Readable.toWeb(agent.stdout));
 
 const updates = [];
@@ -130,7 +132,7 @@ try {
 }
 // A client that opts in to the spec's extension (`_meta.lembas` in `initialize`).
 {
-  const agent2 = spawn(lembas, ["acp", "--base-url", url, "--model", "m"], { stdio: ["pipe", "pipe", "inherit"] });
+  const agent2 = spawn(lembas, ["acp", "--base-url", url, "--model", "m"], { stdio: ["pipe", "pipe", "inherit"], env: state });
   const events = [];
   const asked2 = [];
   const project2 = mkdtempSync(path.join(tmpdir(), "lembas-acp-tree-"));

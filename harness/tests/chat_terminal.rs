@@ -33,6 +33,7 @@ impl Terminal {
         let child = std::process::Command::new("setsid")
             .arg("--ctty")
             .arg(env!("CARGO_BIN_EXE_lembas"))
+            .env("XDG_STATE_HOME", common::state_home())
             .args(args)
             .current_dir(dir)
             .env_remove("LEMBAS_API_KEY")
@@ -381,4 +382,117 @@ async fn a_question_shows_the_change_ctrl_c_cancels_it_and_a_plan_is_approved() 
     assert!(text_of(after).contains("The person refused this call."));
     assert!(bodies.iter().any(|b| common::scripted::last(b)
         .contains("The person approved the plan: the session is in manual mode")));
+}
+
+/// Waits for the chat to leave (after Ctrl-D): its exit status.
+fn left(term: &mut Terminal) -> std::process::ExitStatus {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(s) = term.child.try_wait().unwrap() {
+            return s;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "lembas did not leave; the terminal showed:\n{}",
+            term.seen.lock().unwrap()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn yesterdays_conversation_goes_on_with_continue() {
+    let server = serve(
+        vec![
+            rule(
+                "",
+                "Remember 7.",
+                Reply::Sse(vec![content("Noted: 7."), "[DONE]".into()]),
+            ),
+            rule(
+                "",
+                "What was it?",
+                Reply::Sse(vec![content("It was 7."), "[DONE]".into()]),
+            ),
+        ],
+        0,
+    )
+    .await;
+    let dir = common::fresh_dir("lembas-chat-continue");
+    let url = server.url.clone();
+    let dir_in = dir.clone();
+    let listed = tokio::task::spawn_blocking(move || {
+        let args = ["chat", "--base-url", &url, "--model", "m"];
+        let mut term = Terminal::spawn(&dir_in, &args);
+        let at = term.shows("> ", 0);
+        term.typed("Remember 7.\r");
+        term.shows("Noted: 7.", at);
+        term.typed("\u{4}");
+        assert_eq!(left(&mut term).code(), Some(0));
+        // The session is kept, and listed for its folder.
+        let listed = std::process::Command::new(env!("CARGO_BIN_EXE_lembas"))
+            .env("XDG_STATE_HOME", common::state_home())
+            .arg("sessions")
+            .current_dir(&dir_in)
+            .output()
+            .unwrap();
+        let mut term = Terminal::spawn(&dir_in, &[&args[..], &["--continue"]].concat());
+        let at = term.shows("going on with the session", 0);
+        let at = term.shows("> ", at);
+        term.typed("What was it?\r");
+        term.shows("It was 7.", at);
+        term.typed("\u{4}");
+        assert_eq!(left(&mut term).code(), Some(0));
+        String::from_utf8_lossy(&listed.stdout).into_owned()
+    })
+    .await
+    .unwrap();
+    assert!(listed.contains("Remember 7."), "{listed}");
+    let bodies = server.bodies("");
+    let after = bodies
+        .iter()
+        .find(|b| common::scripted::last(b).contains("What was it?"))
+        .unwrap();
+    assert!(text_of(after).contains("Noted: 7."), "{}", text_of(after));
+    // A kept session that cannot be read is said, never started anew.
+    let id = listed.split_whitespace().next().unwrap().to_string();
+    let kept = common::state_home().join("lembas/sessions").join(&id);
+    std::fs::write(kept.join("conversation.jsonl"), "{\"role\": \"user\"}\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lembas"))
+        .env("XDG_STATE_HOME", common::state_home())
+        .args([
+            "chat",
+            "--base-url",
+            &server.url,
+            "--model",
+            "m",
+            "--resume",
+            &id,
+        ])
+        .current_dir(&dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("conversation.jsonl, line 1: missing field `content`"),
+        "{err}"
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lembas"))
+        .env("XDG_STATE_HOME", common::state_home())
+        .args([
+            "chat",
+            "--base-url",
+            &server.url,
+            "--model",
+            "m",
+            "--resume",
+            "1-2-3",
+        ])
+        .current_dir(&dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no stored session 1-2-3"));
 }

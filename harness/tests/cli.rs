@@ -6,12 +6,14 @@
 )]
 //! `lembas conformance` run as a process.
 
+mod common;
 use std::fs;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn lembas(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_lembas"))
+        .env("XDG_STATE_HOME", common::state_home())
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()

@@ -158,6 +158,7 @@ async fn run(hostile: Hostile) -> (Option<i32>, String, Duration) {
     let out = tokio::time::timeout(
         Duration::from_secs(120),
         tokio::process::Command::new(env!("CARGO_BIN_EXE_lembas"))
+            .env("XDG_STATE_HOME", common::state_home())
             .args([
                 "run",
                 "--base-url",

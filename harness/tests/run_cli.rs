@@ -17,6 +17,7 @@ fn project(name: &str) -> std::path::PathBuf {
 /// `lembas ARGS` run in `dir`, with `unset` removed from its environment.
 async fn lembas(dir: &std::path::Path, args: &[&str], unset: &str) -> std::process::Output {
     tokio::process::Command::new(env!("CARGO_BIN_EXE_lembas"))
+        .env("XDG_STATE_HOME", common::state_home())
         .args(args)
         .current_dir(dir)
         .env_remove(unset)
@@ -270,6 +271,7 @@ async fn ctrl_c_stops_every_agent_and_exits_130() {
     let dir = project("ctrlc");
     let events = dir.join("events.jsonl");
     let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_lembas"))
+        .env("XDG_STATE_HOME", common::state_home())
         .args(["run", "--base-url", &server.url, "--model", "m", "--events"])
         .arg(&events)
         .arg("Go.")
@@ -319,6 +321,7 @@ async fn ctrl_c_stops_every_agent_and_exits_130() {
 /// `lembas run` in `dir` with the API key set to `key`.
 async fn lembas_with_key(dir: &std::path::Path, args: &[&str], key: &str) -> std::process::Output {
     tokio::process::Command::new(env!("CARGO_BIN_EXE_lembas"))
+        .env("XDG_STATE_HOME", common::state_home())
         .args(args)
         .current_dir(dir)
         .env("LEMBAS_API_KEY", key)

@@ -86,6 +86,7 @@ async fn run(
     script.push(Answer::Sse(vec![content("Done."), "[DONE]".into()]));
     let (url, bodies) = fake(script).await;
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_lembas"));
+    command.env("XDG_STATE_HOME", common::state_home());
     command
         .args(["run", "--base-url", &url, "--model", "m", "--unattended"])
         .args(args)
@@ -507,6 +508,7 @@ async fn a_plan_subagent_of_an_auto_main_agent_runs_under_plan_s_policy() {
     )
     .await;
     let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_lembas"))
+        .env("XDG_STATE_HOME", common::state_home())
         .args(["run", "--base-url", &server.url, "--model", "m"])
         .args(["--unattended", "--mode", "auto", "Go."])
         .current_dir(&root)

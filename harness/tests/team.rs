@@ -94,6 +94,7 @@ async fn session_with(
             plan: Arc::default(),
             file: ".lembas/plans/team.md".into(),
         },
+        keeping: lembas_harness::crew::Keeping::default(),
     };
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let crew = Crew::new(setup, &options, tx);

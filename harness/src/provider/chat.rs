@@ -195,8 +195,9 @@ fn read_whole(data: &str) -> Vec<ChatEvent> {
     out
 }
 
-/// A message of the conversation, as the chat completions API reads it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+/// A message of the conversation, as the chat completions API reads it (and a stored session
+/// keeps it).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "role", rename_all = "lowercase")]
 pub enum Message {
     /// What the agent is told first.
@@ -214,7 +215,7 @@ pub enum Message {
         /// The text (empty when it only called tools).
         content: String,
         /// The calls, in the order made.
-        #[serde(skip_serializing_if = "Vec::is_empty")]
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<AssistantCall>,
     },
     /// A call's output.
@@ -227,19 +228,26 @@ pub enum Message {
 }
 
 /// A call as the assistant message carries it back.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AssistantCall {
     /// The call's id.
     pub id: String,
     /// Always `function`.
     #[serde(rename = "type")]
-    pub kind: &'static str,
+    pub kind: CallKind,
     /// Its name and arguments.
     pub function: FunctionCall,
 }
 
+/// What a call is: a function's, the only kind there is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CallKind {
+    Function,
+}
+
 /// A function call's name and its arguments as the model wrote them.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FunctionCall {
     /// The tool's name.
     pub name: String,
@@ -251,7 +259,7 @@ impl From<&ToolCall> for AssistantCall {
     fn from(c: &ToolCall) -> AssistantCall {
         AssistantCall {
             id: c.id.clone(),
-            kind: "function",
+            kind: crate::provider::chat::CallKind::Function,
             function: FunctionCall {
                 name: c.name.clone(),
                 // A call whose arguments were not kept goes back with none.

@@ -25,6 +25,14 @@ pub fn fresh_dir(name: &str) -> std::path::PathBuf {
     dir
 }
 
+/// The state folder every `lembas` a test starts keeps its sessions in (`XDG_STATE_HOME`): one
+/// of this test run, never the person's.
+pub fn state_home() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("lembas-test-state-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// A fresh project folder holding `hello.txt` ("hi").
 pub fn project_with_hello(name: &str) -> std::path::PathBuf {
     let dir = fresh_dir(name);

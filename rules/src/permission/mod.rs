@@ -34,7 +34,9 @@ pub mod words;
 
 pub use judge::{decide, prepare, strictest, Prepared};
 pub use path::{inside, normalize, OUTSIDE_ROOT};
-pub use request::{rules_from_setting, setting_key, Context, Request, Rule, Target, CASE_ROOT};
+pub use request::{
+    approvals_from_json, rules_from_setting, setting_key, Context, Request, Rule, Target, CASE_ROOT,
+};
 #[cfg(feature = "trace")]
 pub use trace::{trace, PartTrace, Trace, TracedPart};
 pub use words::{Action, DecidedBy, Decision, Mode, RiskClass, RuleSource};

@@ -332,7 +332,9 @@ impl Context {
 /// `[{ permission, pattern }]`: approvals allow.
 /// `[{ permission, pattern, mode? }]`: approvals allow, given in `mode` (the context's mode when
 /// they do not say).
-fn approvals_from_json(path: &str, value: &Value, mode: Mode) -> Result<Vec<Rule>, InputError> {
+/// Reads `[{ permission, pattern, action?: "allow", mode? }]`: approvals, each given in its
+/// `mode` (`mode` when it names none).
+pub fn approvals_from_json(path: &str, value: &Value, mode: Mode) -> Result<Vec<Rule>, InputError> {
     let Value::Array(items) = value else {
         return Err(InputError::Type {
             path: path.to_string(),

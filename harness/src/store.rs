@@ -1,0 +1,563 @@
+//! Sessions that last: each session's conversation, mode, approvals, plan and tree kept under the
+//! person's state folder (`$XDG_STATE_HOME/lembas/sessions/`, else
+//! `~/.local/state/lembas/sessions/`), never in the project. A session is a folder named by its
+//! id: `session.json` (what it is — its folder, title, times, mode, approvals, plan, last tree),
+//! written whole and renamed into place at each change, and `conversation.jsonl`, the main
+//! agent's messages, one a line, appended as they are made — so a crash loses at most the call in
+//! flight. A stored session that cannot be read is an error naming its file and line, never a
+//! session silently started anew. The file tools do not read or write this folder, and no
+//! command sees it (the sandbox hides it).
+
+use crate::plan::Plan;
+use crate::provider::chat::Message;
+use lembas_rules::json::ToJson;
+use lembas_rules::permission::{approvals_from_json, Mode, Rule};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// What went wrong with the store, naming the file.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    #[error("the sessions folder is not known: HOME and XDG_STATE_HOME are not set")]
+    NoFolder,
+    #[error("{path}: {reason}")]
+    File { path: String, reason: String },
+    #[error("{path}, line {line}: {reason}")]
+    Line {
+        path: String,
+        line: usize,
+        reason: String,
+    },
+    #[error("no stored session {0}")]
+    NoSuchSession(String),
+    #[error("no stored session in {0}")]
+    NoneHere(String),
+}
+
+fn file_error(path: &Path, e: impl std::fmt::Display) -> StoreError {
+    StoreError::File {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    }
+}
+
+/// The person's state folder for lembas (`$XDG_STATE_HOME/lembas`, else
+/// `~/.local/state/lembas`), from the environment `env`.
+pub fn state_folder(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    let base = env("XDG_STATE_HOME")
+        .filter(|v| v.starts_with('/'))
+        .map(PathBuf::from)
+        .or_else(|| {
+            env("HOME")
+                .filter(|h| h.starts_with('/'))
+                .map(|h| PathBuf::from(h).join(".local/state"))
+        })?;
+    Some(base.join("lembas"))
+}
+
+/// Which session a chat is: a new one, the newest stored for its folder, or one by id.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Resume {
+    /// A new session.
+    #[default]
+    New,
+    /// The newest stored for the folder (`--continue`).
+    Newest,
+    /// The stored session of this id (`--resume ID`).
+    Id(String),
+}
+
+/// What a stored session is: `session.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionInfo {
+    /// Its id (its folder's name).
+    pub id: String,
+    /// The project root it works in.
+    pub cwd: PathBuf,
+    /// Its first prompt's first line; empty before one.
+    pub title: String,
+    /// When it started and was last changed, in Unix ms.
+    pub created: i64,
+    pub updated: i64,
+    /// The main agent's mode.
+    pub mode: String,
+    /// The approvals given (`{ permission, pattern, mode }`), as the rules read them.
+    #[serde(default)]
+    pub approvals: Vec<Value>,
+    /// The plan, once written.
+    #[serde(default)]
+    pub plan: Option<Plan>,
+    /// The tree as it last was, for a client to draw (its subagents do not go on after a
+    /// restart).
+    #[serde(default)]
+    pub tree: Option<Value>,
+}
+
+impl SessionInfo {
+    /// The mode it was in.
+    pub fn mode(&self) -> Option<Mode> {
+        Mode::parse(&self.mode)
+    }
+
+    /// The approvals, read as the rules read them.
+    pub fn approvals(&self) -> Result<Vec<Rule>, String> {
+        approvals_from_json(
+            "approvals",
+            &Value::Array(self.approvals.clone()),
+            Mode::Plan,
+        )
+        .map_err(|e| e.to_string())
+    }
+}
+
+/// A stored session read back: what it is and its main agent's conversation.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub info: SessionInfo,
+    pub messages: Vec<Message>,
+}
+
+/// The sessions folder.
+#[derive(Debug, Clone)]
+pub struct Store {
+    folder: PathBuf,
+}
+
+/// The title of a session from its first prompt: its first line, at most 80 characters.
+pub fn title_of(prompt: &str) -> String {
+    let first = prompt
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    if first.chars().count() <= 80 {
+        first.to_string()
+    } else {
+        let mut cut: String = first.chars().take(79).collect();
+        cut.push('…');
+        cut
+    }
+}
+
+impl Store {
+    /// The store under the person's state folder, made (only the person may enter it).
+    pub fn open(env: &dyn Fn(&str) -> Option<String>) -> Result<Store, StoreError> {
+        let folder = state_folder(env)
+            .ok_or(StoreError::NoFolder)?
+            .join("sessions");
+        Store::at(folder)
+    }
+
+    /// The store in `folder`, made.
+    pub fn at(folder: PathBuf) -> Result<Store, StoreError> {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&folder)
+            .map_err(|e| file_error(&folder, e))?;
+        Ok(Store { folder })
+    }
+
+    /// Its folder.
+    pub fn folder(&self) -> &Path {
+        &self.folder
+    }
+
+    /// A session's folder; none for an id that is not one (a name of digits, letters and `-`).
+    fn session_folder(&self, id: &str) -> Option<PathBuf> {
+        let plain = !id.is_empty()
+            && id.len() <= 64
+            && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+        plain.then(|| self.folder.join(id))
+    }
+
+    /// Starts keeping a new session.
+    pub fn create(&self, info: SessionInfo) -> Result<Kept, StoreError> {
+        let folder = self
+            .session_folder(&info.id)
+            .ok_or_else(|| StoreError::NoSuchSession(info.id.clone()))?;
+        std::fs::create_dir_all(&folder).map_err(|e| file_error(&folder, e))?;
+        let kept = Kept {
+            folder,
+            written: 0,
+            info,
+        };
+        kept.save()?;
+        Ok(kept)
+    }
+
+    /// Every stored session, in `cwd` when given, the newest first. A session whose
+    /// `session.json` cannot be read is an error naming it.
+    pub fn list(&self, cwd: Option<&Path>) -> Result<Vec<SessionInfo>, StoreError> {
+        let entries = std::fs::read_dir(&self.folder).map_err(|e| file_error(&self.folder, e))?;
+        let mut out = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path().join("session.json");
+            if !path.is_file() {
+                continue;
+            }
+            let info = read_info(&path)?;
+            if cwd.is_none_or(|c| c == info.cwd) {
+                out.push(info);
+            }
+        }
+        out.sort_by(|a, b| b.updated.cmp(&a.updated).then(b.id.cmp(&a.id)));
+        Ok(out)
+    }
+
+    /// A stored session, whole; an error names the file and line that cannot be read.
+    pub fn load(&self, id: &str) -> Result<Loaded, StoreError> {
+        let folder = self
+            .session_folder(id)
+            .filter(|f| f.join("session.json").is_file())
+            .ok_or_else(|| StoreError::NoSuchSession(id.to_string()))?;
+        let info = read_info(&folder.join("session.json"))?;
+        if info.id != id {
+            return Err(file_error(
+                &folder.join("session.json"),
+                format!("its id is {}, not {id}", info.id),
+            ));
+        }
+        if let Err(why) = info.approvals() {
+            return Err(file_error(&folder.join("session.json"), why));
+        }
+        let path = folder.join("conversation.jsonl");
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(file_error(&path, e)),
+        };
+        let mut messages = Vec::new();
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        for (n, raw) in lines.iter().enumerate() {
+            // The last line, cut off by a crash while it was written, is the call in flight.
+            if n + 1 == lines.len() && !raw.ends_with('\n') {
+                break;
+            }
+            if raw.trim().is_empty() {
+                continue;
+            }
+            let message: Message = serde_json::from_str(raw).map_err(|e| StoreError::Line {
+                path: path.display().to_string(),
+                line: n + 1,
+                reason: e.to_string(),
+            })?;
+            messages.push(message);
+        }
+        Ok(Loaded {
+            info,
+            messages: answered(messages),
+        })
+    }
+
+    /// The newest session stored for `cwd`.
+    pub fn newest_in(&self, cwd: &Path) -> Result<Loaded, StoreError> {
+        let newest = self
+            .list(Some(cwd))?
+            .into_iter()
+            .next()
+            .ok_or_else(|| StoreError::NoneHere(cwd.display().to_string()))?;
+        self.load(&newest.id)
+    }
+
+    /// Goes on keeping a stored session: what is appended goes after what it has.
+    pub fn keep(&self, loaded: &Loaded) -> Result<Kept, StoreError> {
+        let folder = self
+            .session_folder(&loaded.info.id)
+            .ok_or_else(|| StoreError::NoSuchSession(loaded.info.id.clone()))?;
+        Ok(Kept {
+            folder,
+            written: loaded.messages.len(),
+            info: loaded.info.clone(),
+        })
+    }
+}
+
+/// The text every call left without an output by a crash gets as its output.
+pub const NOT_KEPT: &str = "The session ended before this call's output was kept.";
+
+/// The conversation with every call answered: one whose output was never written (the session
+/// ended while it ran) gets [`NOT_KEPT`], so a server reads the conversation again.
+fn answered(messages: Vec<Message>) -> Vec<Message> {
+    let mut out: Vec<Message> = Vec::with_capacity(messages.len());
+    let mut open: Vec<String> = Vec::new();
+    let close = |open: &mut Vec<String>, out: &mut Vec<Message>| {
+        for tool_call_id in open.drain(..) {
+            out.push(Message::Tool {
+                tool_call_id,
+                content: NOT_KEPT.to_string(),
+            });
+        }
+    };
+    for message in messages {
+        match &message {
+            Message::Tool { tool_call_id, .. } => open.retain(|id| id != tool_call_id),
+            Message::Assistant { tool_calls, .. } => {
+                close(&mut open, &mut out);
+                open = tool_calls.iter().map(|c| c.id.clone()).collect();
+            }
+            Message::User { .. } | Message::System { .. } => close(&mut open, &mut out),
+        }
+        out.push(message);
+    }
+    close(&mut open, &mut out);
+    out
+}
+
+fn read_info(path: &Path) -> Result<SessionInfo, StoreError> {
+    let text = std::fs::read_to_string(path).map_err(|e| file_error(path, e))?;
+    serde_json::from_str(&text).map_err(|e| file_error(path, e))
+}
+
+/// A session being kept: its folder, what it is, how many messages are written.
+#[derive(Debug)]
+pub struct Kept {
+    folder: PathBuf,
+    written: usize,
+    info: SessionInfo,
+}
+
+impl Kept {
+    /// What it is.
+    pub fn info(&self) -> &SessionInfo {
+        &self.info
+    }
+
+    /// Writes `session.json` whole, then renames it into place.
+    fn save(&self) -> Result<(), StoreError> {
+        let path = self.folder.join("session.json");
+        let partial = self.folder.join("session.json.partial");
+        let text = serde_json::to_string_pretty(&self.info).map_err(|e| file_error(&path, e))?;
+        std::fs::write(&partial, text).map_err(|e| file_error(&partial, e))?;
+        std::fs::rename(&partial, &path).map_err(|e| file_error(&path, e))
+    }
+
+    /// Keeps what changed: the messages of `conversation` beyond those written, appended, then
+    /// the session's mode, approvals, plan and tree.
+    pub fn record(
+        &mut self,
+        now: i64,
+        conversation: &[Message],
+        state: &State,
+    ) -> Result<(), StoreError> {
+        let fresh: Vec<&Message> = conversation
+            .iter()
+            .filter(|m| !matches!(m, Message::System { .. }))
+            .skip(self.written)
+            .collect();
+        if !fresh.is_empty() {
+            let path = self.folder.join("conversation.jsonl");
+            let mut lines = String::new();
+            for m in &fresh {
+                let line = serde_json::to_string(m).map_err(|e| file_error(&path, e))?;
+                lines.push_str(&line);
+                lines.push('\n');
+            }
+            let mut file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .map_err(|e| file_error(&path, e))?;
+            file.write_all(lines.as_bytes())
+                .map_err(|e| file_error(&path, e))?;
+            self.written += fresh.len();
+            if self.info.title.is_empty() {
+                if let Some(Message::User { content }) =
+                    fresh.iter().find(|m| matches!(m, Message::User { .. }))
+                {
+                    self.info.title = title_of(content);
+                }
+            }
+        }
+        self.info.updated = now;
+        self.info.mode = state.mode.as_str().to_string();
+        self.info.approvals = state.approvals.iter().map(ToJson::to_json).collect();
+        self.info.plan = state.plan.clone();
+        self.info.tree = state.tree.clone();
+        self.save()
+    }
+}
+
+/// A session's state as it is kept besides its conversation.
+#[derive(Debug, Clone)]
+pub struct State {
+    pub mode: Mode,
+    pub approvals: Vec<Rule>,
+    pub plan: Option<Plan>,
+    pub tree: Option<Value>,
+}
+
+/// The stored sessions as `lembas sessions` lists them: a line each, the newest first — its id,
+/// when it was last changed, its mode, its title (and its folder, when every folder's are
+/// listed).
+pub fn listing(sessions: &[SessionInfo], with_folder: bool) -> String {
+    let mut out = String::new();
+    for s in sessions {
+        let title = if s.title.is_empty() {
+            "(no prompt yet)"
+        } else {
+            &s.title
+        };
+        out.push_str(&format!(
+            "{}  {}  {:<6}  {title}",
+            s.id,
+            rfc3339(s.updated),
+            s.mode
+        ));
+        if with_folder {
+            out.push_str(&format!("  ({})", s.cwd.display()));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// A time in Unix ms as RFC 3339 (ACP's `updatedAt`).
+pub fn rfc3339(ms: i64) -> String {
+    let secs = u64::try_from(ms / 1000).unwrap_or(0);
+    humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs))
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::chat::{AssistantCall, FunctionCall};
+
+    fn store(name: &str) -> Store {
+        let folder =
+            std::env::temp_dir().join(format!("lembas-store-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&folder);
+        Store::at(folder).unwrap()
+    }
+
+    fn info(id: &str, cwd: &str) -> SessionInfo {
+        SessionInfo {
+            id: id.into(),
+            cwd: cwd.into(),
+            title: String::new(),
+            created: 1,
+            updated: 1,
+            mode: "edit".into(),
+            approvals: Vec::new(),
+            plan: None,
+            tree: None,
+        }
+    }
+
+    fn state() -> State {
+        State {
+            mode: Mode::Manual,
+            approvals: vec![Rule::new(
+                "bash",
+                "cargo test *",
+                lembas_rules::permission::Action::Allow,
+                lembas_rules::permission::RuleSource::Approval,
+            )
+            .given_in(Mode::Manual)],
+            plan: None,
+            tree: None,
+        }
+    }
+
+    #[test]
+    fn a_session_is_kept_as_it_goes_and_read_back_whole() {
+        let store = store("kept");
+        let mut kept = store.create(info("1-2-0", "/p")).unwrap();
+        let mut conversation = vec![
+            Message::System {
+                content: "sys".into(),
+            },
+            Message::User {
+                content: "Fix the tests.\nAll of them.".into(),
+            },
+            Message::Assistant {
+                content: String::new(),
+                tool_calls: vec![AssistantCall {
+                    id: "c1".into(),
+                    kind: crate::provider::chat::CallKind::Function,
+                    function: FunctionCall {
+                        name: "bash".into(),
+                        arguments: "{}".into(),
+                    },
+                }],
+            },
+        ];
+        kept.record(5, &conversation, &state()).unwrap();
+        // The call's output never came: the session ended while it ran.
+        let loaded = store.load("1-2-0").unwrap();
+        assert_eq!(loaded.info.title, "Fix the tests.");
+        assert_eq!(loaded.info.mode(), Some(Mode::Manual));
+        assert_eq!(loaded.info.approvals().unwrap().len(), 1);
+        assert_eq!(loaded.messages.len(), 3);
+        assert!(
+            matches!(&loaded.messages[2], Message::Tool { content, .. } if content == NOT_KEPT)
+        );
+        // It goes on from where it was.
+        conversation.push(Message::Tool {
+            tool_call_id: "c1".into(),
+            content: "ok".into(),
+        });
+        kept.record(6, &conversation, &state()).unwrap();
+        let again = store.load("1-2-0").unwrap();
+        assert_eq!(again.messages.len(), 3);
+        assert!(matches!(&again.messages[2], Message::Tool { content, .. } if content == "ok"));
+        assert_eq!(store.newest_in(Path::new("/p")).unwrap().info.id, "1-2-0");
+        assert!(matches!(
+            store.newest_in(Path::new("/q")),
+            Err(StoreError::NoneHere(_))
+        ));
+    }
+
+    #[test]
+    fn what_cannot_be_read_is_said_never_started_anew() {
+        let store = store("bad");
+        store.create(info("7-7-0", "/p")).unwrap();
+        let path = store.folder().join("7-7-0/conversation.jsonl");
+        std::fs::write(&path, "{\"role\":\"user\",\"content\":\"hi\"}\nnot json\n").unwrap();
+        let e = store.load("7-7-0").unwrap_err().to_string();
+        assert!(
+            e.ends_with("conversation.jsonl, line 2: expected ident at line 1 column 2"),
+            "{e}"
+        );
+        // A line cut off by a crash is the call in flight: dropped.
+        std::fs::write(
+            &path,
+            "{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"assis",
+        )
+        .unwrap();
+        assert_eq!(store.load("7-7-0").unwrap().messages.len(), 1);
+        assert!(matches!(
+            store.load("../etc"),
+            Err(StoreError::NoSuchSession(_))
+        ));
+        assert!(matches!(
+            store.load("nope"),
+            Err(StoreError::NoSuchSession(_))
+        ));
+        std::fs::write(store.folder().join("7-7-0/session.json"), "{\"id\": 3}").unwrap();
+        let e = store.list(None).unwrap_err().to_string();
+        assert!(e.contains("7-7-0/session.json"), "{e}");
+    }
+
+    #[test]
+    fn the_folder_follows_xdg_and_times_are_rfc3339() {
+        let env = |k: &str| match k {
+            "XDG_STATE_HOME" => Some("/s".to_string()),
+            "HOME" => Some("/h".to_string()),
+            _ => None,
+        };
+        assert_eq!(state_folder(&env), Some(PathBuf::from("/s/lembas")));
+        let home = |k: &str| (k == "HOME").then(|| "/h".to_string());
+        assert_eq!(
+            state_folder(&home),
+            Some(PathBuf::from("/h/.local/state/lembas"))
+        );
+        assert_eq!(rfc3339(1_796_133_882_517), "2026-12-01T14:04:42Z");
+    }
+}
