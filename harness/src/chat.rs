@@ -5,10 +5,10 @@
 //! `/stop NAME`, `/help`, `/quit`.
 
 use crate::config::{AgentRange, ChatOptions};
+use crate::lines::Read;
 use crate::session::{Session, TurnOutcome};
 use anyhow::Result;
 use lembas_rules::permission::Mode;
-use std::io::Write;
 
 /// What a line the person typed asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -145,13 +145,13 @@ pub async fn chat(chat: ChatOptions) -> Result<i32> {
         );
     }
     loop {
-        eprint!("> ");
-        let _ = std::io::stderr().flush();
-        let line = tokio::select! {
-            line = session.lines().next() => line,
-            _ = tokio::signal::ctrl_c() => None,
+        // Ctrl-C or Ctrl-D at the prompt leaves (Ctrl-C is a key while the line is edited, and
+        // a signal where the input is not a terminal).
+        let read = tokio::select! {
+            read = session.lines().prompt("> ") => read,
+            _ = tokio::signal::ctrl_c() => Read::Interrupted,
         };
-        let Some(line) = line else {
+        let Read::Line(line) = read else {
             eprintln!();
             break;
         };

@@ -13,6 +13,8 @@
 //! - [`crew`] — the tree at work: the rules' team driven by an engine per agent, each in its task;
 //! - [`config`] — `lembas run`'s settings: flags, environment, config file;
 //! - [`screen`] — what a person sees of a run, and the `--events` file;
+//! - [`lines`] — the person's lines at a terminal: edited, kept per project;
+//! - [`asking`] — a question to the person at a terminal, about one call;
 //! - [`session`] — the main agent's conversation and tree, kept across prompts;
 //! - [`store`] — sessions that last: kept under the person's state folder as they go;
 //! - [`run`] — `lembas run`: a session of one turn;
@@ -21,6 +23,7 @@
 //! - [`acp`] — `lembas acp`: sessions for editors, over the Agent Client Protocol.
 
 pub mod acp;
+pub mod asking;
 pub mod call;
 pub mod chat;
 pub mod config;
@@ -30,6 +33,7 @@ pub mod engine;
 pub mod events;
 pub mod files;
 pub mod guard;
+pub mod lines;
 pub mod plan;
 pub mod prompt;
 pub mod provider;

@@ -119,7 +119,7 @@ pub fn kept_line(
 
 /// The lines a change adds and removes (what the question's fold shows).
 fn counted_change(change: &FileDiff) -> (usize, usize) {
-    let shown = crate::session::folded_change(change, usize::MAX);
+    let shown = crate::asking::folded_change(change, usize::MAX);
     let added = shown.iter().filter(|l| l.starts_with("+ ")).count();
     let removed = shown.iter().filter(|l| l.starts_with("- ")).count();
     (added, removed)

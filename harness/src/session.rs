@@ -3,10 +3,12 @@
 //! the same conversation; the tree and its room live on; the mode and the Subagents setting may
 //! change between turns. `lembas run` is a session of one turn, `lembas chat` one of many.
 
+use crate::asking::Terminal;
 use crate::config::{AgentRange, SessionOptions, Settings};
 use crate::crew::{Crew, Keeping, SessionEnd, Setup};
-use crate::engine::{now_ms, Approval, Asker, PlanDesk, Question, Unattended};
-use crate::events::{DoneReason, FileDiff, SessionEvent};
+use crate::engine::{now_ms, Asker, PlanDesk, Unattended};
+use crate::events::{DoneReason, SessionEvent};
+use crate::lines::{history_file, Lines};
 use crate::provider::client::Provider;
 use crate::sandbox::Sandbox;
 use crate::screen::{Control, Screen};
@@ -17,176 +19,16 @@ use lembas_rules::permission::{Context, Mode};
 use lembas_rules::subagents::Capacity;
 use lembas_rules::team::TeamOptions;
 use lembas_rules::text::fill;
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 /// This project's own system prompt, before the spec's blocks.
 const SYSTEM: &str = include_str!("../prompts/system.md");
-
-/// The person's lines from standard input, read by one thread for the whole session: the chat's
-/// prompts and the answers to approvals come from the same reader, in the order typed. `None`:
-/// the input ended (Ctrl-D).
-#[derive(Clone)]
-pub struct Lines {
-    rx: Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Option<String>>>>,
-}
-
-impl Lines {
-    /// No lines: the input is not read (a session of one prompt that asks nobody).
-    pub fn none() -> Lines {
-        let (tx, rx) = mpsc::unbounded_channel();
-        drop(tx);
-        Lines {
-            rx: Arc::new(tokio::sync::Mutex::new(rx)),
-        }
-    }
-
-    /// Starts the reader.
-    pub fn from_stdin() -> Lines {
-        let (tx, rx) = mpsc::unbounded_channel();
-        std::thread::spawn(move || {
-            let stdin = std::io::stdin();
-            loop {
-                let mut line = String::new();
-                match stdin.lock().read_line(&mut line) {
-                    Ok(0) | Err(_) => {
-                        let _ = tx.send(None);
-                        return;
-                    }
-                    Ok(_) => {
-                        if tx.send(Some(line)).is_err() {
-                            return;
-                        }
-                    }
-                }
-            }
-        });
-        Lines {
-            rx: Arc::new(tokio::sync::Mutex::new(rx)),
-        }
-    }
-
-    /// The next line, without its line end; none when the input ended.
-    pub async fn next(&self) -> Option<String> {
-        let line = self.rx.lock().await.recv().await.flatten()?;
-        Some(line.trim_end_matches(['\n', '\r']).to_string())
-    }
-
-    /// The next line, waited for off the runtime's workers (for an approval, asked from inside a
-    /// turn); none when the input ended or the person pressed Ctrl-C (the question is
-    /// cancelled, and the next line typed is a prompt again).
-    fn next_blocking(&self) -> Option<String> {
-        tokio::task::block_in_place(|| {
-            tokio::runtime::Handle::current().block_on(async {
-                let mut rx = self.rx.lock().await;
-                tokio::select! {
-                    line = rx.recv() => line.flatten(),
-                    _ = tokio::signal::ctrl_c() => None,
-                }
-            })
-        })
-    }
-}
-
-/// A change as the terminal shows it in a question: the lines removed and added, at most
-/// `max` of them, then how many more.
-pub fn folded_change(change: &FileDiff, max: usize) -> Vec<String> {
-    let old: Vec<&str> = change.old.as_deref().unwrap_or("").lines().collect();
-    let new: Vec<&str> = change.new.lines().collect();
-    // The lines both share at the start and the end are not shown.
-    let same_start = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
-    let same_end = old
-        .iter()
-        .rev()
-        .zip(new.iter().rev())
-        .take_while(|(a, b)| a == b)
-        .count()
-        .min(old.len().min(new.len()) - same_start);
-    let removed = old
-        .get(same_start..old.len() - same_end)
-        .unwrap_or_default();
-    let added = new
-        .get(same_start..new.len() - same_end)
-        .unwrap_or_default();
-    let lines: Vec<String> = removed
-        .iter()
-        .map(|l| format!("- {l}"))
-        .chain(added.iter().map(|l| format!("+ {l}")))
-        .collect();
-    let more = lines.len().saturating_sub(max);
-    let mut shown: Vec<String> = lines.into_iter().take(max).collect();
-    if more > 0 {
-        shown.push(format!("  … {more} more lines"));
-    }
-    shown
-}
-
-/// Asks the person at the terminal: y (once), a (always), anything else no; a plan: y approves
-/// it. One question at a time, naming the agent whose call it is ("the main agent" for the main
-/// one), with the change a write would make, the command a call would run, or the plan; the
-/// screen does not draw while it waits, and the other agents' tasks go on. Ctrl-C cancels the
-/// question: the call is refused, and said so.
-struct Terminal {
-    one: Mutex<()>,
-    asking: Arc<AtomicBool>,
-    lines: Lines,
-}
-
-impl Asker for Terminal {
-    fn ask(&self, question: &Question<'_>) -> Approval {
-        let _one = self.one.lock().unwrap_or_else(PoisonError::into_inner);
-        self.asking.store(true, Ordering::SeqCst);
-        let texts = &*crate::call::TEXTS;
-        let who = if question.agent.is_main() {
-            texts.main_agent.clone()
-        } else {
-            question.agent.name.clone()
-        };
-        let mut said = vec![String::new()];
-        let answers = match question.plan {
-            Some(plan) => {
-                said.push(format!("{who} submits the plan:"));
-                said.extend(plan.markdown().lines().map(|l| format!("  {l}")));
-                "approve the plan? [y]es, [n]o: ".to_string()
-            }
-            None => {
-                said.push(fill(
-                    &texts.question,
-                    &[("agent", &who), ("title", &question.call.title)],
-                ));
-                if let Some(command) = question.call.input.get("command").and_then(|c| c.as_str()) {
-                    said.extend(command.lines().map(|l| format!("  $ {l}")));
-                }
-                if let Some(change) = question.change {
-                    said.extend(
-                        folded_change(change, 20)
-                            .into_iter()
-                            .map(|l| format!("  {l}")),
-                    );
-                }
-                texts.answers.clone()
-            }
-        };
-        eprint!("{}\n{answers}", said.join("\n"));
-        let _ = std::io::stderr().flush();
-        let answer = self.lines.next_blocking();
-        self.asking.store(false, Ordering::SeqCst);
-        let Some(answer) = answer else {
-            eprintln!("\n{}", texts.cancelled);
-            return Approval::Deny;
-        };
-        match (answer.trim(), question.plan.is_some()) {
-            ("y" | "yes", _) => Approval::Once,
-            ("a" | "always", false) => Approval::Always,
-            _ => Approval::Deny,
-        }
-    }
-}
 
 /// How a turn of the session ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -409,19 +251,21 @@ impl Session {
         let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
         let unattended = o.unattended || !terminal;
         let asking = Arc::new(AtomicBool::new(false));
+        // The prompts typed in this project are kept beside its sessions.
+        let history = record
+            .store
+            .as_ref()
+            .and_then(|s| s.folder().parent())
+            .map(|state| history_file(state, &root));
         let lines = if reads_input || !unattended {
-            Lines::from_stdin()
+            Lines::from_stdin(history)
         } else {
             Lines::none()
         };
         let asker: Arc<dyn Asker> = if unattended {
             Arc::new(Unattended)
         } else {
-            Arc::new(Terminal {
-                one: Mutex::new(()),
-                asking: Arc::clone(&asking),
-                lines: lines.clone(),
-            })
+            Arc::new(Terminal::new(Arc::clone(&asking), lines.clone()))
         };
         let events = match &o.events {
             Some(path) => Some(

@@ -277,7 +277,14 @@ async fn a_question_shows_the_change_ctrl_c_cancels_it_and_a_plan_is_approved() 
                     "[DONE]".into(),
                 ]),
             ),
+            rule(
+                "",
+                "The person refused this call.",
+                Reply::Sse(vec![content("Not written, then."), "[DONE]".into()]),
+            ),
             rule("", "After.", Reply::Sse(vec![content("Three."), "[DONE]".into()])),
+            rule("", "Edited line.", Reply::Sse(vec![content("Four."), "[DONE]".into()])),
+            rule("", "Edited line.", Reply::Sse(vec![content("Five."), "[DONE]".into()])),
             rule(
                 "",
                 "Plan it.",
@@ -426,7 +433,8 @@ async fn yesterdays_conversation_goes_on_with_continue() {
         let mut term = Terminal::spawn(&dir_in, &args);
         let at = term.shows("> ", 0);
         term.typed("Remember 7.\r");
-        term.shows("Noted: 7.", at);
+        let at = term.shows("Noted: 7.", at);
+        term.shows("> ", at);
         term.typed("\u{4}");
         assert_eq!(left(&mut term).code(), Some(0));
         // The session is kept, and listed for its folder.
@@ -440,7 +448,8 @@ async fn yesterdays_conversation_goes_on_with_continue() {
         let at = term.shows("going on with the session", 0);
         let at = term.shows("> ", at);
         term.typed("What was it?\r");
-        term.shows("It was 7.", at);
+        let at = term.shows("It was 7.", at);
+        term.shows("> ", at);
         term.typed("\u{4}");
         assert_eq!(left(&mut term).code(), Some(0));
         String::from_utf8_lossy(&listed.stdout).into_owned()
