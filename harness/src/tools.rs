@@ -306,11 +306,9 @@ impl Workspace {
         self.open(&abs, Access::Write)?
             .write_all(content.as_bytes())
             .map_err(|e| self.err(&abs, e))?;
-        Ok(format!(
-            "wrote {} ({} lines)",
-            self.shown(&abs),
-            content.lines().count()
-        ))
+        let lines = content.lines().count();
+        let word = if lines == 1 { "line" } else { "lines" };
+        Ok(format!("wrote {} ({lines} {word})", self.shown(&abs)))
     }
 
     /// `edit`: `old` replaced by `new`, where `old` is in the file exactly once.
