@@ -915,15 +915,21 @@ pub async fn serve(o: SessionOptions) -> Result<i32> {
                     .as_ref()
                     .map(|c| std::fs::canonicalize(c).unwrap_or(c.clone()));
                 match store.list(cwd.as_deref()) {
-                    Ok(kept) => responder.respond(acp::ListSessionsResponse::new(
-                        kept.into_iter()
-                            .map(|s| {
-                                acp::SessionInfo::new(s.id, s.cwd)
-                                    .title((!s.title.is_empty()).then_some(s.title))
-                                    .updated_at(rfc3339(s.updated))
-                            })
-                            .collect(),
-                    )),
+                    Ok(kept) => {
+                        for e in &kept.unreadable {
+                            eprintln!("lembas: a kept session cannot be read: {e}");
+                        }
+                        responder.respond(acp::ListSessionsResponse::new(
+                            kept.sessions
+                                .into_iter()
+                                .map(|s| {
+                                    acp::SessionInfo::new(s.id, s.cwd)
+                                        .title((!s.title.is_empty()).then_some(s.title))
+                                        .updated_at(rfc3339(s.updated))
+                                })
+                                .collect(),
+                        ))
+                    }
                     Err(e) => responder.respond_with_internal_error(e.to_string()),
                 }
             },

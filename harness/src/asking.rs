@@ -5,6 +5,7 @@
 use crate::engine::{Approval, Asker, Question};
 use crate::events::FileDiff;
 use crate::lines::{Lines, Read};
+use crate::text::visible;
 use lembas_rules::text::fill;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -101,7 +102,7 @@ impl Asker for Terminal {
                 texts.answers.clone()
             }
         };
-        eprintln!("{}", said.join("\n"));
+        eprintln!("{}", visible(&said.join("\n")));
         let _ = std::io::stderr().flush();
         let answer = self.lines.answer(&answers);
         self.asking.store(false, Ordering::SeqCst);

@@ -7,6 +7,7 @@
 use crate::config::{AgentRange, ChatOptions};
 use crate::lines::Read;
 use crate::session::{Session, TurnOutcome};
+use crate::text::visible;
 use anyhow::Result;
 use lembas_rules::permission::Mode;
 
@@ -175,7 +176,7 @@ pub async fn chat(chat: ChatOptions) -> Result<i32> {
                     range.min, range.max
                 );
             }
-            Said::Tree => eprintln!("{}", session.crew().tree_lines().join("\n")),
+            Said::Tree => eprintln!("{}", visible(&session.crew().tree_lines().join("\n"))),
             Said::Stop(name) => {
                 let stopped = session.crew().stop_agent(&name);
                 if stopped.is_empty() {

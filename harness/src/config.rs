@@ -318,11 +318,10 @@ impl Settings {
         };
         let mut notes = Vec::new();
         let said = |key: &str| format!("the project's {PROJECT_CONFIG} sets {key}");
-        // The person's rules, then the project's — which may only make things stricter.
-        let mut rules = match (&person.permission, person_config(o.config.as_deref(), env)) {
-            (Some(setting), Some(path)) => rules_of(&path, setting)?,
-            _ => Vec::new(),
-        };
+        // The project's rules, which may only ask or deny, then the person's: a later rule
+        // overrides an earlier one, so the person's have the last word and the project's can
+        // only tighten the defaults.
+        let mut rules = Vec::new();
         if let Some(setting) = &project.permission {
             for rule in rules_of(&project_path, setting)? {
                 if rule.action == Action::Allow {
@@ -333,9 +332,21 @@ impl Settings {
                         rule.pattern
                     ));
                 } else {
+                    notes.push(format!(
+                        "{} {} {}: {}",
+                        said("permission"),
+                        rule.permission,
+                        rule.pattern,
+                        rule.action.as_str()
+                    ));
                     rules.push(rule);
                 }
             }
+        }
+        if let (Some(setting), Some(path)) =
+            (&person.permission, person_config(o.config.as_deref(), env))
+        {
+            rules.extend(rules_of(&path, setting)?);
         }
         for (key, set) in [
             ("base_url", project.base_url.is_some()),
@@ -679,6 +690,23 @@ mod tests {
         assert_eq!(judged("cargo test --all", Mode::Edit), Action::Allow);
         assert_eq!(judged("cargo test --all", Mode::Plan), Action::Deny);
         assert_eq!(judged("git push origin main", Mode::Auto), Action::Deny);
+        // The project's ask does not undo your deny (auto would run what is asked).
+        let d = dir(
+            "rules-undo",
+            Some(r#"{"permission": {"bash": {"git push *": "ask"}}}"#),
+        );
+        let undo = Settings::resolve(&opts(), &d, &env).unwrap();
+        let mut ctx = Context::new(Mode::Auto);
+        ctx.root = "/p".into();
+        ctx.rules = undo.rules.clone();
+        assert_eq!(
+            evaluate(&Request::bash("git push origin main"), &ctx).action,
+            Action::Deny
+        );
+        assert!(undo
+            .notes
+            .join("\n")
+            .contains("sets permission bash git push *: ask"));
         assert_eq!(judged("make install", Mode::Auto), Action::Deny);
         // The project's allow is not taken, and said.
         assert_eq!(judged("rm x", Mode::Edit), Action::Ask);

@@ -489,13 +489,14 @@ impl Crew {
         let Some(kept) = kept.as_mut() else {
             return;
         };
-        let (transcript, tree) = {
+        let (transcript, tree, before_plan) = {
             let inner = self.lock();
             let tree = inner.team.info();
             let has_subagents = tree.agents.len() > 1 || !tree.ended.is_empty();
             (
                 inner.transcripts.get(lead()).cloned(),
                 has_subagents.then(|| lembas_rules::json::ToJson::to_json(&tree)),
+                inner.before_plan,
             )
         };
         // A conversation being written is read at the next change.
@@ -525,6 +526,7 @@ impl Crew {
             mode,
             approvals,
             plan,
+            before_plan,
             tree,
         };
         if let Err(e) = kept.record(now_ms(), &conversation, &state) {
@@ -532,6 +534,11 @@ impl Crew {
                 eprintln!("lembas: the session is not kept: {e}");
             }
         }
+    }
+
+    /// A resumed session's mode before plan mode, as it was kept.
+    pub fn set_before_plan(&self, mode: Option<Mode>) {
+        self.lock().before_plan = mode;
     }
 
     /// The plan is approved: the mode the session had before plan mode (edit when it started in

@@ -777,6 +777,15 @@ impl Engine {
     fn change_of(&self, tool: &str, args: &Args) -> Option<FileDiff> {
         let abs = self.workspace.path(args.opt("path")?).ok()?;
         let old = self.workspace.peek(&abs);
+        let shown_old = |old: Option<String>| {
+            old.map(|text| {
+                if self.workspace.shows(&abs) {
+                    text
+                } else {
+                    NOT_SHOWN.to_string()
+                }
+            })
+        };
         let new = match tool {
             "write" => args.opt("content")?.to_string(),
             "edit" => {
@@ -788,7 +797,7 @@ impl Engine {
         };
         Some(FileDiff {
             path: abs.to_string_lossy().into_owned(),
-            old,
+            old: shown_old(old),
             new,
         })
     }
@@ -828,17 +837,28 @@ impl Engine {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
-        let (answer, refusal) = match self
+        let decide = |request: &Request| match self
             .tree
             .as_ref()
-            .and_then(|t| t.who_decides(&self.agent.name, &request, &permissions))
+            .and_then(|t| t.who_decides(&self.agent.name, request, &permissions))
         {
             Some(v) => (v.answer, v.text.unwrap_or_default()),
             None => {
-                let d = evaluate(&request, &permissions);
+                let d = evaluate(request, &permissions);
                 (CallAnswer::of(d.action), d.reason)
             }
         };
+        let (mut answer, mut refusal) = decide(&request);
+        // An edit reads its file too (its answer says whether `old` is in it): it is judged as
+        // a read as well, and the stricter answer holds.
+        if tool == "edit" {
+            if let Some(read) = Request::tool("read", request.target.clone()) {
+                let (read_answer, read_refusal) = decide(&read);
+                if strictness(read_answer) > strictness(answer) {
+                    (answer, refusal) = (read_answer, read_refusal);
+                }
+            }
+        }
         match answer {
             CallAnswer::Refused => Judged::refused(refusal),
             CallAnswer::Run => Judged::Run(args),
@@ -889,11 +909,20 @@ impl Engine {
             );
         };
         let keep = |plan: &Plan, on: &mut Listener<'_>| -> Result<(), String> {
-            on(SessionEvent::Plan { plan: plan.clone() });
+            // The plan's file is where it is said to be: a link on the way (`.lembas/plans` to
+            // another folder) is refused, as the file tools refuse one.
+            let expected = self.workspace.root.join(&desk.file);
+            if self.workspace.path(&desk.file).ok().as_deref() != Some(expected.as_path()) {
+                return Err(format!(
+                    "{}: a link on the way, or it cannot be reached; the plan is not written",
+                    desk.file
+                ));
+            }
             self.workspace
                 .write(&desk.file, &plan.markdown())
-                .map(|_| ())
-                .map_err(|e| e.to_string())
+                .map_err(|e| e.to_string())?;
+            on(SessionEvent::Plan { plan: plan.clone() });
+            Ok(())
         };
         match call.tool.as_str() {
             "plan_write" => match Plan::written(&args.0) {
@@ -913,22 +942,26 @@ impl Engine {
                 Err(bad) => (bad, CallStatus::Failed),
             },
             "plan_update" => {
-                let mut guard = desk.plan.lock().unwrap_or_else(PoisonError::into_inner);
-                let Some(plan) = guard.as_mut() else {
+                let current = desk
+                    .plan
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .clone();
+                let Some(mut plan) = current else {
                     return (
                         plan_tools::text("plan_update", "none", &[]),
                         CallStatus::Failed,
                     );
                 };
+                // Changed only once its file is written.
                 match plan.update(&args.0) {
-                    Ok(answer) => {
-                        let plan = plan.clone();
-                        drop(guard);
-                        match keep(&plan, on) {
-                            Ok(()) => (answer, CallStatus::Completed),
-                            Err(e) => (e, CallStatus::Failed),
+                    Ok(answer) => match keep(&plan, on) {
+                        Ok(()) => {
+                            *desk.plan.lock().unwrap_or_else(PoisonError::into_inner) = Some(plan);
+                            (answer, CallStatus::Completed)
                         }
-                    }
+                        Err(e) => (e, CallStatus::Failed),
+                    },
                     Err(bad) => (bad, CallStatus::Failed),
                 }
             }
@@ -1061,11 +1094,22 @@ impl Engine {
                     CallStatus::Completed,
                 )
             } else {
-                (self.workspace.run(tool, args), CallStatus::Completed)
+                match self.workspace.attempt(tool, args) {
+                    Ok(output) => (output, CallStatus::Completed),
+                    Err(why) => (why, CallStatus::Failed),
+                }
             };
             if let (Some(path), Some(old)) = (changed, before) {
                 if let Some(new) = self.workspace.peek(&path) {
                     if old.as_deref() != Some(new.as_str()) {
+                        // What the rules do not let be read is not shown as it was.
+                        let old = old.map(|text| {
+                            if self.workspace.shows(&path) {
+                                text
+                            } else {
+                                NOT_SHOWN.to_string()
+                            }
+                        });
                         diff = Some(FileDiff {
                             path: path.to_string_lossy().into_owned(),
                             old,
@@ -1082,9 +1126,9 @@ impl Engine {
             for (at, call, args) in group {
                 let w = self.workspace.clone();
                 let shown = call.clone();
-                let handle = set.spawn_blocking(move || {
-                    let out = w.run(&call.tool, &args);
-                    (at, call, out, CallStatus::Completed)
+                let handle = set.spawn_blocking(move || match w.attempt(&call.tool, &args) {
+                    Ok(out) => (at, call, out, CallStatus::Completed),
+                    Err(why) => (at, call, why, CallStatus::Failed),
                 });
                 calls.insert(handle.id(), (at, shown));
             }
@@ -1120,6 +1164,18 @@ impl Engine {
             .collect()
     }
 }
+
+/// How strict an answer is: a refusal over a question over a run.
+fn strictness(answer: CallAnswer) -> u8 {
+    match answer {
+        CallAnswer::Run => 0,
+        CallAnswer::Person => 1,
+        CallAnswer::Refused => 2,
+    }
+}
+
+/// The old text of a change the rules do not let be read without asking: not shown.
+pub const NOT_SHOWN: &str = "(not shown: the rules do not let this file be read without asking)";
 
 /// What a call is about, in a few words (progress.md `what`).
 fn what_of(target: &Target) -> String {

@@ -96,10 +96,13 @@ fn sessions(all: bool) -> anyhow::Result<i32> {
     let root = std::env::current_dir().context("the current directory")?;
     let root = std::fs::canonicalize(&root).unwrap_or(root);
     let kept = store.list((!all).then_some(root.as_path()))?;
-    if kept.is_empty() {
+    for e in &kept.unreadable {
+        eprintln!("lembas: a kept session cannot be read: {e}");
+    }
+    if kept.sessions.is_empty() {
         eprintln!("No session is kept for {}.", root.display());
     }
-    print!("{}", lembas_harness::store::listing(&kept, all));
+    print!("{}", lembas_harness::store::listing(&kept.sessions, all));
     Ok(0)
 }
 

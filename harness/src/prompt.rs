@@ -40,8 +40,13 @@ pub fn file_path(uri: &str) -> Option<String> {
     String::from_utf8(out).ok().filter(|p| !p.contains('\0'))
 }
 
-/// One attachment as the model reads it.
+/// One attachment as the model reads it; its name written so that it cannot close the tag.
 fn block(kind: &str, name: &str, body: &str) -> String {
+    let name = name
+        .replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
     format!("<{kind} name=\"{name}\">\n{}\n</{kind}>", body.trim_end())
 }
 
@@ -109,6 +114,10 @@ mod tests {
         assert_eq!(file_path("file:///p/%00x"), None);
         assert_eq!(file_path("file:///p/%zz"), None);
         assert_eq!(file_path("file:///p/%2"), None);
+        assert_eq!(
+            block("attached", "a\"><x>&", "t"),
+            "<attached name=\"a&quot;&gt;&lt;x&gt;&amp;\">\nt\n</attached>"
+        );
     }
 
     #[test]

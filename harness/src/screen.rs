@@ -8,6 +8,7 @@ use crate::call::{CallShown, CallStatus, TEXTS};
 use crate::crew::Crew;
 use crate::engine::now_ms;
 use crate::events::{FileDiff, SessionEvent};
+use crate::text::visible;
 use lembas_rules::progress::{line, Phase, Progress};
 use lembas_rules::team::lead;
 use lembas_rules::text::fill;
@@ -224,7 +225,7 @@ impl Screen {
                     if states != self.said_tree {
                         self.said_tree = states;
                         let lines = self.tree_lines();
-                        eprintln!("{}", lines.join("\n"));
+                        eprintln!("{}", visible(&lines.join("\n")));
                     }
                 }
                 self.draw();
@@ -232,16 +233,20 @@ impl Screen {
             SessionEvent::Reply { text } => {
                 self.clear();
                 if !text.trim().is_empty() {
-                    println!("{}", text.trim_end());
+                    if self.terminal {
+                        println!("{}", visible(text.trim_end()));
+                    } else {
+                        println!("{}", text.trim_end());
+                    }
                 }
             }
             SessionEvent::Notice { agent, text } => {
                 // Said whole, once: the main agent's as its failure, a subagent's by its name.
                 self.clear();
                 if agent.is_main() {
-                    eprintln!("Failed: {text}");
+                    eprintln!("Failed: {}", visible(&text));
                 } else {
-                    eprintln!("lembas: {}: {text}", agent.name);
+                    eprintln!("lembas: {}: {}", visible(&agent.name), visible(&text));
                 }
                 self.draw();
             }
@@ -266,14 +271,14 @@ impl Screen {
                     };
                     for (n, line) in kept.iter().enumerate() {
                         let lead = if n == 0 { who.as_str() } else { "    " };
-                        eprintln!("{lead}{line}");
+                        eprintln!("{lead}{}", visible(line));
                     }
                     self.draw();
                 }
             }
             SessionEvent::Plan { plan } => {
                 self.clear();
-                eprintln!("{}", plan.markdown().trim_end());
+                eprintln!("{}", visible(plan.markdown().trim_end()));
                 self.draw();
             }
             SessionEvent::Mode { mode } => {
@@ -297,9 +302,9 @@ impl Screen {
 
     fn plain(&self, name: &str, text: &str) {
         if self.has_subagents || name != lead() {
-            eprintln!("{name}: {text}");
+            eprintln!("{}: {}", visible(name), visible(text));
         } else {
-            eprintln!("{text}");
+            eprintln!("{}", visible(text));
         }
     }
 
@@ -343,7 +348,7 @@ impl Screen {
         }
         self.clear();
         let mut err = std::io::stderr().lock();
-        let _ = write!(err, "{}", lines.join("\n"));
+        let _ = write!(err, "{}", visible(&lines.join("\n")));
         let _ = err.flush();
         self.drawn = lines.len();
     }

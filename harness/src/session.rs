@@ -130,9 +130,26 @@ pub fn crew_in(
     for note in &s.notes {
         eprintln!("lembas: {note}");
     }
-    // A resumed session is in the mode it was left in.
-    if let Some(mode) = record.restored.as_ref().and_then(|r| r.info.mode()) {
-        s.mode = mode;
+    // A resumed session goes on in the mode it was left in — unless the person's flag says
+    // another, and never looser than the settings' mode now.
+    if let Some(stored) = record.restored.as_ref().and_then(|r| r.info.mode()) {
+        if o.mode.is_some() {
+            if stored != s.mode {
+                eprintln!(
+                    "lembas: the session was in {stored} mode; --mode {} holds",
+                    s.mode
+                );
+            }
+        } else {
+            let kept = stored.max(s.mode);
+            if kept != stored {
+                eprintln!(
+                    "lembas: the session was in {stored} mode; it goes on in {kept} mode, as your \
+                     settings say (/mode changes it)"
+                );
+            }
+            s.mode = kept;
+        }
     }
     let sandbox = Sandbox::new(
         s.no_sandbox,
@@ -163,7 +180,8 @@ pub fn crew_in(
     let permissions = Arc::new(Mutex::new(permissions));
     let kept = match (&record.store, &record.restored) {
         (None, _) => None,
-        (Some(store), Some(restored)) => Some(store.keep(restored)),
+        // Going on with a kept session that cannot be kept (open in another lembas) is refused.
+        (Some(store), Some(restored)) => Some(Ok(store.keep(restored)?)),
         (Some(store), None) => Some(store.create(SessionInfo {
             id: session_id.to_string(),
             cwd: workspace.root.clone(),
@@ -173,6 +191,7 @@ pub fn crew_in(
             mode: s.mode.as_str().to_string(),
             approvals: Vec::new(),
             plan: None,
+            before_plan: None,
             tree: None,
         })),
     };
@@ -183,9 +202,13 @@ pub fn crew_in(
             None
         }
     };
-    let (history, plan) = match record.restored {
-        Some(restored) => (restored.messages, restored.info.plan),
-        None => (Vec::new(), None),
+    let (history, plan, before_plan) = match record.restored {
+        Some(restored) => (
+            restored.messages,
+            restored.info.plan,
+            restored.info.before_plan.as_deref().and_then(Mode::parse),
+        ),
+        None => (Vec::new(), None, None),
     };
     let mut provider = Provider::new(&s.base_url, s.api_key.clone());
     provider.return_progress = s.return_progress;
@@ -225,7 +248,9 @@ pub fn crew_in(
         now: now_ms(),
         ..TeamOptions::default()
     };
-    Ok(Crew::new(setup, &options, out))
+    let crew = Crew::new(setup, &options, out);
+    crew.set_before_plan(before_plan);
+    Ok(crew)
 }
 
 /// A session at work: the tree, the screen that shows it, the person's lines.

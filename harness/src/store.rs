@@ -35,6 +35,15 @@ pub enum StoreError {
     NoSuchSession(String),
     #[error("no stored session in {0}")]
     NoneHere(String),
+    #[error("the session {0} is open in another lembas: close it there first")]
+    Busy(String),
+}
+
+/// The stored sessions: those read, and each that could not be (said, never skipped silently).
+#[derive(Debug, Default)]
+pub struct Listing {
+    pub sessions: Vec<SessionInfo>,
+    pub unreadable: Vec<StoreError>,
 }
 
 fn file_error(path: &Path, e: impl std::fmt::Display) -> StoreError {
@@ -91,6 +100,9 @@ pub struct SessionInfo {
     /// The plan, once written.
     #[serde(default)]
     pub plan: Option<Plan>,
+    /// The mode it had before plan mode, to go back to when the plan is approved.
+    #[serde(default)]
+    pub before_plan: Option<String>,
     /// The tree as it last was, for a client to draw (its subagents do not go on after a
     /// restart).
     #[serde(default)]
@@ -182,31 +194,35 @@ impl Store {
             .session_folder(&info.id)
             .ok_or_else(|| StoreError::NoSuchSession(info.id.clone()))?;
         std::fs::create_dir_all(&folder).map_err(|e| file_error(&folder, e))?;
+        let lock = lock(&folder, &info.id)?;
         let kept = Kept {
             folder,
             written: 0,
             info,
+            _lock: lock,
         };
         kept.save()?;
         Ok(kept)
     }
 
-    /// Every stored session, in `cwd` when given, the newest first. A session whose
-    /// `session.json` cannot be read is an error naming it.
-    pub fn list(&self, cwd: Option<&Path>) -> Result<Vec<SessionInfo>, StoreError> {
+    /// Every stored session, in `cwd` when given, the newest first; each whose `session.json`
+    /// cannot be read is said in `unreadable` (it may be any folder's).
+    pub fn list(&self, cwd: Option<&Path>) -> Result<Listing, StoreError> {
         let entries = std::fs::read_dir(&self.folder).map_err(|e| file_error(&self.folder, e))?;
-        let mut out = Vec::new();
+        let mut out = Listing::default();
         for entry in entries.flatten() {
             let path = entry.path().join("session.json");
             if !path.is_file() {
                 continue;
             }
-            let info = read_info(&path)?;
-            if cwd.is_none_or(|c| c == info.cwd) {
-                out.push(info);
+            match read_info(&path) {
+                Ok(info) if cwd.is_none_or(|c| c == info.cwd) => out.sessions.push(info),
+                Ok(_) => {}
+                Err(e) => out.unreadable.push(e),
             }
         }
-        out.sort_by(|a, b| b.updated.cmp(&a.updated).then(b.id.cmp(&a.id)));
+        out.sessions
+            .sort_by(|a, b| b.updated.cmp(&a.updated).then(b.id.cmp(&a.id)));
         Ok(out)
     }
 
@@ -257,8 +273,12 @@ impl Store {
 
     /// The newest session stored for `cwd`.
     pub fn newest_in(&self, cwd: &Path) -> Result<Loaded, StoreError> {
-        let newest = self
-            .list(Some(cwd))?
+        let listing = self.list(Some(cwd))?;
+        for e in &listing.unreadable {
+            eprintln!("lembas: a kept session cannot be read: {e}");
+        }
+        let newest = listing
+            .sessions
             .into_iter()
             .next()
             .ok_or_else(|| StoreError::NoneHere(cwd.display().to_string()))?;
@@ -270,10 +290,12 @@ impl Store {
         let folder = self
             .session_folder(&loaded.info.id)
             .ok_or_else(|| StoreError::NoSuchSession(loaded.info.id.clone()))?;
+        let lock = lock(&folder, &loaded.info.id)?;
         Ok(Kept {
             folder,
             written: loaded.messages.len(),
             info: loaded.info.clone(),
+            _lock: lock,
         })
     }
 }
@@ -314,12 +336,31 @@ fn read_info(path: &Path) -> Result<SessionInfo, StoreError> {
     serde_json::from_str(&text).map_err(|e| file_error(path, e))
 }
 
-/// A session being kept: its folder, what it is, how many messages are written.
+/// A session being kept: its folder, what it is, how many messages are written, and the lock
+/// that keeps a second lembas from writing it too.
 #[derive(Debug)]
 pub struct Kept {
     folder: PathBuf,
     written: usize,
     info: SessionInfo,
+    /// Held while it is kept (`flock` on its `lock` file; let go when the process ends).
+    _lock: std::fs::File,
+}
+
+/// Takes the session's lock: one lembas at a time keeps a session.
+fn lock(folder: &Path, id: &str) -> Result<std::fs::File, StoreError> {
+    let path = folder.join("lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| file_error(&path, e))?;
+    match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(file),
+        Err(rustix::io::Errno::WOULDBLOCK) => Err(StoreError::Busy(id.to_string())),
+        Err(e) => Err(file_error(&path, e)),
+    }
 }
 
 impl Kept {
@@ -378,6 +419,7 @@ impl Kept {
         self.info.mode = state.mode.as_str().to_string();
         self.info.approvals = state.approvals.iter().map(ToJson::to_json).collect();
         self.info.plan = state.plan.clone();
+        self.info.before_plan = state.before_plan.map(|m| m.as_str().to_string());
         self.info.tree = state.tree.clone();
         self.save()
     }
@@ -389,6 +431,8 @@ pub struct State {
     pub mode: Mode,
     pub approvals: Vec<Rule>,
     pub plan: Option<Plan>,
+    /// The mode before plan mode.
+    pub before_plan: Option<Mode>,
     pub tree: Option<Value>,
 }
 
@@ -446,6 +490,7 @@ mod tests {
             mode: "edit".into(),
             approvals: Vec::new(),
             plan: None,
+            before_plan: None,
             tree: None,
         }
     }
@@ -461,6 +506,7 @@ mod tests {
             )
             .given_in(Mode::Manual)],
             plan: None,
+            before_plan: Some(Mode::Manual),
             tree: None,
         }
     }
@@ -494,6 +540,7 @@ mod tests {
         assert_eq!(loaded.info.title, "Fix the tests.");
         assert_eq!(loaded.info.mode(), Some(Mode::Manual));
         assert_eq!(loaded.info.approvals().unwrap().len(), 1);
+        assert_eq!(loaded.info.before_plan.as_deref(), Some("manual"));
         assert_eq!(loaded.messages.len(), 3);
         assert!(
             matches!(&loaded.messages[2], Message::Tool { content, .. } if content == NOT_KEPT)
@@ -508,6 +555,11 @@ mod tests {
         assert_eq!(again.messages.len(), 3);
         assert!(matches!(&again.messages[2], Message::Tool { content, .. } if content == "ok"));
         assert_eq!(store.newest_in(Path::new("/p")).unwrap().info.id, "1-2-0");
+        // One lembas at a time keeps it.
+        let loaded = store.load("1-2-0").unwrap();
+        assert!(matches!(store.keep(&loaded), Err(StoreError::Busy(_))));
+        drop(kept);
+        assert!(store.keep(&loaded).is_ok());
         assert!(matches!(
             store.newest_in(Path::new("/q")),
             Err(StoreError::NoneHere(_))
@@ -541,7 +593,9 @@ mod tests {
             Err(StoreError::NoSuchSession(_))
         ));
         std::fs::write(store.folder().join("7-7-0/session.json"), "{\"id\": 3}").unwrap();
-        let e = store.list(None).unwrap_err().to_string();
+        let listing = store.list(None).unwrap();
+        assert!(listing.sessions.is_empty());
+        let e = listing.unreadable[0].to_string();
         assert!(e.contains("7-7-0/session.json"), "{e}");
     }
 

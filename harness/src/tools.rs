@@ -34,6 +34,8 @@ pub enum ToolError {
     Pattern { pattern: String, reason: String },
     #[error("`{0}` is missing (or not a string): give it")]
     Missing(&'static str),
+    #[error("there is no tool \"{0}\"")]
+    NoTool(String),
 }
 
 /// The most entries glob and grep list before the rest is counted.
@@ -220,7 +222,11 @@ impl Workspace {
 
     /// Whether `read` would show a file: no hardline entry and no rule keeps it from being read
     /// without asking (`.env`, keys).
-    fn shows(&self, file: &Path) -> bool {
+    pub fn shows(&self, file: &Path) -> bool {
+        // lembas's kept sessions: never.
+        if self.private.iter().any(|p| file.starts_with(p)) {
+            return false;
+        }
         let Some(permissions) = &self.permissions else {
             return true;
         };
@@ -700,6 +706,17 @@ mod tests {
         );
         assert!(write.contains("no tool reads or writes them"), "{write}");
         assert!(!kept.join("x").exists());
+        // Nor does a search or a listing from a folder above it.
+        std::fs::write(kept.join("conversation.jsonl"), "CANARY-CHAT\n").unwrap();
+        let grep = w.run("grep", &Args(serde_json::json!({"pattern": "CANARY"})));
+        assert!(
+            !grep.contains("CANARY-CHAT") && !grep.contains("state/"),
+            "{grep}"
+        );
+        let glob = w.run("glob", &Args(serde_json::json!({"pattern": "**/*.jsonl"})));
+        assert!(!glob.contains("conversation"), "{glob}");
+        let list = w.run("list", &Args(serde_json::json!({})));
+        assert!(!list.contains("state"), "{list}");
         let _ = std::fs::remove_dir_all(&root);
     }
 
@@ -1079,6 +1096,11 @@ pub fn reads_only(tool: &str) -> bool {
 impl Workspace {
     /// Runs a file tool (every tool of [`crate::engine::TOOLS`] but `bash`): its answer.
     pub fn run(&self, tool: &str, a: &Args) -> String {
+        self.attempt(tool, a).unwrap_or_else(|e| e)
+    }
+
+    /// Runs a file tool: its answer, or what kept it from doing what it was asked.
+    pub fn attempt(&self, tool: &str, a: &Args) -> Result<String, String> {
         let done = || match tool {
             "read" => self.read(a.required("path")?, a.count("offset"), a.count("limit")),
             "write" => self.write(a.required("path")?, a.required("content")?),
@@ -1086,9 +1108,9 @@ impl Workspace {
             "list" => self.list(a.opt("path")),
             "glob" => self.glob(a.required("pattern")?, a.opt("path")),
             "grep" => self.grep(a.required("pattern")?, a.opt("path"), a.opt("glob")),
-            other => Ok(format!("there is no tool \"{other}\"")),
+            other => Err(ToolError::NoTool(other.to_string())),
         };
-        done().unwrap_or_else(|e| e.to_string())
+        done().map_err(|e| e.to_string())
     }
 }
 

@@ -444,8 +444,13 @@ async fn yesterdays_conversation_goes_on_with_continue() {
             .current_dir(&dir_in)
             .output()
             .unwrap();
-        let mut term = Terminal::spawn(&dir_in, &[&args[..], &["--continue"]].concat());
-        let at = term.shows("going on with the session", 0);
+        let mut term = Terminal::spawn(
+            &dir_in,
+            &[&args[..], &["--continue", "--mode", "plan"]].concat(),
+        );
+        // The person's flag holds over the mode the session was left in, and is said.
+        let at = term.shows("the session was in edit mode; --mode plan holds", 0);
+        let at = term.shows("going on with the session", at);
         let at = term.shows("> ", at);
         term.typed("What was it?\r");
         let at = term.shows("It was 7.", at);

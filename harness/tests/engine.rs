@@ -351,3 +351,94 @@ async fn a_stream_cut_in_the_middle_fails_the_turn_in_one_line() {
     assert_eq!(last["phase"], "failed", "{phases:?}");
     assert!(!last["reason"].as_str().unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn an_edit_is_judged_as_a_read_too_and_a_hidden_files_old_text_is_not_shown() {
+    let (url, bodies) = fake(vec![
+        Answer::Sse(vec![
+            tool_call(
+                "c1",
+                "edit",
+                json!({"path": ".env", "old": "API=C", "new": "API=C"}),
+            ),
+            DONE.into(),
+        ]),
+        Answer::Sse(vec![
+            tool_call("c2", "write", json!({"path": ".env", "content": "new\n"})),
+            DONE.into(),
+        ]),
+        Answer::Sse(vec![content("Done."), DONE.into()]),
+    ])
+    .await;
+    let w = project("edit-reads");
+    // The workspace reads the session's rules, as a session's does.
+    let rules = std::sync::Arc::new(std::sync::Mutex::new(context(&w, Mode::Edit)));
+    let w = w.with_permissions(rules);
+    std::fs::write(w.root.join(".env"), "API=CANARY\n").unwrap();
+    // Edit mode allows edits; reading .env asks, and nobody answers here.
+    let mut engine = engine_on(&url, &w, Mode::Edit, Box::new(Unattended));
+    let mut events = Vec::new();
+    engine.turn("Go.", &mut |e| events.push(e)).await.unwrap();
+    let second: Value = serde_json::from_str(&bodies.lock().unwrap()[1]).unwrap();
+    // The edit did not run: its answer says nothing of what the file holds.
+    assert_eq!(
+        tool_result(&second),
+        lembas_rules::spec::spec().modes_file.reasons.person
+    );
+    // The write ran (edit mode writes without asking), and its diff does not show the old text.
+    assert_eq!(
+        std::fs::read_to_string(w.root.join(".env")).unwrap(),
+        "new\n"
+    );
+    let diff = events
+        .iter()
+        .find_map(|e| match e {
+            Event::ToolEnd { diff: Some(d), .. } => Some(d.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(diff.old.as_deref(), Some(lembas_harness::engine::NOT_SHOWN));
+    assert!(!format!("{events:?}").contains("CANARY"));
+}
+
+#[tokio::test]
+async fn the_plan_is_written_where_it_is_said_to_be_never_through_a_link() {
+    let steps = json!({"title": "Plan", "steps": ["One"]});
+    let (url, bodies) = fake(vec![
+        Answer::Sse(vec![
+            tool_call("p1", "plan_write", steps.clone()),
+            DONE.into(),
+        ]),
+        Answer::Sse(vec![content("Tried."), DONE.into()]),
+        Answer::Sse(vec![tool_call("p2", "plan_write", steps), DONE.into()]),
+        Answer::Sse(vec![content("Written."), DONE.into()]),
+    ])
+    .await;
+    let w = project("plan-link");
+    std::fs::create_dir_all(w.root.join("src")).unwrap();
+    std::fs::create_dir_all(w.root.join(".lembas")).unwrap();
+    std::os::unix::fs::symlink("../src", w.root.join(".lembas/plans")).unwrap();
+    let desk = lembas_harness::engine::PlanDesk {
+        plan: std::sync::Arc::default(),
+        file: ".lembas/plans/t.md".into(),
+    };
+    let mut engine = engine_on(&url, &w, Mode::Plan, Box::new(Unattended)).with_plan(desk.clone());
+    engine.turn("Plan it.", &mut |_| {}).await.unwrap();
+    let second: Value = serde_json::from_str(&bodies.lock().unwrap()[1]).unwrap();
+    assert!(
+        tool_result(&second).contains("a link on the way"),
+        "{second}"
+    );
+    assert!(
+        !w.root.join("src/t.md").exists(),
+        "the plan went through the link"
+    );
+    assert!(desk.plan.lock().unwrap().is_none());
+    // Without the link, it is written, in plan mode.
+    std::fs::remove_file(w.root.join(".lembas/plans")).unwrap();
+    engine.turn("Again.", &mut |_| {}).await.unwrap();
+    assert_eq!(
+        std::fs::read_to_string(w.root.join(".lembas/plans/t.md")).unwrap(),
+        "# Plan\n\n1. [ ] One\n"
+    );
+}

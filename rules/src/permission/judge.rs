@@ -291,13 +291,18 @@ impl Judge<'_> {
     /// the mode it was given in and looser ones, and never when nobody can answer; and in plan
     /// mode only the defaults let a write or a command through.
     pub(super) fn covers(&self, rule: &Rule, subject: Subject<'_>) -> bool {
+        let plan_final = self.mode == Mode::Plan
+            && matches!(subject.class, RiskClass::Write | RiskClass::Execute);
+        // Plan mode's refusal of a write or a command is final: a rule of a config may deny it,
+        // never turn it into a question.
+        if rule.action == Action::Ask && plan_final && rule.source != RuleSource::Defaults {
+            return false;
+        }
         if rule.action != Action::Allow {
             return true;
         }
         let read_only = subject.command.is_none_or(|c| c.read_only);
         let effects = subject.command.is_some_and(|c| c.effects);
-        let plan_final = self.mode == Mode::Plan
-            && matches!(subject.class, RiskClass::Write | RiskClass::Execute);
         match rule.source {
             RuleSource::Defaults => read_only,
             RuleSource::Session => !plan_final,
