@@ -31,6 +31,7 @@ use crate::prompt::prompt_text;
 use crate::provider::chat::Message;
 use crate::session::{crew_in, Record, SettingFromClient};
 use crate::store::{rfc3339, Loaded, Store};
+use crate::tools::EditorFiles;
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v1::ConnectionTo;
@@ -201,6 +202,9 @@ struct Sessions {
     open: Mutex<BTreeMap<String, Arc<LinkSession>>>,
     /// The client opted in to the spec's extension in `initialize`.
     lembas: AtomicBool,
+    /// The client reads and writes files for the tools (`clientCapabilities.fs`).
+    reads_files: AtomicBool,
+    writes_files: AtomicBool,
 }
 
 impl Sessions {
@@ -245,6 +249,19 @@ impl Sessions {
             lembas,
             calls: Arc::clone(&calls),
         });
+        let (reads, writes) = (
+            self.reads_files.load(Ordering::SeqCst),
+            self.writes_files.load(Ordering::SeqCst),
+        );
+        let editor = (reads || writes).then(|| {
+            Arc::new(ClientFiles {
+                client: client.clone(),
+                session: id.clone(),
+                runtime: tokio::runtime::Handle::current(),
+                reads,
+                writes,
+            }) as Arc<dyn EditorFiles>
+        });
         let crew = crew_in(
             &id.to_string(),
             record,
@@ -253,6 +270,7 @@ impl Sessions {
             Arc::clone(&asker) as Arc<dyn Asker>,
             self.options.unattended,
             setting,
+            editor,
             tx,
         )?;
         let _ = asker.crew.set(Arc::downgrade(&crew));
@@ -263,6 +281,39 @@ impl Sessions {
             .unwrap_or_else(PoisonError::into_inner)
             .insert(id.to_string(), Arc::new(LinkSession { crew }));
         Ok((id, mode))
+    }
+}
+
+/// The client's files (`fs/read_text_file`, `fs/write_text_file`), for the file tools of one
+/// session: what it offers, asked and waited for off the runtime's workers.
+struct ClientFiles {
+    client: ConnectionTo<Client>,
+    session: acp::SessionId,
+    runtime: tokio::runtime::Handle,
+    reads: bool,
+    writes: bool,
+}
+
+impl EditorFiles for ClientFiles {
+    fn read(&self, path: &std::path::Path) -> Option<Result<String, String>> {
+        if !self.reads {
+            return None;
+        }
+        let request = acp::ReadTextFileRequest::new(self.session.clone(), path.to_path_buf());
+        let sent = self.client.send_request(request);
+        let answer = tokio::task::block_in_place(|| self.runtime.block_on(sent.block_task()));
+        Some(answer.map(|a| a.content).map_err(|e| e.to_string()))
+    }
+
+    fn write(&self, path: &std::path::Path, content: &str) -> Option<Result<(), String>> {
+        if !self.writes {
+            return None;
+        }
+        let request =
+            acp::WriteTextFileRequest::new(self.session.clone(), path.to_path_buf(), content);
+        let sent = self.client.send_request(request);
+        let answer = tokio::task::block_in_place(|| self.runtime.block_on(sent.block_task()));
+        Some(answer.map(|_| ()).map_err(|e| e.to_string()))
     }
 }
 
@@ -773,6 +824,8 @@ pub async fn serve(o: SessionOptions) -> Result<i32> {
         store,
         open: Mutex::new(BTreeMap::new()),
         lembas: AtomicBool::new(false),
+        reads_files: AtomicBool::new(false),
+        writes_files: AtomicBool::new(false),
     });
     let each = || Arc::clone(&sessions);
     let (for_init, for_new, for_prompt, for_cancel, for_mode) =
@@ -788,6 +841,13 @@ pub async fn serve(o: SessionOptions) -> Result<i32> {
                 // A client opts in to the extension with `clientCapabilities._meta.lembas`.
                 let lembas = lembas_meta(request.client_capabilities.meta.as_ref()).is_some();
                 for_init.lembas.store(lembas, Ordering::SeqCst);
+                let fs = &request.client_capabilities.fs;
+                for_init
+                    .reads_files
+                    .store(fs.read_text_file, Ordering::SeqCst);
+                for_init
+                    .writes_files
+                    .store(fs.write_text_file, Ordering::SeqCst);
                 let meta = lembas.then(|| {
                     let mut m = acp::Meta::new();
                     m.insert("lembas".into(), json!({"capabilities": CAPABILITIES}));

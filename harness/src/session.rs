@@ -13,7 +13,7 @@ use crate::provider::client::Provider;
 use crate::sandbox::Sandbox;
 use crate::screen::{Control, Screen};
 use crate::store::{Loaded, Resume, SessionInfo, Store};
-use crate::tools::Workspace;
+use crate::tools::{EditorFiles, Workspace};
 use anyhow::{bail, Context as _, Result};
 use lembas_rules::permission::{Context, Mode};
 use lembas_rules::subagents::Capacity;
@@ -115,6 +115,7 @@ pub fn crew_in(
     asker: Arc<dyn Asker>,
     unattended: bool,
     client: SettingFromClient,
+    editor: Option<Arc<dyn EditorFiles>>,
     out: mpsc::UnboundedSender<SessionEvent>,
 ) -> Result<Arc<Crew>> {
     // The rules and the tools read the same root (the workspace's, a real path) and home.
@@ -167,6 +168,9 @@ pub fn crew_in(
         .with_sandbox(Arc::new(sandbox));
     if let Some(store) = &record.store {
         workspace = workspace.with_private(store.folder().to_path_buf());
+    }
+    if let Some(editor) = editor {
+        workspace = workspace.with_editor(editor);
     }
     let root = workspace.root.to_string_lossy().into_owned();
     let mut permissions = Context::new(s.mode);
@@ -313,6 +317,7 @@ impl Session {
             asker,
             unattended,
             SettingFromClient::default(),
+            None,
             tx,
         )?;
         if let Some(title) = resumed {

@@ -38,6 +38,18 @@ pub enum ToolError {
     NoTool(String),
 }
 
+/// An editor's own files (ACP's `fs/read_text_file` and `fs/write_text_file`): what a client
+/// reads and writes for the file tools — its buffers, unsaved changes included, its review and
+/// undo — once the rules allowed the call, and only for a file that passes the same checks on
+/// disk (beneath the root, through no link, no other hard link). Each answers none when the
+/// editor does not offer it.
+pub trait EditorFiles: Send + Sync {
+    /// The text of the file at `path` (absolute) as the editor has it.
+    fn read(&self, path: &Path) -> Option<Result<String, String>>;
+    /// Writes the file at `path` whole, through the editor.
+    fn write(&self, path: &Path, content: &str) -> Option<Result<(), String>>;
+}
+
 /// The most entries glob and grep list before the rest is counted.
 pub const MATCHES_MAX: usize = 500;
 
@@ -87,6 +99,14 @@ pub struct Workspace {
     sandbox: Option<Arc<Sandbox>>,
     /// Folders no tool reads or writes, whatever the rules say (lembas's kept sessions).
     private: Vec<PathBuf>,
+    /// The editor's files, when a client offers them.
+    editor: Option<Arc<dyn EditorFiles>>,
+}
+
+impl std::fmt::Debug for dyn EditorFiles {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EditorFiles")
+    }
 }
 
 impl Workspace {
@@ -100,6 +120,42 @@ impl Workspace {
             hidden_env: vec![crate::config::API_KEY_ENV.into()],
             sandbox: None,
             private: Vec::new(),
+            editor: None,
+        }
+    }
+
+    /// The editor's files: the file tools read and write through them where it offers them.
+    pub fn with_editor(mut self, editor: Arc<dyn EditorFiles>) -> Workspace {
+        self.editor = Some(editor);
+        self
+    }
+
+    /// The text of the file at `abs`: opened on disk as the rules judged it first (so a link, a
+    /// folder or a file outside what was judged fails as it would), then read through the editor
+    /// where it offers it, else from the disk.
+    fn text_of(&self, abs: &Path, access: Access) -> Result<String, ToolError> {
+        let mut file = self.open(abs, access)?;
+        if let Some(read) = self.editor.as_ref().and_then(|e| e.read(abs)) {
+            return read.map_err(|reason| ToolError::File {
+                path: self.shown(abs),
+                reason: format!("the editor could not read it: {reason}"),
+            });
+        }
+        let mut text = String::new();
+        file.read_to_string(&mut text)
+            .map_err(|e| self.err(abs, e))?;
+        Ok(text)
+    }
+
+    /// Writes an existing file through the editor where it offers it: whether it did.
+    fn editor_wrote(&self, abs: &Path, content: &str) -> Result<bool, ToolError> {
+        match self.editor.as_ref().and_then(|e| e.write(abs, content)) {
+            Some(Ok(())) => Ok(true),
+            Some(Err(reason)) => Err(ToolError::File {
+                path: self.shown(abs),
+                reason: format!("the editor could not write it: {reason}"),
+            }),
+            None => Ok(false),
         }
     }
 
@@ -274,12 +330,7 @@ impl Workspace {
     /// The text of the file at `abs` (a path as [`Workspace::path`] reads it), opened as `read`
     /// opens it: none when it is not there or not text.
     pub fn peek(&self, abs: &Path) -> Option<String> {
-        let mut text = String::new();
-        self.open(abs, Access::Read)
-            .ok()?
-            .read_to_string(&mut text)
-            .ok()?;
-        Some(text)
+        self.text_of(abs, Access::Read).ok()
     }
 
     /// `read`: the lines `offset..offset+limit` (1-based), numbered.
@@ -290,10 +341,7 @@ impl Workspace {
         limit: Option<usize>,
     ) -> Result<String, ToolError> {
         let abs = self.path(path)?;
-        let mut text = String::new();
-        self.open(&abs, Access::Read)?
-            .read_to_string(&mut text)
-            .map_err(|e| self.err(&abs, e))?;
+        let text = self.text_of(&abs, Access::Read)?;
         let start = offset.unwrap_or(1).max(1);
         let limit = limit.unwrap_or(2000);
         let lines: Vec<String> = text
@@ -306,34 +354,42 @@ impl Workspace {
         Ok(bounded(&lines.join("\n"), OUTPUT_MAX))
     }
 
-    /// `write`: the whole file, with its folders.
+    /// `write`: the whole file, with its folders; an existing file through the editor where it
+    /// offers it (checked on disk as an edit opens it: no link, no other hard link).
     pub fn write(&self, path: &str, content: &str) -> Result<String, ToolError> {
         let abs = self.path(path)?;
-        self.open(&abs, Access::Write)?
-            .write_all(content.as_bytes())
-            .map_err(|e| self.err(&abs, e))?;
+        let through_editor = self.editor.is_some()
+            && abs.is_file()
+            && self.open(&abs, Access::Edit).is_ok()
+            && self.editor_wrote(&abs, content)?;
+        if !through_editor {
+            self.open(&abs, Access::Write)?
+                .write_all(content.as_bytes())
+                .map_err(|e| self.err(&abs, e))?;
+        }
         let lines = content.lines().count();
         let word = if lines == 1 { "line" } else { "lines" };
         Ok(format!("wrote {} ({lines} {word})", self.shown(&abs)))
     }
 
-    /// `edit`: `old` replaced by `new`, where `old` is in the file exactly once.
+    /// `edit`: `old` replaced by `new`, where `old` is in the file exactly once — the file as
+    /// the editor has it, written back through it, where it offers them.
     pub fn edit(&self, path: &str, old: &str, new: &str) -> Result<String, ToolError> {
         let abs = self.path(path)?;
-        let mut file = self.open(&abs, Access::Edit)?;
-        let mut text = String::new();
-        file.read_to_string(&mut text)
-            .map_err(|e| self.err(&abs, e))?;
+        let text = self.text_of(&abs, Access::Edit)?;
         match text.matches(old).count() {
             0 => Err(ToolError::NotFound {
                 path: self.shown(&abs),
             }),
             1 => {
                 let edited = text.replacen(old, new, 1);
-                file.seek(std::io::SeekFrom::Start(0))
-                    .and_then(|_| file.set_len(0))
-                    .and_then(|()| file.write_all(edited.as_bytes()))
-                    .map_err(|e| self.err(&abs, e))?;
+                if !self.editor_wrote(&abs, &edited)? {
+                    let mut file = self.open(&abs, Access::Edit)?;
+                    file.set_len(0)
+                        .and_then(|()| file.seek(std::io::SeekFrom::Start(0)))
+                        .and_then(|_| file.write_all(edited.as_bytes()))
+                        .map_err(|e| self.err(&abs, e))?;
+                }
                 Ok(format!("edited {}", self.shown(&abs)))
             }
             count => Err(ToolError::Ambiguous {

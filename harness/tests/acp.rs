@@ -802,3 +802,126 @@ async fn a_session_lasts_past_its_process_listed_and_loaded_again() {
         "{after}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_tools_read_and_write_through_the_editors_files_when_it_offers_them() {
+    let server = serve(
+        vec![
+            rule(
+                "",
+                "Read it.",
+                Reply::Sse(vec![
+                    call("r1", "read", json!({"path": "notes.txt"})),
+                    "[DONE]".into(),
+                ]),
+            ),
+            rule(
+                "",
+                "unsaved buffer",
+                Reply::Sse(vec![
+                    call(
+                        "w1",
+                        "write",
+                        json!({"path": "notes.txt", "content": "new\n"}),
+                    ),
+                    "[DONE]".into(),
+                ]),
+            ),
+            rule(
+                "",
+                "wrote notes.txt",
+                Reply::Sse(vec![
+                    call(
+                        "w2",
+                        "write",
+                        json!({"path": "fresh.txt", "content": "x\n"}),
+                    ),
+                    "[DONE]".into(),
+                ]),
+            ),
+            rule(
+                "",
+                "wrote fresh.txt",
+                Reply::Sse(vec![content("Done."), "[DONE]".into()]),
+            ),
+            rule(
+                "",
+                "on disk",
+                Reply::Sse(vec![content("READ THE DISK"), "[DONE]".into()]),
+            ),
+        ],
+        0,
+    )
+    .await;
+    let dir = project("lembas-acp-editor-files");
+    std::fs::write(dir.join("notes.txt"), "on disk\n").unwrap();
+    let written: Arc<Mutex<Vec<(std::path::PathBuf, String)>>> = Arc::default();
+    let (writes, project) = (Arc::clone(&written), dir.clone());
+    Client
+        .v1()
+        .on_receive_request(
+            async move |request: acp::ReadTextFileRequest, responder, _agent| {
+                // The editor's buffer of notes.txt holds unsaved changes; another file is as on disk.
+                let text = if request.path.ends_with("notes.txt") {
+                    "the unsaved buffer\n".to_string()
+                } else {
+                    std::fs::read_to_string(&request.path).unwrap_or_default()
+                };
+                responder.respond(acp::ReadTextFileResponse::new(text))
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: acp::WriteTextFileRequest, responder, _agent| {
+                writes.lock().unwrap().push((request.path, request.content));
+                responder.respond(acp::WriteTextFileResponse::new())
+            },
+            on_receive_request!(),
+        )
+        .connect_with(
+            lembas_acp(&server.url),
+            async |lembas: ConnectionTo<Agent>| {
+                let fs = acp::FileSystemCapabilities::new()
+                    .read_text_file(true)
+                    .write_text_file(true);
+                lembas
+                    .send_request(
+                        acp::InitializeRequest::new(ProtocolVersion::V1)
+                            .client_capabilities(acp::ClientCapabilities::new().fs(fs)),
+                    )
+                    .block_task()
+                    .await?;
+                let session = lembas
+                    .send_request(acp::NewSessionRequest::new(project.clone()))
+                    .block_task()
+                    .await?;
+                lembas
+                    .send_request(acp::PromptRequest::new(
+                        session.session_id,
+                        text("Read it."),
+                    ))
+                    .block_task()
+                    .await?;
+                Ok(())
+            },
+        )
+        .await
+        .unwrap();
+    let bodies = server.bodies("");
+    assert!(bodies
+        .iter()
+        .any(|b| last(b).contains("the unsaved buffer")));
+    assert!(!bodies.iter().any(|b| last(b).contains("on disk")));
+    // The existing file went to the editor (its review and undo), the disk untouched; the new
+    // one was made on disk.
+    let written = written.lock().unwrap().clone();
+    assert_eq!(written, [(dir.join("notes.txt"), "new\n".to_string())]);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
+        "on disk\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("fresh.txt")).unwrap(),
+        "x\n"
+    );
+}

@@ -218,6 +218,7 @@ async fn a_conversation_of_several_turns_at_a_terminal() {
         let at = term.shows("> ", at);
         term.typed("/mode plan\r");
         let at = term.shows("The main agent's mode is plan.", at);
+        let at = term.shows("> ", at);
         term.typed("Write it.\r");
         let at = term.shows("Not written.", at);
         term.shows("> ", at);
@@ -356,6 +357,7 @@ async fn a_question_shows_the_change_ctrl_c_cancels_it_and_a_plan_is_approved() 
         let at = term.shows("> ", at);
         term.typed("/mode plan\r");
         let at = term.shows("The main agent's mode is plan.", at);
+        let at = term.shows("> ", at);
         term.typed("Plan it.\r");
         let at = term.shows("the main agent submits the plan:", at);
         let at = term.shows("1. [ ] Write notes.txt", at);
