@@ -192,6 +192,22 @@ const REJECT: &str = "deny";
 /// A session of the link: its tree.
 struct LinkSession {
     crew: Arc<Crew>,
+    /// The session's events its update task has sent on to the client.
+    forwarded: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl LinkSession {
+    /// Waits (two seconds at most) until every event of the turn has gone to the client: a
+    /// prompt's answer comes after its updates.
+    async fn caught_up(&self) {
+        let sent = self.crew.events_sent();
+        for _ in 0..400 {
+            if self.forwarded.load(Ordering::SeqCst) >= sent {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    }
 }
 
 /// Every session of the link, and how new ones are made.
@@ -275,11 +291,19 @@ impl Sessions {
         )?;
         let _ = asker.crew.set(Arc::downgrade(&crew));
         let mode = crew.mode();
-        tokio::spawn(send_updates(rx, client, id.clone(), lembas, calls));
+        let forwarded = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        tokio::spawn(send_updates(
+            rx,
+            client,
+            id.clone(),
+            lembas,
+            calls,
+            Arc::clone(&forwarded),
+        ));
         self.open
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(id.to_string(), Arc::new(LinkSession { crew }));
+            .insert(id.to_string(), Arc::new(LinkSession { crew, forwarded }));
         Ok((id, mode))
     }
 }
@@ -603,6 +627,15 @@ impl CallsSent {
     }
 }
 
+/// Counts an event as forwarded when it is done with, however its handling ends.
+struct Counted<'a>(&'a std::sync::atomic::AtomicU64);
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
 /// Sends a session's events to the client as `session/update`: the main agent's reply as
 /// `agent_message_chunk`, every call (a subagent's titled with its name) as a `tool_call` when
 /// the model makes it, `in_progress` when it runs and `completed` or `failed` when it ends, with
@@ -614,8 +647,11 @@ async fn send_updates(
     session: acp::SessionId,
     lembas: bool,
     calls: Arc<CallsSent>,
+    forwarded: Arc<std::sync::atomic::AtomicU64>,
 ) {
     while let Some(event) = rx.recv().await {
+        // Counted when taken: what is not sent on (another agent's text) is done with too.
+        let _counted = Counted(&forwarded);
         // The spec's events, to a client that opted in: `phase` (paced by the engine) and `team`
         // (paced by the crew), in the shapes the `--events` file writes.
         if lembas
@@ -695,6 +731,14 @@ async fn send_updates(
                 ))
             }
             SessionEvent::Plan { plan } => acp::SessionUpdate::Plan(plan_update(&plan)),
+            // The main agent's context, for the editor's meter (its window must be known).
+            SessionEvent::Usage {
+                agent,
+                used,
+                window: Some(window),
+            } if agent.is_main() => {
+                acp::SessionUpdate::UsageUpdate(acp::UsageUpdate::new(used, window))
+            }
             SessionEvent::Mode { mode } => {
                 acp::SessionUpdate::CurrentModeUpdate(acp::CurrentModeUpdate::new(mode.as_str()))
             }
@@ -1043,6 +1087,7 @@ pub async fn serve(o: SessionOptions) -> Result<i32> {
                 client.spawn(async move {
                     session.crew.prompt(&text);
                     let end = session.crew.finished().await;
+                    session.caught_up().await;
                     let stopped = session.crew.was_stopped();
                     match end {
                         SessionEnd::Finished if stopped => {

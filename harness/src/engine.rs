@@ -527,6 +527,14 @@ impl Engine {
             }
         }
         let reply = self.model_reply(on).await?;
+        // Its context use, as the server counted it: said, for a client's meter.
+        if let Some((prompt, completion)) = reply.usage {
+            on(SessionEvent::Usage {
+                agent: self.agent.clone(),
+                used: prompt.saturating_add(completion),
+                window: self.window,
+            });
+        }
         // Its context use; paused at pause_at, it has final_steps steps left (§9).
         if let (Some(tree), Some((prompt, completion)), Some(window)) =
             (&self.tree, reply.usage, self.window)

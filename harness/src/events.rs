@@ -142,6 +142,17 @@ pub enum SessionEvent {
         #[serde(serialize_with = "mode_word")]
         mode: Mode,
     },
+    /// How much of an agent's context its last step used, as the server counted it.
+    Usage {
+        /// Whose; absent for the main agent.
+        #[serde(serialize_with = "agent_id", skip_serializing_if = "AgentRef::is_main")]
+        agent: AgentRef,
+        /// The tokens of the prompt and the reply.
+        used: u64,
+        /// Its model's context window, when known.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        window: Option<u64>,
+    },
     /// The tree's state (subagents.md §12).
     Team {
         /// The tree.

@@ -38,6 +38,30 @@ pub struct Screen {
     calls: HashMap<String, CallShown>,
     /// No turn runs: the person has the prompt, and nothing is drawn over it.
     idle: bool,
+    /// The main agent's context used by its last step, and its window when known.
+    usage: Option<(u64, Option<u64>)>,
+}
+
+/// Tokens in a few characters: `950`, `12.3k`, `128k`.
+fn tokens(n: u64) -> String {
+    match n {
+        0..=999 => n.to_string(),
+        1_000..=99_999 => format!("{:.1}k", n as f64 / 1000.0),
+        _ => format!("{}k", n / 1000),
+    }
+}
+
+/// The context as the status line says it: `12.3k tokens of 32k (38%)`, or `12.3k tokens`.
+pub fn context_words(used: u64, window: Option<u64>) -> String {
+    match window.filter(|w| *w > 0) {
+        Some(w) => format!(
+            "{} tokens of {} ({}%)",
+            tokens(used),
+            tokens(w),
+            used.saturating_mul(100) / w
+        ),
+        None => format!("{} tokens", tokens(used)),
+    }
 }
 
 /// What the session tells the screen between turns.
@@ -118,6 +142,21 @@ pub fn kept_line(
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_context_is_said_in_a_few_characters() {
+        assert_eq!(
+            context_words(12_345, Some(32_768)),
+            "12.3k tokens of 32.8k (37%)"
+        );
+        assert_eq!(context_words(950, None), "950 tokens");
+        assert_eq!(context_words(200_000, Some(0)), "200k tokens");
+    }
+}
+
 /// The lines a change adds and removes (what the question's fold shows).
 fn counted_change(change: &FileDiff) -> (usize, usize) {
     let shown = crate::asking::folded_change(change, usize::MAX);
@@ -145,6 +184,7 @@ impl Screen {
             shown: Arc::new(AtomicU64::new(0)),
             calls: HashMap::new(),
             idle: false,
+            usage: None,
         }
     }
 
@@ -286,6 +326,15 @@ impl Screen {
                 eprintln!("The main agent's mode is {mode} now.");
                 self.draw();
             }
+            SessionEvent::Usage {
+                agent,
+                used,
+                window,
+            } => {
+                if agent.is_main() {
+                    self.usage = Some((used, window));
+                }
+            }
             SessionEvent::ToolRunning { .. }
             | SessionEvent::Reasoning { .. }
             | SessionEvent::Text { .. }
@@ -344,7 +393,15 @@ impl Screen {
             }
         }
         if let Some((_, Some(p))) = self.progress.iter().find(|(n, _)| n == lead()) {
-            lines.push(line(p, now));
+            // The main agent's line, with the context it has used.
+            match self.usage {
+                Some((used, window)) => lines.push(format!(
+                    "{} · {}",
+                    line(p, now),
+                    context_words(used, window)
+                )),
+                None => lines.push(line(p, now)),
+            }
         }
         self.clear();
         let mut err = std::io::stderr().lock();

@@ -14,7 +14,7 @@ use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::{on_receive_notification, on_receive_request, AcpAgent, Agent, Client};
-use common::scripted::{call, content, last, rule, serve, Reply};
+use common::scripted::{call, content, last, rule, serve, usage, Reply};
 use serde_json::json;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
@@ -26,9 +26,14 @@ fn project(name: &str) -> std::path::PathBuf {
 
 /// `lembas acp` on the server at `url`, as the crate's client spawns an agent.
 fn lembas_acp(url: &str) -> AcpAgent {
+    lembas_acp_with(url, "")
+}
+
+/// `lembas acp` on the server at `url` with more arguments.
+fn lembas_acp_with(url: &str, more: &str) -> AcpAgent {
     // Its sessions kept in this test run's state folder, never the person's.
     let command = format!(
-        "env XDG_STATE_HOME={} {} acp --base-url {url} --model m",
+        "env XDG_STATE_HOME={} {} acp --base-url {url} --model m {more}",
         common::state_home().display(),
         env!("CARGO_BIN_EXE_lembas")
     );
@@ -536,7 +541,7 @@ async fn what_the_person_attaches_reaches_the_model_and_commands_and_a_refused_k
             rule(
                 "",
                 "Look at these.",
-                Reply::Sse(vec![content("Seen."), "[DONE]".into()]),
+                Reply::Sse(vec![content("Seen."), usage(100, 20), "[DONE]".into()]),
             ),
             rule(
                 "",
@@ -557,7 +562,7 @@ async fn what_the_person_attaches_reaches_the_model_and_commands_and_a_refused_k
     )
     .unwrap();
     std::fs::write(dir.join(".env"), "TOKEN=secret-value\n").unwrap();
-    let agent = lembas_acp(&server.url);
+    let agent = lembas_acp_with(&server.url, "--context 32768");
     let updates: Arc<Mutex<Vec<acp::SessionUpdate>>> = Arc::default();
     let seen = Arc::clone(&updates);
     let project = dir.clone();
@@ -644,6 +649,12 @@ async fn what_the_person_attaches_reaches_the_model_and_commands_and_a_refused_k
         })
         .unwrap();
     assert_eq!(menu, ["mode", "agents", "tree", "stop", "help"]);
+    // The context used, as the server counted it, for the editor's meter.
+    assert!(
+        updates.iter().any(|u| matches!(u,
+        acp::SessionUpdate::UsageUpdate(use_) if use_.used == 120 && use_.size == 32768)),
+        "{updates:?}"
+    );
     // A command typed in the editor is done: the mode changed, and the editor told.
     assert!(updates.iter().any(|u| matches!(u,
         acp::SessionUpdate::CurrentModeUpdate(m) if m.current_mode_id.to_string() == "plan")));

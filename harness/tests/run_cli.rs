@@ -201,7 +201,7 @@ async fn a_run_with_a_subagent_ends_when_the_tree_is_quiet() {
                 }
             }
             "tool_start" | "tool_running" | "tool_end" | "text" | "reasoning" | "reply"
-            | "notice" | "plan" | "mode" | "done" => {}
+            | "notice" | "plan" | "mode" | "usage" | "done" => {}
             other => panic!("an event the spec does not name: {other}"),
         }
     }
