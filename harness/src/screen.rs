@@ -142,21 +142,6 @@ pub fn kept_line(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_context_is_said_in_a_few_characters() {
-        assert_eq!(
-            context_words(12_345, Some(32_768)),
-            "12.3k tokens of 32.8k (37%)"
-        );
-        assert_eq!(context_words(950, None), "950 tokens");
-        assert_eq!(context_words(200_000, Some(0)), "200k tokens");
-    }
-}
-
 /// The lines a change adds and removes (what the question's fold shows).
 fn counted_change(change: &FileDiff) -> (usize, usize) {
     let shown = crate::asking::folded_change(change, usize::MAX);
@@ -408,5 +393,20 @@ impl Screen {
         let _ = write!(err, "{}", visible(&lines.join("\n")));
         let _ = err.flush();
         self.drawn = lines.len();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_context_is_said_in_a_few_characters() {
+        assert_eq!(
+            context_words(12_345, Some(32_768)),
+            "12.3k tokens of 32.8k (37%)"
+        );
+        assert_eq!(context_words(950, None), "950 tokens");
+        assert_eq!(context_words(200_000, Some(0)), "200k tokens");
     }
 }
