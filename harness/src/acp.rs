@@ -299,6 +299,7 @@ impl Sessions {
             lembas,
             calls,
             Arc::clone(&forwarded),
+            Arc::downgrade(&crew),
         ));
         self.open
             .lock()
@@ -627,6 +628,80 @@ impl CallsSent {
     }
 }
 
+/// The subagents' cards a session has sent: each subagent's life as a call of its own —
+/// `Subagent api: its task`, in progress while it works, its progress as content, completed
+/// with its report (or the state it ended in).
+#[derive(Default)]
+struct SubagentCards {
+    /// By subagent id: the state and progress last said, and whether its card was closed.
+    said: BTreeMap<String, (String, bool)>,
+}
+
+impl SubagentCards {
+    /// The updates a tree's state makes: a card for each subagent not seen before, a change of
+    /// state or progress, a card closed when its subagent ended.
+    fn updates(
+        &mut self,
+        tree: &lembas_rules::team::view::TreeInfo,
+        report: &dyn Fn(&str) -> Option<String>,
+    ) -> Vec<acp::SessionUpdate> {
+        let now = crate::engine::now_ms();
+        let mut out = Vec::new();
+        let live = tree.agents.iter().map(|a| (a, false));
+        let ended = tree.ended.iter().map(|a| (a, true));
+        for (agent, is_ended) in live.chain(ended) {
+            if agent.parent.is_none() {
+                continue;
+            }
+            let id = format!("subagent-{}", agent.id);
+            let progress = agent
+                .progress
+                .as_ref()
+                .map(|p| lembas_rules::progress::line(p, now));
+            let state = agent.state.as_str().to_string();
+            let said = format!("{state} {}", progress.clone().unwrap_or_default());
+            // A card is closed while its subagent has reported (finished) or has ended; a
+            // message that wakes it opens it again.
+            let closes = is_ended || agent.state == lembas_rules::team::AgentState::Finished;
+            match self.said.get(&agent.id) {
+                None => {
+                    let task = agent
+                        .task
+                        .as_deref()
+                        .and_then(|t| t.lines().next())
+                        .unwrap_or("");
+                    out.push(acp::SessionUpdate::ToolCall(
+                        acp::ToolCall::new(id.clone(), format!("Subagent {}: {task}", agent.name))
+                            .kind(acp::ToolKind::Think)
+                            .status(acp::ToolCallStatus::InProgress),
+                    ));
+                }
+                Some((before, _)) if *before == said => continue,
+                Some(_) => {}
+            }
+            let (status, text) = if closes {
+                let text = report(&agent.name).unwrap_or_else(|| format!("It ended: {state}."));
+                (acp::ToolCallStatus::Completed, text)
+            } else {
+                (
+                    acp::ToolCallStatus::InProgress,
+                    progress.unwrap_or_else(|| state.clone()),
+                )
+            };
+            out.push(acp::SessionUpdate::ToolCallUpdate(
+                acp::ToolCallUpdate::new(
+                    id,
+                    acp::ToolCallUpdateFields::new()
+                        .status(status)
+                        .content(vec![acp::ToolCallContent::from(text)]),
+                ),
+            ));
+            self.said.insert(agent.id.clone(), (said, closes));
+        }
+        out
+    }
+}
+
 /// Counts an event as forwarded when it is done with, however its handling ends.
 struct Counted<'a>(&'a std::sync::atomic::AtomicU64);
 
@@ -648,10 +723,31 @@ async fn send_updates(
     lembas: bool,
     calls: Arc<CallsSent>,
     forwarded: Arc<std::sync::atomic::AtomicU64>,
+    crew: Weak<Crew>,
 ) {
+    let mut cards = SubagentCards::default();
     while let Some(event) = rx.recv().await {
         // Counted when taken: what is not sent on (another agent's text) is done with too.
         let _counted = Counted(&forwarded);
+        // Each subagent's life, as a card of its own, for every client.
+        if let SessionEvent::Team { tree } = &event {
+            let report = |name: &str| {
+                crew.upgrade().and_then(|c| {
+                    c.room(0)
+                        .into_iter()
+                        .rfind(|m| m.kind == RoomKind::Report && m.from == name)
+                        .map(|m| m.text)
+                })
+            };
+            for update in cards.updates(tree, &report) {
+                if client
+                    .send_notification(acp::SessionNotification::new(session.clone(), update))
+                    .is_err()
+                {
+                    return;
+                }
+            }
+        }
         // The spec's events, to a client that opted in: `phase` (paced by the engine) and `team`
         // (paced by the crew), in the shapes the `--events` file writes.
         if lembas

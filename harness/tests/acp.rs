@@ -936,3 +936,100 @@ async fn the_tools_read_and_write_through_the_editors_files_when_it_offers_them(
         "x\n"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_plain_client_sees_a_subagents_life_as_a_card_of_its_own() {
+    let server = serve(
+        vec![
+            rule(
+                "You are the main agent",
+                "Add one.",
+                Reply::Sse(vec![
+                    call(
+                        "a1",
+                        "team_add",
+                        json!({"name": "api", "role": "the API", "task": "Write the API.", "goal": "a service"}),
+                    ),
+                    "[DONE]".into(),
+                ]),
+            ),
+            rule(
+                "You are the main agent",
+                "Added api",
+                Reply::Sse(vec![content("Waiting for api."), "[DONE]".into()]),
+            ),
+            rule(
+                "You are \"api\"",
+                "",
+                Reply::Sse(vec![content("Done: the API."), "[DONE]".into()]),
+            ),
+            rule(
+                "You are the main agent",
+                "Done: the API.",
+                Reply::Sse(vec![content("api reported."), "[DONE]".into()]),
+            ),
+        ],
+        0,
+    )
+    .await;
+    let dir = project("lembas-acp-subagent-card");
+    let updates: Arc<Mutex<Vec<acp::SessionUpdate>>> = Arc::default();
+    let seen = Arc::clone(&updates);
+    let project = dir.clone();
+    Client
+        .v1()
+        .on_receive_notification(
+            async move |n: acp::SessionNotification, _agent| {
+                seen.lock().unwrap().push(n.update);
+                Ok(())
+            },
+            on_receive_notification!(),
+        )
+        .connect_with(
+            lembas_acp(&server.url),
+            async |lembas: ConnectionTo<Agent>| {
+                lembas
+                    .send_request(acp::InitializeRequest::new(ProtocolVersion::V1))
+                    .block_task()
+                    .await?;
+                let session = lembas
+                    .send_request(acp::NewSessionRequest::new(project.clone()))
+                    .block_task()
+                    .await?;
+                lembas
+                    .send_request(acp::PromptRequest::new(
+                        session.session_id,
+                        text("Add one."),
+                    ))
+                    .block_task()
+                    .await?;
+                Ok(())
+            },
+        )
+        .await
+        .unwrap();
+    let updates = updates.lock().unwrap();
+    let card = updates
+        .iter()
+        .find_map(|u| match u {
+            acp::SessionUpdate::ToolCall(c) if c.title.starts_with("Subagent api") => {
+                Some(c.clone())
+            }
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(card.title, "Subagent api: Write the API.");
+    let closed = updates
+        .iter()
+        .find_map(|u| match u {
+            acp::SessionUpdate::ToolCallUpdate(c)
+                if c.tool_call_id == card.tool_call_id
+                    && c.fields.status == Some(acp::ToolCallStatus::Completed) =>
+            {
+                Some(format!("{:?}", c.fields.content))
+            }
+            _ => None,
+        })
+        .unwrap();
+    assert!(closed.contains("Done: the API."), "{closed}");
+}
