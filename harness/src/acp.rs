@@ -726,6 +726,8 @@ async fn send_updates(
     crew: Weak<Crew>,
 ) {
     let mut cards = SubagentCards::default();
+    // Each running command's output so far, by call (its card shows it as it comes).
+    let mut running: BTreeMap<String, String> = BTreeMap::new();
     while let Some(event) = rx.recv().await {
         // Counted when taken: what is not sent on (another agent's text) is done with too.
         let _counted = Counted(&forwarded);
@@ -790,6 +792,15 @@ async fn send_updates(
                         .raw_input(call.input.clone()),
                 )
             }
+            SessionEvent::ToolOutput { id, text, .. } => {
+                let so_far = running.entry(id.clone()).or_default();
+                so_far.push_str(&text);
+                acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new(
+                    id,
+                    acp::ToolCallUpdateFields::new()
+                        .content(vec![acp::ToolCallContent::from(so_far.clone())]),
+                ))
+            }
             SessionEvent::ToolRunning { id, .. } => {
                 acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new(
                     id,
@@ -803,6 +814,7 @@ async fn send_updates(
                 diff,
                 ..
             } => {
+                running.remove(&id);
                 // Its output, and for a write or an edit the change as a diff.
                 let mut content = vec![acp::ToolCallContent::from(output)];
                 if let Some(d) = diff {

@@ -1096,11 +1096,29 @@ impl Engine {
             let (output, status) = if PLAN_TOOLS.contains(&tool) && self.plan.is_some() {
                 self.plan_tool(call, args, on)
             } else if tool == "bash" {
+                // Its output said as it comes, then its answer.
                 let policy = self.sandbox_policy();
-                (
-                    run_bash(&self.workspace, args, policy).await,
-                    CallStatus::Completed,
-                )
+                let (live, mut pieces) = tokio::sync::mpsc::unbounded_channel();
+                let ran = run_bash(&self.workspace, args, policy, Some(live));
+                tokio::pin!(ran);
+                let output = loop {
+                    tokio::select! {
+                        output = &mut ran => break output,
+                        Some(text) = pieces.recv() => on(SessionEvent::ToolOutput {
+                            agent: self.agent.clone(),
+                            id: call.id.clone(),
+                            text,
+                        }),
+                    }
+                };
+                while let Ok(text) = pieces.try_recv() {
+                    on(SessionEvent::ToolOutput {
+                        agent: self.agent.clone(),
+                        id: call.id.clone(),
+                        text,
+                    });
+                }
+                (output, CallStatus::Completed)
             } else {
                 match self.workspace.attempt(tool, args) {
                     Ok(output) => (output, CallStatus::Completed),

@@ -98,6 +98,16 @@ pub enum SessionEvent {
         /// The call's id.
         id: String,
     },
+    /// A piece of a running command's output, as it comes.
+    ToolOutput {
+        /// Whose call; absent for the main agent.
+        #[serde(serialize_with = "agent_id", skip_serializing_if = "AgentRef::is_main")]
+        agent: AgentRef,
+        /// The call's id.
+        id: String,
+        /// The piece.
+        text: String,
+    },
     /// A call ended: it ran, or it did not (refused, its arguments not read).
     ToolEnd {
         /// Whose call; absent for the main agent.

@@ -709,6 +709,7 @@ mod tests {
                 private: private.to_vec(),
             }),
             removed_env: Vec::new(),
+            live: None,
         };
         crate::tools::bash_without(root, line, std::time::Duration::from_secs(20), &[], &place)
             .await

@@ -320,7 +320,8 @@ impl Screen {
                     self.usage = Some((used, window));
                 }
             }
-            SessionEvent::ToolRunning { .. }
+            SessionEvent::ToolOutput { .. }
+            | SessionEvent::ToolRunning { .. }
             | SessionEvent::Reasoning { .. }
             | SessionEvent::Text { .. }
             | SessionEvent::Done { .. } => {}

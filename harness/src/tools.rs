@@ -206,6 +206,7 @@ impl Workspace {
             temp,
             confinement,
             removed_env,
+            live: None,
         }
     }
 
@@ -574,7 +575,11 @@ impl Kept {
 }
 
 /// Reads a stream into shared [`Kept`] output until it ends.
-async fn keep<R: tokio::io::AsyncRead + Unpin>(mut from: R, into: Arc<Mutex<Kept>>) {
+async fn keep<R: tokio::io::AsyncRead + Unpin>(
+    mut from: R,
+    into: Arc<Mutex<Kept>>,
+    live: Option<tokio::sync::mpsc::UnboundedSender<String>>,
+) {
     use tokio::io::AsyncReadExt;
     let mut buf = vec![0u8; 8192];
     while let Ok(n) = from.read(&mut buf).await {
@@ -582,9 +587,14 @@ async fn keep<R: tokio::io::AsyncRead + Unpin>(mut from: R, into: Arc<Mutex<Kept
             return;
         }
         if let Some(chunk) = buf.get(..n) {
-            into.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(chunk);
+            let total = {
+                let mut kept = into.lock().unwrap_or_else(PoisonError::into_inner);
+                kept.push(chunk);
+                kept.total
+            };
+            if let Some(live) = live.as_ref().filter(|_| total <= OUTPUT_MAX) {
+                let _ = live.send(String::from_utf8_lossy(chunk).into_owned());
+            }
         }
     }
 }
@@ -628,6 +638,9 @@ pub struct CommandPlace {
     /// Variables of lembas's environment the command does not get: those naming a daemon's
     /// socket, and those whose names say they hold a secret (permission/sandbox.json).
     pub removed_env: Vec<String>,
+    /// Where its output goes as it comes (a client shows it live), the first
+    /// [`OUTPUT_MAX`] bytes of it.
+    pub live: Option<tokio::sync::mpsc::UnboundedSender<String>>,
 }
 
 /// [`bash`], without the environment variables named in `hidden`, in `place` (confined when it
@@ -677,10 +690,10 @@ pub async fn bash_without(
     let err = Arc::new(Mutex::new(Kept::default()));
     let mut readers = tokio::task::JoinSet::new();
     if let Some(s) = child.stdout.take() {
-        readers.spawn(keep(s, Arc::clone(&out)));
+        readers.spawn(keep(s, Arc::clone(&out), place.live.clone()));
     }
     if let Some(s) = child.stderr.take() {
-        readers.spawn(keep(s, Arc::clone(&err)));
+        readers.spawn(keep(s, Arc::clone(&err), place.live.clone()));
     }
     let (code, timed_out) = match tokio::time::timeout(timeout, child.wait()).await {
         Ok(Ok(status)) => {
@@ -1026,9 +1039,30 @@ mod tests {
             &w,
             &Args::parse("{}").unwrap(),
             Policy::of(lembas_rules::permission::Mode::Edit, true),
+            None,
         )
         .await;
         assert_eq!(out, "`command` is missing (or not a string): give it");
+    }
+
+    #[tokio::test]
+    async fn a_commands_output_is_sent_as_it_comes() {
+        let w = workspace("live");
+        let (live, mut pieces) = tokio::sync::mpsc::unbounded_channel();
+        let out = run_bash(
+            &w,
+            &Args(serde_json::json!({"command": "echo first; sleep 0.3; echo second"})),
+            Policy::of(lembas_rules::permission::Mode::Edit, true),
+            Some(live),
+        )
+        .await;
+        assert_eq!(out, "first\nsecond\n");
+        let mut said = Vec::new();
+        while let Ok(piece) = pieces.try_recv() {
+            said.push(piece);
+        }
+        // Two pieces: the first came before the command ended.
+        assert_eq!(said, ["first\n", "second\n"]);
     }
 
     /// Whether a process whose command line holds `marker` is alive (read from /proc).
@@ -1171,8 +1205,13 @@ impl Workspace {
 }
 
 /// Runs `bash` with the call's timeout (seconds, 1 to 600, default 120): its answer, the exit
-/// code said when not 0.
-pub async fn run_bash(w: &Workspace, a: &Args, policy: Policy) -> String {
+/// code said when not 0; its output sent to `live` as it comes.
+pub async fn run_bash(
+    w: &Workspace,
+    a: &Args,
+    policy: Policy,
+    live: Option<tokio::sync::mpsc::UnboundedSender<String>>,
+) -> String {
     let secs =
         a.0.get("timeout")
             .and_then(Value::as_u64)
@@ -1182,7 +1221,8 @@ pub async fn run_bash(w: &Workspace, a: &Args, policy: Policy) -> String {
         Ok(c) => c,
         Err(e) => return e.to_string(),
     };
-    let place = w.command_place(policy);
+    let mut place = w.command_place(policy);
+    place.live = live;
     // git's hooks and running settings, put back after the command ([`crate::guard`]).
     let guard = crate::guard::GitGuard::before(&w.root);
     let ran = bash_without(

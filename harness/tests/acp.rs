@@ -1033,3 +1033,77 @@ async fn a_plain_client_sees_a_subagents_life_as_a_card_of_its_own() {
         .unwrap();
     assert!(closed.contains("Done: the API."), "{closed}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_commands_output_reaches_its_card_as_it_comes() {
+    let server = serve(
+        vec![
+            rule(
+                "",
+                "Say it.",
+                Reply::Sse(vec![
+                    call("b1", "bash", json!({"command": "echo one && echo two"})),
+                    "[DONE]".into(),
+                ]),
+            ),
+            rule(
+                "",
+                "two",
+                Reply::Sse(vec![content("Said."), "[DONE]".into()]),
+            ),
+        ],
+        0,
+    )
+    .await;
+    let dir = project("lembas-acp-live-output");
+    let updates: Arc<Mutex<Vec<acp::SessionUpdate>>> = Arc::default();
+    let seen = Arc::clone(&updates);
+    let project = dir.clone();
+    Client
+        .v1()
+        .on_receive_notification(
+            async move |n: acp::SessionNotification, _agent| {
+                seen.lock().unwrap().push(n.update);
+                Ok(())
+            },
+            on_receive_notification!(),
+        )
+        .connect_with(
+            lembas_acp(&server.url),
+            async |lembas: ConnectionTo<Agent>| {
+                lembas
+                    .send_request(acp::InitializeRequest::new(ProtocolVersion::V1))
+                    .block_task()
+                    .await?;
+                let session = lembas
+                    .send_request(acp::NewSessionRequest::new(project.clone()))
+                    .block_task()
+                    .await?;
+                lembas
+                    .send_request(acp::PromptRequest::new(session.session_id, text("Say it.")))
+                    .block_task()
+                    .await?;
+                Ok(())
+            },
+        )
+        .await
+        .unwrap();
+    let updates = updates.lock().unwrap();
+    let card = |u: &acp::SessionUpdate| match u {
+        acp::SessionUpdate::ToolCallUpdate(c) if c.tool_call_id.to_string() == "lead-1" => {
+            Some(c.fields.clone())
+        }
+        _ => None,
+    };
+    let fields: Vec<_> = updates.iter().filter_map(card).collect();
+    // Its output while it runs (no status yet), then its end.
+    let live = fields
+        .iter()
+        .position(|f| f.status.is_none() && format!("{:?}", f.content).contains("one"))
+        .unwrap_or_else(|| panic!("{fields:?}"));
+    let ended = fields
+        .iter()
+        .position(|f| f.status == Some(acp::ToolCallStatus::Completed))
+        .unwrap();
+    assert!(live < ended, "{fields:?}");
+}

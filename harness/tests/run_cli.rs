@@ -200,8 +200,8 @@ async fn a_run_with_a_subagent_ends_when_the_tree_is_quiet() {
                     assert!(l["tree"].get(k).is_some(), "{k} in {l}");
                 }
             }
-            "tool_start" | "tool_running" | "tool_end" | "text" | "reasoning" | "reply"
-            | "notice" | "plan" | "mode" | "usage" | "done" => {}
+            "tool_start" | "tool_running" | "tool_output" | "tool_end" | "text" | "reasoning"
+            | "reply" | "notice" | "plan" | "mode" | "usage" | "done" => {}
             other => panic!("an event the spec does not name: {other}"),
         }
     }
