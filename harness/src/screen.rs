@@ -40,6 +40,11 @@ pub struct Screen {
     idle: bool,
     /// The main agent's context used by its last step, and its window when known.
     usage: Option<(u64, Option<u64>)>,
+    /// The main agent's reply is being written on the terminal as it comes: the live area
+    /// waits until its line ends.
+    streaming: bool,
+    /// What of the step's reply has been written so far.
+    streamed: String,
 }
 
 /// Tokens in a few characters: `950`, `12.3k`, `128k`.
@@ -170,6 +175,8 @@ impl Screen {
             calls: HashMap::new(),
             idle: false,
             usage: None,
+            streaming: false,
+            streamed: String::new(),
         }
     }
 
@@ -205,6 +212,7 @@ impl Screen {
                 said = control.recv() => match said {
                     Some(Control::Busy) => self.idle = false,
                     Some(Control::Idle(done)) => {
+                        self.end_stream();
                         self.clear();
                         self.idle = true;
                         let _ = done.send(());
@@ -257,7 +265,10 @@ impl Screen {
             }
             SessionEvent::Reply { text } => {
                 self.clear();
-                if !text.trim().is_empty() {
+                // On a terminal the reply was written as it came: only its line is ended.
+                let streamed = std::mem::take(&mut self.streamed);
+                self.end_stream();
+                if !text.trim().is_empty() && streamed.trim() != text.trim() {
                     if self.terminal {
                         println!("{}", visible(text.trim_end()));
                     } else {
@@ -265,8 +276,19 @@ impl Screen {
                     }
                 }
             }
+            SessionEvent::Text { agent, text } if self.terminal && agent.is_main() => {
+                // The main agent's reply as it comes, where the live area was.
+                if !self.streaming {
+                    self.clear();
+                    self.streaming = true;
+                }
+                self.streamed.push_str(&text);
+                print!("{}", visible(&text));
+                let _ = std::io::stdout().flush();
+            }
             SessionEvent::Notice { agent, text } => {
                 // Said whole, once: the main agent's as its failure, a subagent's by its name.
+                self.end_stream();
                 self.clear();
                 if agent.is_main() {
                     eprintln!("Failed: {}", visible(&text));
@@ -276,6 +298,9 @@ impl Screen {
                 self.draw();
             }
             SessionEvent::ToolStart { call, .. } => {
+                // A step's text before its calls stays as written.
+                self.streamed.clear();
+                self.end_stream();
                 self.calls.insert(call.id.clone(), call);
             }
             SessionEvent::ToolEnd {
@@ -302,11 +327,13 @@ impl Screen {
                 }
             }
             SessionEvent::Plan { plan } => {
+                self.end_stream();
                 self.clear();
                 eprintln!("{}", visible(plan.markdown().trim_end()));
                 self.draw();
             }
             SessionEvent::Mode { mode } => {
+                self.end_stream();
                 self.clear();
                 eprintln!("The main agent's mode is {mode} now.");
                 self.draw();
@@ -343,6 +370,14 @@ impl Screen {
         }
     }
 
+    /// Ends the line a streamed reply was written on (the live area may draw again below it).
+    fn end_stream(&mut self) {
+        if self.streaming {
+            println!();
+            self.streaming = false;
+        }
+    }
+
     /// Erases what was drawn (terminal).
     fn clear(&mut self) {
         if !self.terminal || self.drawn == 0 {
@@ -360,7 +395,7 @@ impl Screen {
     /// Draws the block again (terminal): the tree while there are subagents, each working
     /// agent's line, the main agent's last.
     fn draw(&mut self) {
-        if !self.terminal || self.idle {
+        if !self.terminal || self.idle || self.streaming {
             return;
         }
         if self.asking.load(Ordering::SeqCst) {

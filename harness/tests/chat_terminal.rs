@@ -78,6 +78,13 @@ impl Terminal {
         line
     }
 
+    /// The whole screen, as a terminal of 40 rows and 120 columns draws it.
+    fn screen_text(&self) -> String {
+        let mut parser = vt100::Parser::new(40, 120, 0);
+        parser.process(self.seen.lock().unwrap().as_bytes());
+        parser.screen().contents()
+    }
+
     /// Waits for the prompt after `from`, then checks nothing is drawn over or after it (a
     /// moment later, when a live area would have ticked): the cursor's line is `> ` alone.
     fn prompt_stays(&self, from: usize) -> usize {
@@ -194,12 +201,25 @@ async fn a_conversation_of_several_turns_at_a_terminal() {
         term.typed("Second.\r");
         let at = term.shows("Two.", at);
         let at = term.shows("> ", at);
+        // Each reply once: written as it came, not again at its end.
+        let screen = term.screen_text();
+        assert_eq!(screen.matches("One.").count(), 1, "{screen}");
+        assert!(
+            screen.contains("> First.\nOne.\n> Second.\nTwo.\n> "),
+            "{screen}"
+        );
         term.typed("Hold on.\r");
-        let at = term.shows("Writing", at);
+        // The reply is written as it comes, and stays when the person stops the turn.
+        let at = term.shows("Thinking", at);
         std::thread::sleep(Duration::from_millis(300));
         term.typed("\u{3}");
         let at = term.shows("Stopped. The conversation goes on.", at);
         let at = term.prompt_stays(at);
+        assert!(
+            term.screen_text().contains("> Hold on.\nThinking"),
+            "{}",
+            term.screen_text()
+        );
         term.typed("After.\r");
         let at = term.shows("Three.", at);
         let at = term.shows("> ", at);
