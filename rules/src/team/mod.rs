@@ -250,6 +250,14 @@ pub enum RoomKind {
     Decision,
 }
 
+words!(RoomKind {
+    Message => "message",
+    Report => "report",
+    Assignment => "assignment",
+    Request => "request",
+    Decision => "decision",
+});
+
 /// A message of the room, numbered from 1.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RoomMessage {
