@@ -36,6 +36,17 @@ const script = [
   { when: "wrote more.txt", reply: { says: "Again written." } },
   { when: "Hold on.", reply: { holds: "Thinking" } },
   { when: "Think first.", reply: { sse: ['{"choices":[{"delta":{"reasoning_content":"Let me see."}}]}', '{"choices":[{"delta":{"content":"Thought."}}]}', "[DONE]"] } },
+  // An editor's session: an attached file, the editor's own buffer, a question on its call's card,
+  // a refused call, a plan approved, a session kept and loaded again after a restart.
+  { when: "LINKED-TEXT", reply: { says: "Seen the link." } },
+  { when: "Mind the buffer.", reply: { calls: ["read", { path: "draft.txt" }] } },
+  { when: "unsaved words", reply: { calls: ["write", { path: "draft.txt", content: "saved\n" }] } },
+  { when: "wrote draft.txt", reply: { says: "Buffer done." } },
+  { when: "Refuse this.", reply: { calls: ["write", { path: "blocked.txt", content: "x\n" }] } },
+  { when: "Plan mode changes nothing", reply: { calls: ["plan_write", { title: "Ship it", steps: ["Build", "Test"] }] } },
+  { when: "The plan has 2 steps", reply: { calls: ["plan_submit", {}] } },
+  { when: "approved the plan", reply: { says: "On it." } },
+  { when: "Remember me.", reply: { says: "Remembered." } },
   // The opted-in client's session: a subagent, its finding, its write asked of the person.
   { who: "You are the main agent", when: "Build it.", reply: { calls: ["team_add", { name: "api", role: "the API", task: "Write the API.", goal: "a service" }] } },
   { who: "You are the main agent", when: "Added api", reply: { says: "api is on it." } },
@@ -129,6 +140,102 @@ try {
   check(false, `the session: ${e && (e.stack || e.message || JSON.stringify(e))}`);
 } finally {
   agent.kill();
+}
+// An editor's session, as Zed holds one: the editor's files offered, a file attached, a question
+// on its call's card with the change, a refused call, a plan approved; then lembas started again
+// and the session listed and loaded.
+{
+  const project3 = mkdtempSync(path.join(tmpdir(), "lembas-acp-editor-"));
+  writeFileSync(path.join(project3, "linked.txt"), "LINKED-TEXT\n");
+  writeFileSync(path.join(project3, "draft.txt"), "disk words\n");
+  const agent3 = spawn(lembas, ["acp", "--base-url", url, "--model", "m"], { stdio: ["pipe", "pipe", "inherit"], env: state });
+  const log = [];
+  const updates3 = [];
+  const writes = [];
+  const editor = acp
+    .client({ name: "lembas-test-editor" })
+    .onNotification(acp.methods.client.session.update, ({ params }) => {
+      updates3.push(params.update);
+      if (params.update.sessionUpdate === "tool_call") log.push(["card", params.update.toolCallId]);
+    })
+    .onRequest(acp.methods.client.session.requestPermission, ({ params: request }) => {
+      log.push(["asked", request.toolCall.toolCallId, request]);
+      const once = request.options.find((o) => o.kind === "allow_once");
+      return { outcome: { outcome: "selected", optionId: once.optionId } };
+    })
+    .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => ({
+      content: params.path.endsWith("draft.txt") ? "unsaved words\n" : readFileSync(params.path, "utf8"),
+    }))
+    .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
+      writes.push([path.basename(params.path), params.content]);
+      return {};
+    });
+  let id3 = null;
+  try {
+    await editor.connectWith(acp.ndJsonStream(Writable.toWeb(agent3.stdin), Readable.toWeb(agent3.stdout)), async (ctx) => {
+      const init = await ctx.request(acp.methods.agent.initialize, {
+        protocolVersion: 1,
+        clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } },
+      });
+      check(init.agentCapabilities?.loadSession === true && init.agentCapabilities?.promptCapabilities?.embeddedContext === true, `loadSession and embeddedContext: ${JSON.stringify(init.agentCapabilities)}`);
+      const session = await ctx.request(acp.methods.agent.session.new, { cwd: project3, mcpServers: [] });
+      id3 = session.sessionId;
+      check(session.modes.availableModes.every((m) => m.description), "every mode has a description");
+      const say = (prompt) => ctx.request(acp.methods.agent.session.prompt, { sessionId: id3, prompt });
+      await say([{ type: "text", text: "Look at the link." }, { type: "resource_link", name: "linked.txt", uri: `file://${path.join(project3, "linked.txt")}` }]);
+      const said = () => updates3.filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text).join("");
+      check(said().includes("Seen the link."), `an attached file reaches the model: "${said()}"`);
+      check(updates3.some((u) => u.sessionUpdate === "available_commands_update" && u.availableCommands.some((c) => c.name === "mode")), "the / menu");
+
+      await ctx.request(acp.methods.agent.session.setMode, { sessionId: id3, modeId: "manual" });
+      await say([{ type: "text", text: "Mind the buffer." }]);
+      check(said().includes("Buffer done."), `the read got the editor's buffer: "${said()}"`);
+      const asked = log.find((e) => e[0] === "asked");
+      const card = log.findIndex((e) => e[0] === "card" && e[1] === asked?.[1]);
+      check(asked && card >= 0 && card < log.indexOf(asked), `the question is on its call's card, which came first: ${JSON.stringify(log.map((e) => e.slice(0, 2)))}`);
+      const diff = asked?.[2].toolCall.content?.find((c) => c.type === "diff");
+      check(diff?.newText === "saved\n" && diff?.oldText === "unsaved words\n" && asked?.[2].toolCall.title === "Write draft.txt", `the question shows the change: ${JSON.stringify(asked?.[2].toolCall)}`);
+      check(JSON.stringify(writes) === JSON.stringify([["draft.txt", "saved\n"]]) && readFileSync(path.join(project3, "draft.txt"), "utf8") === "disk words\n", `the write went through the editor: ${JSON.stringify(writes)}`);
+
+      await ctx.request(acp.methods.agent.session.setMode, { sessionId: id3, modeId: "plan" });
+      await say([{ type: "text", text: "Refuse this." }]);
+      const failed = updates3.find((u) => u.sessionUpdate === "tool_call_update" && u.status === "failed");
+      check(failed && JSON.stringify(failed.content).includes("Plan mode changes nothing"), `a refused call ends failed: ${JSON.stringify(failed)}`);
+      const plan = updates3.find((u) => u.sessionUpdate === "plan");
+      check(JSON.stringify(plan?.entries.map((e) => e.content)) === '["Build","Test"]', `the plan: ${JSON.stringify(plan)}`);
+      const submitted = log.filter((e) => e[0] === "asked")[1]?.[2];
+      check(submitted && submitted.options.every((o) => o.kind !== "allow_always") && JSON.stringify(submitted.toolCall.content).includes("Test"), `plan_submit asks, showing the plan: ${JSON.stringify(submitted?.toolCall)}`);
+      const mode = updates3.find((u) => u.sessionUpdate === "current_mode_update");
+      check(mode?.currentModeId === "manual", `approved, the mode before plan again: ${JSON.stringify(mode)}`);
+      await say([{ type: "text", text: "Remember me." }]);
+    });
+  } catch (e) {
+    check(false, `the editor's session: ${e && (e.stack || e.message || JSON.stringify(e))}`);
+  } finally {
+    agent3.kill();
+  }
+  // lembas again, as after the editor restarts.
+  const agent4 = spawn(lembas, ["acp", "--base-url", url, "--model", "m"], { stdio: ["pipe", "pipe", "inherit"], env: state });
+  const replayed = [];
+  const again = acp.client({ name: "lembas-test-again" }).onNotification(acp.methods.client.session.update, ({ params }) => {
+    replayed.push(params.update);
+  });
+  try {
+    await again.connectWith(acp.ndJsonStream(Writable.toWeb(agent4.stdin), Readable.toWeb(agent4.stdout)), async (ctx) => {
+      await ctx.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+      const list = await ctx.request(acp.methods.agent.session.list, { cwd: project3 });
+      const kept = list.sessions.find((s) => s.sessionId === id3);
+      check(kept && kept.title === "Look at the link." && kept.updatedAt, `session/list finds it: ${JSON.stringify(list.sessions)}`);
+      const loaded = await ctx.request(acp.methods.agent.session.load, { sessionId: id3, cwd: project3, mcpServers: [] });
+      check(loaded.modes?.currentModeId === "manual", `loaded in the mode it was left in: ${JSON.stringify(loaded.modes)}`);
+      const user = replayed.filter((u) => u.sessionUpdate === "user_message_chunk").map((u) => u.content.text);
+      check(user.includes("Remember me.") && replayed.some((u) => u.sessionUpdate === "agent_message_chunk" && u.content.text === "Remembered."), `session/load replays the conversation: ${JSON.stringify(user)}`);
+    });
+  } catch (e) {
+    check(false, `the session loaded again: ${e && (e.stack || e.message || JSON.stringify(e))}`);
+  } finally {
+    agent4.kill();
+  }
 }
 // A client that opts in to the spec's extension (`_meta.lembas` in `initialize`).
 {

@@ -216,10 +216,17 @@ pub(super) async fn prompt(
             return responder.respond(acp::PromptResponse::new(acp::StopReason::EndTurn));
         }
     }
-    // The text, and what the person attached, read as the rules allow.
-    let text = prompt_text(&request.prompt, &|path| session.crew.read_attached(path));
-    // The turn runs apart from the loop: its permission questions are requests too.
+    // The turn runs apart from the loop: its permission questions are requests too, and so are
+    // the editor's files an attachment is read from.
+    let blocks = request.prompt;
     client.spawn(async move {
+        // The text, and what the person attached, read as the rules allow — off the loop.
+        let crew = Arc::clone(&session.crew);
+        let text = tokio::task::spawn_blocking(move || {
+            prompt_text(&blocks, &|path| crew.read_attached(path))
+        })
+        .await
+        .map_err(|e| Error::internal_error().data(e.to_string()))?;
         session.crew.prompt(&text);
         let end = session.crew.finished().await;
         session.caught_up().await;
