@@ -190,6 +190,7 @@ async fn idle_subagents() -> f64 {
             file: ".lembas/plans/bench.md".into(),
         },
         keeping: lembas_harness::crew::Keeping::default(),
+        remember: None,
     };
     let options = TeamOptions {
         min: 1,

@@ -53,16 +53,20 @@ pub struct Terminal {
     one: Mutex<()>,
     asking: Arc<AtomicBool>,
     lines: Lines,
+    /// Approvals can be kept for the project (its sessions are kept).
+    project: bool,
 }
 
 impl Terminal {
     /// Asks at the terminal, reading the answers from `lines`; `asking` is set while a question
     /// waits (the screen does not draw then).
-    pub fn new(asking: Arc<AtomicBool>, lines: Lines) -> Terminal {
+    /// `project`: approvals can be kept for the project (`p`).
+    pub fn new(asking: Arc<AtomicBool>, lines: Lines, project: bool) -> Terminal {
         Terminal {
             one: Mutex::new(()),
             asking,
             lines,
+            project,
         }
     }
 }
@@ -99,7 +103,11 @@ impl Asker for Terminal {
                             .map(|l| format!("  {l}")),
                     );
                 }
-                texts.answers.clone()
+                if self.project {
+                    texts.answers_project.clone()
+                } else {
+                    texts.answers.clone()
+                }
             }
         };
         eprintln!("{}", visible(&said.join("\n")));
@@ -113,6 +121,7 @@ impl Asker for Terminal {
         match (answer.trim(), question.plan.is_some()) {
             ("y" | "yes", _) => Approval::Once,
             ("a" | "always", false) => Approval::Always,
+            ("p" | "project", false) if self.project => Approval::AlwaysInProject,
             _ => Approval::Deny,
         }
     }

@@ -118,6 +118,8 @@ pub struct CallTexts {
     pub question: String,
     /// The answers a question takes.
     pub answers: String,
+    /// The answers, where approvals can be kept for the project too.
+    pub answers_project: String,
     /// Said when the person cancels a question.
     pub cancelled: String,
 }
@@ -136,6 +138,7 @@ pub static TEXTS: LazyLock<CallTexts> = LazyLock::new(|| {
         },
         question: "{{agent}}: {{title}}".into(),
         answers: "[y/a/n] ".into(),
+        answers_project: "[y/a/p/n] ".into(),
         cancelled: String::new(),
     })
 });

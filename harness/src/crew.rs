@@ -44,6 +44,8 @@ pub struct Setup {
     pub plan: crate::engine::PlanDesk,
     /// Where the session is kept, and the conversation it goes on from.
     pub keeping: Keeping,
+    /// Keeps approvals given "always in this project" (none: they cannot be kept).
+    pub remember: Option<crate::engine::Remember>,
 }
 
 /// A session's record: the store it is kept in as it goes (none: it is not kept), and the main
@@ -837,6 +839,7 @@ impl Crew {
             Arc::clone(&s.permissions),
             Arc::clone(&s.asker),
         )
+        .remembering(s.remember.clone())
         .placed(Placement {
             agent: me.clone(),
             system: system.join("\n\n"),

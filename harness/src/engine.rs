@@ -31,10 +31,18 @@ use thiserror::Error;
 /// The person's answer to an approval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Approval {
+    /// This call.
     Once,
+    /// What the rules' approval adds, for the session.
     Always,
+    /// The same, kept for this project's later sessions too.
+    AlwaysInProject,
+    /// Refused.
     Deny,
 }
+
+/// Keeps approvals given "always in this project".
+pub type Remember = Arc<dyn Fn(&[lembas_rules::permission::Rule]) + Send + Sync>;
 
 /// A question to the person about one call: whose it is, the call as shown (its id, title and
 /// arguments), and what it would do — the change of a write or an edit, or the plan put for
@@ -273,6 +281,8 @@ pub struct Engine {
     paced: PacedProgress,
     /// Calls made so far (each call's id is the agent's id and its number).
     calls: u64,
+    /// Keeps approvals given "always in this project".
+    remember: Option<Remember>,
     /// The session's plan, for the main agent's engine.
     plan: Option<PlanDesk>,
 }
@@ -354,7 +364,14 @@ impl Engine {
             paced: PacedProgress::new(AgentRef::main()),
             calls: 0,
             plan: None,
+            remember: None,
         }
+    }
+
+    /// The engine keeping approvals given "always in this project" with `remember`.
+    pub fn remembering(mut self, remember: Option<Remember>) -> Engine {
+        self.remember = remember;
+        self
     }
 
     /// The engine with the session's plan and the plan tools (the main agent's).
@@ -888,13 +905,20 @@ impl Engine {
                 match self.asker.ask(&question) {
                     Approval::Deny => Judged::refused(spec().modes_file.reasons.person.to_string()),
                     Approval::Once => Judged::Run(args),
-                    Approval::Always => {
+                    always @ (Approval::Always | Approval::AlwaysInProject) => {
                         let mut p = self
                             .permissions
                             .lock()
                             .unwrap_or_else(PoisonError::into_inner);
                         if let Ok(rules) = approve(&request, &p) {
-                            p.approvals.extend(rules);
+                            p.approvals.extend(rules.iter().cloned());
+                            drop(p);
+                            // Kept for this project's later sessions too.
+                            if always == Approval::AlwaysInProject {
+                                if let Some(remember) = &self.remember {
+                                    remember(&rules);
+                                }
+                            }
                         }
                         Judged::Run(args)
                     }

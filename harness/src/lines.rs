@@ -37,23 +37,9 @@ pub struct Lines {
 }
 
 /// The file a project's history is kept in: the state folder's `history/`, named after the
-/// project's folder and a hash of its whole path.
+/// project ([`crate::store::project_name`]).
 pub fn history_file(state: &std::path::Path, root: &std::path::Path) -> PathBuf {
-    // FNV-1a: a stable name for the path (std's hasher may change between releases).
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in root.as_os_str().as_encoded_bytes() {
-        hash ^= u64::from(*byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    let name: String = root
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        .take(40)
-        .collect();
-    state.join("history").join(format!("{name}-{hash:016x}"))
+    state.join("history").join(crate::store::project_name(root))
 }
 
 impl Lines {

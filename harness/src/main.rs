@@ -126,7 +126,7 @@ fn confined(options: &mut lembas_harness::config::SessionOptions) -> anyhow::Res
     // The kept sessions' folder, made now: lembas writes it after it is confined.
     let sessions = lembas_harness::store::Store::open(&|k| std::env::var(k).ok())
         .ok()
-        .map(|s| s.folder().to_path_buf());
+        .map(|s| s.state().to_path_buf());
     lembas_harness::sandbox::confine_harness(
         &root,
         &temp,

@@ -167,7 +167,7 @@ pub fn crew_in(
         .with_secret(s.api_key.as_deref())
         .with_sandbox(Arc::new(sandbox));
     if let Some(store) = &record.store {
-        workspace = workspace.with_private(store.folder().to_path_buf());
+        workspace = workspace.with_private(store.state().to_path_buf());
     }
     if let Some(editor) = editor {
         workspace = workspace.with_editor(editor);
@@ -178,8 +178,13 @@ pub fn crew_in(
     permissions.home = home;
     permissions.unattended = unattended;
     permissions.rules = s.rules.clone();
+    // The approvals given always in this project, then the resumed session's own.
+    if let Some(store) = &record.store {
+        permissions.approvals = store.project_approvals(&workspace.root)?;
+    }
     if let Some(restored) = &record.restored {
-        permissions.approvals = restored.info.approvals().map_err(|e| anyhow::anyhow!(e))?;
+        let kept = restored.info.approvals().map_err(|e| anyhow::anyhow!(e))?;
+        permissions.approvals.extend(kept);
     }
     let permissions = Arc::new(Mutex::new(permissions));
     let kept = match (&record.store, &record.restored) {
@@ -232,6 +237,14 @@ pub fn crew_in(
             plan: Arc::new(Mutex::new(plan)),
             file: format!(".lembas/plans/{session_id}.md"),
         },
+        remember: record.store.clone().map(|store| {
+            let root = PathBuf::from(&root);
+            Arc::new(move |rules: &[lembas_rules::permission::Rule]| {
+                if let Err(e) = store.remember(&root, rules) {
+                    eprintln!("lembas: the approval is not kept for this project: {e}");
+                }
+            }) as Arc<dyn Fn(&[lembas_rules::permission::Rule]) + Send + Sync>
+        }),
         keeping: Keeping {
             history: Mutex::new(history),
             kept: Mutex::new(kept),
@@ -294,7 +307,11 @@ impl Session {
         let asker: Arc<dyn Asker> = if unattended {
             Arc::new(Unattended)
         } else {
-            Arc::new(Terminal::new(Arc::clone(&asking), lines.clone()))
+            Arc::new(Terminal::new(
+                Arc::clone(&asking),
+                lines.clone(),
+                record.store.is_some(),
+            ))
         };
         let events = match &o.events {
             Some(path) => Some(

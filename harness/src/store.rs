@@ -126,6 +126,34 @@ impl SessionInfo {
     }
 }
 
+/// The approvals given "always in this project": the project's folder, and each approval as the
+/// rules write it (`{ permission, pattern, action, mode }`).
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProjectApprovals {
+    cwd: PathBuf,
+    approvals: Vec<Value>,
+}
+
+/// A project's name in lembas's state: its folder's name and a hash of its whole path (FNV-1a:
+/// stable across releases, unlike std's hasher).
+pub fn project_name(root: &Path) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in root.as_os_str().as_encoded_bytes() {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    let name: String = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        .take(40)
+        .collect();
+    format!("{name}-{hash:016x}")
+}
+
 /// A stored session read back: what it is and its main agent's conversation.
 #[derive(Debug, Clone)]
 pub struct Loaded {
@@ -178,6 +206,68 @@ impl Store {
     /// Its folder.
     pub fn folder(&self) -> &Path {
         &self.folder
+    }
+
+    /// lembas's whole state folder (the sessions', the history's and the projects' approvals'
+    /// parent): the harness writes it, and no tool or command reads it.
+    pub fn state(&self) -> &Path {
+        self.folder.parent().unwrap_or(&self.folder)
+    }
+
+    /// The file of the approvals given "always in this project" for `root`.
+    fn project_file(&self, root: &Path) -> PathBuf {
+        self.state()
+            .join("projects")
+            .join(format!("{}.json", project_name(root)))
+    }
+
+    /// The approvals the person gave "always in this project" for `root`, as the rules read them;
+    /// none when there are none yet. A file that cannot be read is an error naming it.
+    pub fn project_approvals(&self, root: &Path) -> Result<Vec<Rule>, StoreError> {
+        let path = self.project_file(root);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(file_error(&path, e)),
+        };
+        let kept: ProjectApprovals =
+            serde_json::from_str(&text).map_err(|e| file_error(&path, e))?;
+        if kept.cwd != root {
+            return Err(file_error(
+                &path,
+                format!("it is {}'s, not {}'s", kept.cwd.display(), root.display()),
+            ));
+        }
+        approvals_from_json("approvals", &Value::Array(kept.approvals), Mode::Plan)
+            .map_err(|e| file_error(&path, e))
+    }
+
+    /// Keeps `rules` (approvals) for `root`, after those kept before; written whole, then renamed
+    /// into place.
+    pub fn remember(&self, root: &Path, rules: &[Rule]) -> Result<(), StoreError> {
+        let path = self.project_file(root);
+        let mut all: Vec<Value> = self
+            .project_approvals(root)?
+            .iter()
+            .map(ToJson::to_json)
+            .collect();
+        for rule in rules {
+            let value = rule.to_json();
+            if !all.contains(&value) {
+                all.push(value);
+            }
+        }
+        if let Some(folder) = path.parent() {
+            std::fs::create_dir_all(folder).map_err(|e| file_error(folder, e))?;
+        }
+        let kept = ProjectApprovals {
+            cwd: root.to_path_buf(),
+            approvals: all,
+        };
+        let text = serde_json::to_string_pretty(&kept).map_err(|e| file_error(&path, e))?;
+        let partial = path.with_extension("json.partial");
+        std::fs::write(&partial, text).map_err(|e| file_error(&partial, e))?;
+        std::fs::rename(&partial, &path).map_err(|e| file_error(&path, e))
     }
 
     /// A session's folder; none for an id that is not one (a name of digits, letters and `-`).
@@ -597,6 +687,36 @@ mod tests {
         assert!(listing.sessions.is_empty());
         let e = listing.unreadable[0].to_string();
         assert!(e.contains("7-7-0/session.json"), "{e}");
+    }
+
+    #[test]
+    fn approvals_always_in_a_project_are_kept_for_it_alone() {
+        let store = store("project");
+        let rule = |pattern: &str| {
+            Rule::new(
+                "bash",
+                pattern,
+                lembas_rules::permission::Action::Allow,
+                lembas_rules::permission::RuleSource::Approval,
+            )
+            .given_in(Mode::Manual)
+        };
+        let here = Path::new("/p/web");
+        assert!(store.project_approvals(here).unwrap().is_empty());
+        store.remember(here, &[rule("cargo test *")]).unwrap();
+        store
+            .remember(here, &[rule("cargo test *"), rule("make *")])
+            .unwrap();
+        let kept = store.project_approvals(here).unwrap();
+        let patterns: Vec<&str> = kept.iter().map(|r| r.pattern.as_str()).collect();
+        assert_eq!(patterns, ["cargo test *", "make *"]);
+        assert_eq!(kept[0].given_in, Some(Mode::Manual));
+        assert!(store
+            .project_approvals(Path::new("/srv/web"))
+            .unwrap()
+            .is_empty());
+        assert_ne!(project_name(here), project_name(Path::new("/srv/web")));
+        assert!(project_name(here).starts_with("web-"));
     }
 
     #[test]

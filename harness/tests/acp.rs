@@ -1107,3 +1107,89 @@ async fn a_commands_output_reaches_its_card_as_it_comes() {
         .unwrap();
     assert!(live < ended, "{fields:?}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_approval_kept_in_the_project_holds_in_its_next_session() {
+    let server = serve(
+        vec![
+            rule(
+                "",
+                "Note one.",
+                Reply::Sse(vec![
+                    call("w1", "write", json!({"path": "one.txt", "content": "1\n"})),
+                    "[DONE]".into(),
+                ]),
+            ),
+            rule(
+                "",
+                "wrote one.txt",
+                Reply::Sse(vec![content("One."), "[DONE]".into()]),
+            ),
+            rule(
+                "",
+                "Note two.",
+                Reply::Sse(vec![
+                    call("w2", "write", json!({"path": "two.txt", "content": "2\n"})),
+                    "[DONE]".into(),
+                ]),
+            ),
+            rule(
+                "",
+                "wrote two.txt",
+                Reply::Sse(vec![content("Two."), "[DONE]".into()]),
+            ),
+        ],
+        0,
+    )
+    .await;
+    let dir = project("lembas-acp-project-approval");
+    let asked: Arc<Mutex<Vec<Vec<String>>>> = Arc::default();
+    // Each prompt in a process of its own.
+    for prompt in ["Note one.", "Note two."] {
+        let questions = Arc::clone(&asked);
+        let project = dir.clone();
+        Client
+            .v1()
+            .on_receive_request(
+                async move |request: acp::RequestPermissionRequest, responder, _agent| {
+                    let ids: Vec<String> = request
+                        .options
+                        .iter()
+                        .map(|o| o.option_id.to_string())
+                        .collect();
+                    questions.lock().unwrap().push(ids);
+                    responder.respond(acp::RequestPermissionResponse::new(
+                        acp::RequestPermissionOutcome::Selected(
+                            acp::SelectedPermissionOutcome::new("project"),
+                        ),
+                    ))
+                },
+                on_receive_request!(),
+            )
+            .connect_with(
+                lembas_acp_with(&server.url, "--mode manual"),
+                async |lembas: ConnectionTo<Agent>| {
+                    lembas
+                        .send_request(acp::InitializeRequest::new(ProtocolVersion::V1))
+                        .block_task()
+                        .await?;
+                    let session = lembas
+                        .send_request(acp::NewSessionRequest::new(project.clone()))
+                        .block_task()
+                        .await?;
+                    lembas
+                        .send_request(acp::PromptRequest::new(session.session_id, text(prompt)))
+                        .block_task()
+                        .await?;
+                    Ok(())
+                },
+            )
+            .await
+            .unwrap();
+    }
+    // Asked once, in the first process, with the project's option; the second session of the
+    // project, in a new process, wrote without asking.
+    let asked = asked.lock().unwrap().clone();
+    assert_eq!(asked, [vec!["once", "session", "project", "deny"]]);
+    assert_eq!(std::fs::read_to_string(dir.join("two.txt")).unwrap(), "2\n");
+}

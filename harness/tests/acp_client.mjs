@@ -110,7 +110,7 @@ try {
     await prompt("Write it.");
     await prompt("Again.");
     check(asked.length === 1, `asked once, then remembered (${asked.length} questions)`);
-    check(JSON.stringify(asked[0]?.options.map((o) => [o.optionId, o.kind])) === JSON.stringify([["once", "allow_once"], ["session", "allow_always"], ["deny", "reject_once"]]), `the options acp.md names: ${JSON.stringify(asked[0]?.options)}`);
+    check(JSON.stringify(asked[0]?.options.map((o) => [o.optionId, o.kind])) === JSON.stringify([["once", "allow_once"], ["session", "allow_always"], ["project", "allow_always"], ["deny", "reject_once"]]), `the options acp.md names: ${JSON.stringify(asked[0]?.options)}`);
     check(readFileSync(path.join(project, "notes.txt"), "utf8") === "one\n" && readFileSync(path.join(project, "more.txt"), "utf8") === "two\n", "both writes ran");
     const calls = updates.filter((u) => u.sessionUpdate === "tool_call");
     const done = updates.filter((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");

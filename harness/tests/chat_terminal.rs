@@ -362,7 +362,10 @@ async fn a_question_shows_the_change_ctrl_c_cancels_it_and_a_plan_is_approved() 
         // The question names the main agent in words, and shows the change to review.
         let at = term.shows("the main agent wants to: Write notes.txt", at);
         let at = term.shows("+ x", at);
-        let at = term.shows("allow? [y]es once, [a]lways, [n]o: ", at);
+        let at = term.shows(
+            "allow? [y]es once, [a]lways this session, [p] always in this project, [n]o: ",
+            at,
+        );
         std::thread::sleep(Duration::from_millis(200));
         term.typed("\u{3}");
         let at = term.shows("The question is cancelled: the call is refused.", at);

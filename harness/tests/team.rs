@@ -95,6 +95,7 @@ async fn session_with(
             file: ".lembas/plans/team.md".into(),
         },
         keeping: lembas_harness::crew::Keeping::default(),
+        remember: None,
     };
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let crew = Crew::new(setup, &options, tx);

@@ -9,6 +9,8 @@ use super::*;
 pub(super) const ALLOW_ONCE: &str = "once";
 pub(super) const ALLOW_ALWAYS: &str = "session";
 pub(super) const REJECT: &str = "deny";
+/// Allow always, kept for the project's later sessions too (where sessions are kept).
+pub(super) const ALLOW_IN_PROJECT: &str = "project";
 
 /// The client's files (`fs/read_text_file`, `fs/write_text_file`), for the file tools of one
 /// session: what it offers, asked and waited for off the runtime's workers.
@@ -55,6 +57,8 @@ pub(super) struct ClientAsker {
     pub(super) lembas: bool,
     /// The calls whose card the client has.
     pub(super) calls: Arc<CallsSent>,
+    /// Approvals can be kept for the project (its sessions are kept).
+    pub(super) project: bool,
 }
 
 impl ClientAsker {
@@ -137,7 +141,7 @@ impl Asker for ClientAsker {
                 ),
             ]
         } else {
-            vec![
+            let mut options = vec![
                 acp::PermissionOption::new(
                     ALLOW_ONCE,
                     "Allow once",
@@ -148,8 +152,20 @@ impl Asker for ClientAsker {
                     "Allow always, for this session",
                     acp::PermissionOptionKind::AllowAlways,
                 ),
-                acp::PermissionOption::new(REJECT, "Reject", acp::PermissionOptionKind::RejectOnce),
-            ]
+            ];
+            if self.project {
+                options.push(acp::PermissionOption::new(
+                    ALLOW_IN_PROJECT,
+                    "Allow always, in this project",
+                    acp::PermissionOptionKind::AllowAlways,
+                ));
+            }
+            options.push(acp::PermissionOption::new(
+                REJECT,
+                "Reject",
+                acp::PermissionOptionKind::RejectOnce,
+            ));
+            options
         };
         let request = acp::RequestPermissionRequest::new(self.session.clone(), update, options)
             .meta(self.subagent_meta(&question.agent.name));
@@ -164,6 +180,9 @@ impl Asker for ClientAsker {
                 match chosen.option_id.to_string().as_str() {
                     ALLOW_ONCE => Approval::Once,
                     ALLOW_ALWAYS if question.plan.is_none() => Approval::Always,
+                    ALLOW_IN_PROJECT if question.plan.is_none() && self.project => {
+                        Approval::AlwaysInProject
+                    }
                     _ => Approval::Deny,
                 }
             }

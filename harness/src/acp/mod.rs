@@ -134,6 +134,7 @@ impl Sessions {
             crew: OnceLock::new(),
             lembas,
             calls: Arc::clone(&calls),
+            project: self.store.is_some(),
         });
         let (reads, writes) = (
             self.reads_files.load(Ordering::SeqCst),
