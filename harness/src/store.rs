@@ -563,11 +563,12 @@ mod tests {
     use super::*;
     use crate::provider::chat::{AssistantCall, FunctionCall};
 
+    /// A store of this test run: a state folder of its own, its sessions in it.
     fn store(name: &str) -> Store {
-        let folder =
+        let state =
             std::env::temp_dir().join(format!("lembas-store-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&folder);
-        Store::at(folder).unwrap()
+        let _ = std::fs::remove_dir_all(&state);
+        Store::at(state.join("sessions")).unwrap()
     }
 
     fn info(id: &str, cwd: &str) -> SessionInfo {

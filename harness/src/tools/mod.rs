@@ -36,6 +36,8 @@ pub enum ToolError {
     Missing(&'static str),
     #[error("there is no tool \"{0}\"")]
     NoTool(String),
+    #[error("{tool}: {reason} — give its arguments as its description says")]
+    Arguments { tool: String, reason: String },
 }
 
 /// An editor's own files (ACP's `fs/read_text_file` and `fs/write_text_file`): what a client
@@ -505,15 +507,11 @@ impl Workspace {
     }
 }
 
-/// What a command did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Ran {
-    /// Its output (stdout then stderr), bounded.
-    pub output: String,
-    /// Its exit code; none when it was stopped by a signal or by the timeout.
-    pub code: Option<i32>,
-    pub timed_out: bool,
-}
+mod args;
+mod process;
+
+pub use args::*;
+pub use process::*;
 
 /// `abs` with its deepest existing ancestor resolved through symbolic links, the rest appended.
 fn real(abs: &Path) -> PathBuf {
@@ -535,211 +533,45 @@ fn real(abs: &Path) -> PathBuf {
     }
 }
 
-/// Output of one stream kept within bounds whatever is printed: its first and last
-/// [`OUTPUT_MAX`]/2 bytes, the bytes between counted.
-#[derive(Debug, Default)]
-struct Kept {
-    head: Vec<u8>,
-    tail: std::collections::VecDeque<u8>,
-    total: usize,
-}
-
-impl Kept {
-    const HALF: usize = OUTPUT_MAX / 2;
-
-    fn push(&mut self, mut bytes: &[u8]) {
-        self.total += bytes.len();
-        let room = Self::HALF.saturating_sub(self.head.len());
-        if room > 0 {
-            let (first, rest) = bytes.split_at(room.min(bytes.len()));
-            self.head.extend_from_slice(first);
-            bytes = rest;
-        }
-        self.tail.extend(bytes);
-        while self.tail.len() > Self::HALF {
-            self.tail.pop_front();
-        }
+impl Workspace {
+    /// Runs a file tool (every tool of [`crate::engine::TOOLS`] but `bash`): its answer.
+    pub fn run(&self, tool: &str, a: &Args) -> String {
+        self.attempt(tool, a).unwrap_or_else(|e| e)
     }
 
-    fn text(&self) -> String {
-        let head = String::from_utf8_lossy(&self.head);
-        let tail: Vec<u8> = self.tail.iter().copied().collect();
-        let tail = String::from_utf8_lossy(&tail);
-        let left_out = self.total - self.head.len() - self.tail.len();
-        if left_out == 0 {
-            format!("{head}{tail}")
-        } else {
-            format!("{head}\n… {left_out} more bytes not shown …\n{tail}")
-        }
-    }
-}
-
-/// Reads a stream into shared [`Kept`] output until it ends.
-async fn keep<R: tokio::io::AsyncRead + Unpin>(
-    mut from: R,
-    into: Arc<Mutex<Kept>>,
-    live: Option<tokio::sync::mpsc::UnboundedSender<String>>,
-) {
-    use tokio::io::AsyncReadExt;
-    let mut buf = vec![0u8; 8192];
-    while let Ok(n) = from.read(&mut buf).await {
-        if n == 0 {
-            return;
-        }
-        if let Some(chunk) = buf.get(..n) {
-            let total = {
-                let mut kept = into.lock().unwrap_or_else(PoisonError::into_inner);
-                kept.push(chunk);
-                kept.total
+    /// Runs a file tool: its answer, or what kept it from doing what it was asked.
+    pub fn attempt(&self, tool: &str, a: &Args) -> Result<String, String> {
+        let done = || {
+            let Some(file_tool) = FileTool::parse(tool) else {
+                return Err(ToolError::NoTool(tool.to_string()));
             };
-            if let Some(live) = live.as_ref().filter(|_| total <= OUTPUT_MAX) {
-                let _ = live.send(String::from_utf8_lossy(chunk).into_owned());
+            let name = file_tool.name();
+            match file_tool {
+                FileTool::Read => {
+                    let r: ReadArgs = a.read_as(name)?;
+                    self.read(&r.path, r.offset, r.limit)
+                }
+                FileTool::Write => {
+                    let w: WriteArgs = a.read_as(name)?;
+                    self.write(&w.path, &w.content)
+                }
+                FileTool::Edit => {
+                    let e: EditArgs = a.read_as(name)?;
+                    self.edit(&e.path, &e.old, &e.new)
+                }
+                FileTool::List => self.list(a.read_as::<ListArgs>(name)?.path.as_deref()),
+                FileTool::Glob => {
+                    let g: GlobArgs = a.read_as(name)?;
+                    self.glob(&g.pattern, g.path.as_deref())
+                }
+                FileTool::Grep => {
+                    let g: GrepArgs = a.read_as(name)?;
+                    self.grep(&g.pattern, g.path.as_deref(), g.glob.as_deref())
+                }
             }
-        }
+        };
+        done().map_err(|e| e.to_string())
     }
-}
-
-/// A command's process group, killed whole unless the command ended by itself: on its
-/// timeout, and when the call is dropped (the person or the tree stopped it).
-struct Group(Option<nix::unistd::Pid>);
-
-impl Group {
-    fn kill(&mut self) {
-        if let Some(pid) = self.0.take() {
-            let _ = nix::sys::signal::killpg(pid, nix::sys::signal::Signal::SIGKILL);
-        }
-    }
-}
-
-impl Drop for Group {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-/// How long output left in the pipes is read after bash itself ended (a background child may
-/// hold them open).
-const AFTER_END: Duration = Duration::from_millis(200);
-
-/// `bash`: the line run by bash in the project root, in a process group of its own; after
-/// `timeout` the whole group is killed. Its output is kept bounded in memory ([`Kept`]); a
-/// background child (`cmd &`) does not hold the call past bash's own end.
-pub async fn bash(root: &Path, line: &str, timeout: Duration) -> Result<Ran, ToolError> {
-    bash_without(root, line, timeout, &[], &CommandPlace::default()).await
-}
-
-/// Where a command runs beyond its folder: its `TMPDIR`, and the sandbox's confinement.
-#[derive(Debug, Clone, Default)]
-pub struct CommandPlace {
-    /// The session's temporary folder, the command's `TMPDIR`.
-    pub temp: Option<PathBuf>,
-    /// The sandbox's confinement; none runs it under the rules alone.
-    pub confinement: Option<Confinement>,
-    /// Variables of lembas's environment the command does not get: those naming a daemon's
-    /// socket, and those whose names say they hold a secret (permission/sandbox.json).
-    pub removed_env: Vec<String>,
-    /// Where its output goes as it comes (a client shows it live), the first
-    /// [`OUTPUT_MAX`] bytes of it.
-    pub live: Option<tokio::sync::mpsc::UnboundedSender<String>>,
-}
-
-/// [`bash`], without the environment variables named in `hidden`, in `place` (confined when it
-/// says so; what the sandbox refused said after the output).
-pub async fn bash_without(
-    root: &Path,
-    line: &str,
-    timeout: Duration,
-    hidden: &[String],
-    place: &CommandPlace,
-) -> Result<Ran, ToolError> {
-    let mut command = tokio::process::Command::new("bash");
-    // What the rules' read-only grammars assume every command runs with (programs.json).
-    for (name, value) in lembas_rules::spec::spec().programs.environment.iter() {
-        command.env(name, value.as_ref());
-    }
-    for name in hidden.iter().chain(&place.removed_env) {
-        command.env_remove(name);
-    }
-    if let Some(temp) = &place.temp {
-        command.env("TMPDIR", temp);
-    }
-    command
-        .arg("-c")
-        .arg(line)
-        .current_dir(root)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    let mut child = match &place.confinement {
-        Some(confinement) => crate::sandbox::spawn(command, confinement.clone())
-            .await
-            .map_err(|e| ToolError::Spawn(e.to_string()))?,
-        None => command
-            .spawn()
-            .map_err(|e| ToolError::Spawn(e.to_string()))?,
-    };
-    let mut group = Group(
-        child
-            .id()
-            .and_then(|id| i32::try_from(id).ok())
-            .map(nix::unistd::Pid::from_raw),
-    );
-    let out = Arc::new(Mutex::new(Kept::default()));
-    let err = Arc::new(Mutex::new(Kept::default()));
-    let mut readers = tokio::task::JoinSet::new();
-    if let Some(s) = child.stdout.take() {
-        readers.spawn(keep(s, Arc::clone(&out), place.live.clone()));
-    }
-    if let Some(s) = child.stderr.take() {
-        readers.spawn(keep(s, Arc::clone(&err), place.live.clone()));
-    }
-    let (code, timed_out) = match tokio::time::timeout(timeout, child.wait()).await {
-        Ok(Ok(status)) => {
-            // Ended by itself: its background children may go on.
-            group.0 = None;
-            (status.code(), false)
-        }
-        Ok(Err(e)) => return Err(ToolError::Spawn(e.to_string())),
-        Err(_) => {
-            group.kill();
-            let _ = child.wait().await;
-            (None, true)
-        }
-    };
-    let _ = tokio::time::timeout(AFTER_END, async {
-        while readers.join_next().await.is_some() {}
-    })
-    .await;
-    readers.abort_all();
-    let mut text = out.lock().unwrap_or_else(PoisonError::into_inner).text();
-    let err = err.lock().unwrap_or_else(PoisonError::into_inner).text();
-    if !err.is_empty() {
-        if !text.is_empty() && !text.ends_with('\n') {
-            text.push('\n');
-        }
-        text.push_str(&err);
-    }
-    if timed_out {
-        if !text.is_empty() && !text.ends_with('\n') {
-            text.push('\n');
-        }
-        text.push_str(&format!("stopped after {}s", timeout.as_secs()));
-    }
-    // Said whatever the exit code: `awk 'BEGIN{system(…)}'` ends well when its command did not.
-    let refused = place.confinement.as_ref().and_then(|c| c.stopped(&text));
-    if let Some(refused) = refused {
-        if !text.is_empty() && !text.ends_with('\n') {
-            text.push('\n');
-        }
-        text.push_str(&refused);
-    }
-    Ok(Ran {
-        output: bounded(&text, OUTPUT_MAX + 100),
-        code,
-        timed_out,
-    })
 }
 
 #[cfg(test)]
@@ -1022,13 +854,14 @@ mod tests {
         let args = Args::parse(r#"{"path": "a.txt"}"#).unwrap();
         assert_eq!(
             w.run("write", &args),
-            "`content` is missing (or not a string): give it"
+            "write: missing field `content` — give its arguments as its description says"
         );
         assert!(!w.root.join("a.txt").exists(), "nothing was written");
         let args = Args::parse(r#"{"path": 5}"#).unwrap();
         assert_eq!(
             w.run("read", &args),
-            "`path` is missing (or not a string): give it"
+            "read: invalid type: integer `5`, expected a string — give its arguments as its \
+             description says"
         );
     }
 
@@ -1042,7 +875,10 @@ mod tests {
             None,
         )
         .await;
-        assert_eq!(out, "`command` is missing (or not a string): give it");
+        assert_eq!(
+            out,
+            "bash: missing field `command` — give its arguments as its description says"
+        );
     }
 
     #[tokio::test]
@@ -1133,118 +969,4 @@ mod tests {
         let grown = peak_kb().saturating_sub(before);
         assert!(grown < 64 * 1024, "peak memory grew by {grown} KB");
     }
-}
-
-/// A tool call's arguments as the tools read them: a missing or mistyped field reads as empty
-/// (the tool then says what is wrong with the empty value).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Args(pub Value);
-
-impl Args {
-    /// The arguments' JSON text as a model sent it (empty: none).
-    pub fn parse(text: &str) -> Result<Args, String> {
-        let text = if text.trim().is_empty() { "{}" } else { text };
-        serde_json::from_str(text)
-            .map(Args)
-            .map_err(|e| format!("the arguments are not JSON: {e}"))
-    }
-
-    /// A string argument the tool cannot do without.
-    pub fn required(&self, key: &'static str) -> Result<&str, ToolError> {
-        self.opt(key).ok_or(ToolError::Missing(key))
-    }
-
-    pub fn opt(&self, key: &str) -> Option<&str> {
-        self.0.get(key).and_then(Value::as_str)
-    }
-
-    pub fn count(&self, key: &str) -> Option<usize> {
-        self.0
-            .get(key)
-            .and_then(Value::as_u64)
-            .and_then(|n| usize::try_from(n).ok())
-    }
-
-    /// What the permission rules judge: the command line of `bash`, else the path it touches
-    /// (the root when none is given).
-    pub fn target(&self, tool: &str) -> Target {
-        match tool {
-            "bash" => Target::Line(self.opt("command").unwrap_or("").to_string()),
-            _ => Target::Path(self.opt("path").unwrap_or(".").to_string()),
-        }
-    }
-}
-
-/// Whether a tool only reads (its risk class in the spec data is `read`), so calls of it may run
-/// at once.
-pub fn reads_only(tool: &str) -> bool {
-    spec()
-        .tool(tool)
-        .is_some_and(|t| t.risk == RiskClass::Read && !t.name.starts_with("team_"))
-}
-
-impl Workspace {
-    /// Runs a file tool (every tool of [`crate::engine::TOOLS`] but `bash`): its answer.
-    pub fn run(&self, tool: &str, a: &Args) -> String {
-        self.attempt(tool, a).unwrap_or_else(|e| e)
-    }
-
-    /// Runs a file tool: its answer, or what kept it from doing what it was asked.
-    pub fn attempt(&self, tool: &str, a: &Args) -> Result<String, String> {
-        let done = || match tool {
-            "read" => self.read(a.required("path")?, a.count("offset"), a.count("limit")),
-            "write" => self.write(a.required("path")?, a.required("content")?),
-            "edit" => self.edit(a.required("path")?, a.required("old")?, a.required("new")?),
-            "list" => self.list(a.opt("path")),
-            "glob" => self.glob(a.required("pattern")?, a.opt("path")),
-            "grep" => self.grep(a.required("pattern")?, a.opt("path"), a.opt("glob")),
-            other => Err(ToolError::NoTool(other.to_string())),
-        };
-        done().map_err(|e| e.to_string())
-    }
-}
-
-/// Runs `bash` with the call's timeout (seconds, 1 to 600, default 120): its answer, the exit
-/// code said when not 0; its output sent to `live` as it comes.
-pub async fn run_bash(
-    w: &Workspace,
-    a: &Args,
-    policy: Policy,
-    live: Option<tokio::sync::mpsc::UnboundedSender<String>>,
-) -> String {
-    let secs =
-        a.0.get("timeout")
-            .and_then(Value::as_u64)
-            .unwrap_or(120)
-            .clamp(1, 600);
-    let command = match a.required("command") {
-        Ok(c) => c,
-        Err(e) => return e.to_string(),
-    };
-    let mut place = w.command_place(policy);
-    place.live = live;
-    // git's hooks and running settings, put back after the command ([`crate::guard`]).
-    let guard = crate::guard::GitGuard::before(&w.root);
-    let ran = bash_without(
-        &w.root,
-        command,
-        Duration::from_secs(secs),
-        &w.hidden_env,
-        &place,
-    )
-    .await;
-    let mut said = match ran {
-        Ok(ran) => match ran.code {
-            Some(0) | None => ran.output,
-            Some(c) => format!("{}\n(exit {c})", ran.output),
-        },
-        Err(e) => e.to_string(),
-    };
-    for restored in guard.after() {
-        if !said.is_empty() && !said.ends_with('\n') {
-            said.push('\n');
-        }
-        said.push_str(&restored);
-    }
-    said
 }
