@@ -538,6 +538,21 @@ impl Crew {
         }
     }
 
+    /// The person picks another model for the main agent, from its next step on: the session's
+    /// model (a subagent named no model runs on it).
+    pub fn set_model(&self, model: &str) {
+        let mut inner = self.lock();
+        let _ = inner.apply(Operation::Model {
+            model: model.to_string(),
+        });
+        inner.dirty = true;
+    }
+
+    /// The models the session's server serves, when it says.
+    pub async fn served_models(&self) -> Option<Vec<String>> {
+        self.setup.provider.models().await
+    }
+
     /// A resumed session's mode before plan mode, as it was kept.
     pub fn set_before_plan(&self, mode: Option<Mode>) {
         self.lock().before_plan = mode;
@@ -902,6 +917,10 @@ impl Crew {
 }
 
 impl Tree for Crew {
+    fn model_of(&self, name: &str) -> Option<String> {
+        self.lock().team.find(name).map(|a| a.model().to_string())
+    }
+
     fn leave_plan(&self) -> Result<Mode, String> {
         Crew::leave_plan(self)
     }

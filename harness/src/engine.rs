@@ -88,6 +88,9 @@ pub trait Tree: Send + Sync {
     fn context(&self, name: &str, used: u64, window: u64) -> Option<u32>;
     /// Whether `name` has ended (team_finish, or a stop while it worked).
     fn has_ended(&self, name: &str) -> bool;
+    /// The served id of the model `name` runs on now (the main agent's may change between turns);
+    /// none when it is not in the tree.
+    fn model_of(&self, name: &str) -> Option<String>;
     /// The person approved the plan: the session leaves plan mode for the mode it had before
     /// (edit when it started in plan); the mode now, or why it could not change.
     fn leave_plan(&self) -> Result<lembas_rules::permission::Mode, String>;
@@ -617,15 +620,21 @@ impl Engine {
             on,
         );
         let tools = self.tools();
+        // The model it runs on now, as the tree says (the person may pick another between turns).
+        let model_now = self
+            .tree
+            .as_ref()
+            .and_then(|t| t.model_of(&self.agent.name))
+            .unwrap_or_else(|| self.model.clone());
         let result = {
             let Engine {
                 provider,
                 paced,
-                model,
                 messages,
                 agent,
                 ..
             } = self;
+            let model = &model_now;
             let conversation = messages.read().await;
             let request = ChatRequest {
                 model,

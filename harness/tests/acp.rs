@@ -1193,3 +1193,81 @@ async fn an_approval_kept_in_the_project_holds_in_its_next_session() {
     assert_eq!(asked, [vec!["once", "session", "project", "deny"]]);
     assert_eq!(std::fs::read_to_string(dir.join("two.txt")).unwrap(), "2\n");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_model_picker_lists_the_servers_models_and_the_next_turn_runs_on_the_one_picked() {
+    let server = serve(
+        vec![rule(
+            "",
+            "Which model?",
+            Reply::Sse(vec![content("This one."), "[DONE]".into()]),
+        )],
+        0,
+    )
+    .await;
+    let dir = project("lembas-acp-model-picker");
+    let project = dir.clone();
+    let (offered, picked, refused) = Client
+        .v1()
+        .connect_with(
+            lembas_acp(&server.url),
+            async |lembas: ConnectionTo<Agent>| {
+                lembas
+                    .send_request(acp::InitializeRequest::new(ProtocolVersion::V1))
+                    .block_task()
+                    .await?;
+                let session = lembas
+                    .send_request(acp::NewSessionRequest::new(project.clone()))
+                    .block_task()
+                    .await?;
+                let id = session.session_id.clone();
+                let offered = serde_json::to_value(&session.config_options).unwrap();
+                let picked = lembas
+                    .send_request(acp::SetSessionConfigOptionRequest::new(
+                        id.clone(),
+                        "model",
+                        acp::SessionConfigOptionValue::value_id("m-large"),
+                    ))
+                    .block_task()
+                    .await?;
+                let refused = lembas
+                    .send_request(acp::SetSessionConfigOptionRequest::new(
+                        id.clone(),
+                        "model",
+                        acp::SessionConfigOptionValue::value_id("not-served"),
+                    ))
+                    .block_task()
+                    .await
+                    .unwrap_err();
+                lembas
+                    .send_request(acp::PromptRequest::new(id, text("Which model?")))
+                    .block_task()
+                    .await?;
+                Ok((offered, serde_json::to_value(&picked).unwrap(), refused))
+            },
+        )
+        .await
+        .unwrap();
+    let option = &offered[0];
+    assert_eq!(option["id"], "model", "{offered}");
+    assert_eq!(option["category"], "model", "{offered}");
+    assert_eq!(option["currentValue"], "m", "{offered}");
+    let choices: Vec<&str> = option["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["value"].as_str().unwrap())
+        .collect();
+    assert_eq!(choices, ["m", "m-large"]);
+    assert_eq!(
+        picked["configOptions"][0]["currentValue"], "m-large",
+        "{picked}"
+    );
+    assert_eq!(i32::from(refused.code), -32602);
+    let bodies = server.bodies("");
+    let asked = bodies
+        .iter()
+        .find(|b| last(b).contains("Which model?"))
+        .unwrap();
+    assert_eq!(asked["model"], "m-large");
+}

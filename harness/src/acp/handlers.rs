@@ -75,7 +75,16 @@ pub(super) async fn new_session(
     };
     match sessions.create(request.cwd, setting, client.clone(), None) {
         Ok((id, mode)) => {
-            responder.respond(acp::NewSessionResponse::new(id.clone()).modes(modes(mode)))?;
+            // The model picker, where the server says which models it serves.
+            let options = match sessions.get(&id) {
+                Some(session) => session.config_options().await,
+                None => None,
+            };
+            responder.respond(
+                acp::NewSessionResponse::new(id.clone())
+                    .modes(modes(mode))
+                    .config_options(options),
+            )?;
             // The chat's commands, for the editor's `/` menu.
             client.send_notification(acp::SessionNotification::new(
                 id,
@@ -126,11 +135,19 @@ pub(super) async fn load_session(
                     acp::SessionUpdate::Plan(plan_update(&plan)),
                 ))?;
             }
+            let options = match sessions.get(&id) {
+                Some(session) => session.config_options().await,
+                None => None,
+            };
             client.send_notification(acp::SessionNotification::new(
                 id,
                 acp::SessionUpdate::AvailableCommandsUpdate(commands()),
             ))?;
-            responder.respond(acp::LoadSessionResponse::new().modes(modes(mode)))
+            responder.respond(
+                acp::LoadSessionResponse::new()
+                    .modes(modes(mode))
+                    .config_options(options),
+            )
         }
         Err(e) => responder.respond_with_internal_error(format!("{e:#}")),
     }
@@ -392,4 +409,35 @@ pub(super) async fn configure(
         }
         Ok(json!({"model": s.crew.model(), "effort": null}))
     }))
+}
+
+/// `session/set_config_option`: the model the main agent runs on, one the server serves.
+pub(super) async fn set_config_option(
+    sessions: Arc<Sessions>,
+    request: acp::SetSessionConfigOptionRequest,
+    responder: Responder<acp::SetSessionConfigOptionResponse>,
+    _client: ConnectionTo<Client>,
+) -> std::result::Result<(), Error> {
+    let Some(session) = sessions.get(&request.session_id) else {
+        return responder.respond_with_error(invalid("sessionId", "no such session"));
+    };
+    if request.config_id.to_string() != MODEL_OPTION {
+        return responder.respond_with_error(invalid("configId", "not an option of this session"));
+    }
+    let Some(model) = request.value.as_value_id().map(|v| v.to_string()) else {
+        return responder.respond_with_error(invalid("value", "a model's id"));
+    };
+    let served = session
+        .models
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone()
+        .unwrap_or_default();
+    if !served.contains(&model) {
+        return responder.respond_with_error(invalid("value", "not a model the server serves"));
+    }
+    session.crew.set_model(&model);
+    responder.respond(acp::SetSessionConfigOptionResponse::new(model_options(
+        &model, &served,
+    )))
 }

@@ -64,9 +64,19 @@ struct LinkSession {
     crew: Arc<Crew>,
     /// The session's events its update task has sent on to the client.
     forwarded: Arc<std::sync::atomic::AtomicU64>,
+    /// The models the server serves, for the model picker (none: it did not say).
+    models: Mutex<Option<Vec<String>>>,
 }
 
 impl LinkSession {
+    /// The session's options for the client's pickers: the model, where the server says which
+    /// it serves.
+    async fn config_options(&self) -> Option<Vec<acp::SessionConfigOption>> {
+        let models = self.crew.served_models().await;
+        *self.models.lock().unwrap_or_else(PoisonError::into_inner) = models.clone();
+        models.map(|m| model_options(&self.crew.model(), &m))
+    }
+
     /// Waits (two seconds at most) until every event of the turn has gone to the client: a
     /// prompt's answer comes after its updates.
     async fn caught_up(&self) {
@@ -175,7 +185,14 @@ impl Sessions {
         self.open
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(id.to_string(), Arc::new(LinkSession { crew, forwarded }));
+            .insert(
+                id.to_string(),
+                Arc::new(LinkSession {
+                    crew,
+                    forwarded,
+                    models: Mutex::new(None),
+                }),
+            );
         Ok((id, mode))
     }
 }
@@ -238,7 +255,7 @@ pub async fn serve(o: SessionOptions) -> Result<i32> {
     let each = || Arc::clone(&sessions);
     let (for_init, for_new, for_prompt, for_cancel, for_mode) =
         (each(), each(), each(), each(), each());
-    let (for_load, for_list) = (each(), each());
+    let (for_load, for_list, for_config) = (each(), each(), each());
     let (for_status, for_team, for_transcript, for_findings, for_stop, for_configure) =
         (each(), each(), each(), each(), each(), each());
     let served = Agent
@@ -282,6 +299,13 @@ pub async fn serve(o: SessionOptions) -> Result<i32> {
                 Ok(())
             },
             on_receive_notification!(),
+        )
+        .on_receive_request(
+            async move |request: acp::SetSessionConfigOptionRequest, responder, client| {
+                handlers::set_config_option(Arc::clone(&for_config), request, responder, client)
+                    .await
+            },
+            on_receive_request!(),
         )
         .on_receive_request(
             async move |request: acp::SetSessionModeRequest, responder, client| {

@@ -36,6 +36,30 @@ pub(super) fn modes(current: Mode) -> acp::SessionModeState {
     )
 }
 
+/// The model picker: the model the main agent runs on, of those the server serves.
+pub(super) fn model_options(current: &str, served: &[String]) -> Vec<acp::SessionConfigOption> {
+    let mut ids: Vec<String> = served.to_vec();
+    if !ids.iter().any(|m| m == current) {
+        ids.insert(0, current.to_string());
+    }
+    let choices: Vec<acp::SessionConfigSelectOption> = ids
+        .iter()
+        .map(|m| acp::SessionConfigSelectOption::new(m.clone(), m.clone()))
+        .collect();
+    vec![
+        acp::SessionConfigOption::select(MODEL_OPTION, "Model", current.to_string(), choices)
+            .category(acp::SessionConfigOptionCategory::Model)
+            .description(
+                "The model the main agent runs on from its next step; a subagent named no model \
+                 runs on it too."
+                    .to_string(),
+            ),
+    ]
+}
+
+/// The model picker's id.
+pub(super) const MODEL_OPTION: &str = "model";
+
 /// The chat's commands an editor offers in its `/` menu.
 pub(super) fn commands() -> acp::AvailableCommandsUpdate {
     acp::AvailableCommandsUpdate::new(

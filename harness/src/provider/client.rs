@@ -97,6 +97,43 @@ impl Provider {
         format!("{}/chat/completions", self.base)
     }
 
+    /// The models the server serves (`GET {base}/models`, OpenAI's shape `{ data: [{ id }] }`),
+    /// asked once with a short wait; none when it does not answer so (a picker is then not
+    /// offered). At most 1 MiB of answer and 500 models are read.
+    pub async fn models(&self) -> Option<Vec<String>> {
+        let mut req = self.client.get(format!("{}/models", self.base));
+        if let Some(key) = &self.api_key {
+            req = req.bearer_auth(key);
+        }
+        let answer = tokio::time::timeout(Duration::from_secs(5), async {
+            let mut resp = req.send().await.ok()?;
+            if !resp.status().is_success() {
+                return None;
+            }
+            let mut body = Vec::new();
+            while let Ok(Some(chunk)) = resp.chunk().await {
+                body.extend_from_slice(&chunk);
+                if body.len() > 1 << 20 {
+                    return None;
+                }
+            }
+            Some(body)
+        })
+        .await
+        .ok()??;
+        let value: serde_json::Value = serde_json::from_slice(&answer).ok()?;
+        let ids: Vec<String> = value
+            .get("data")?
+            .as_array()?
+            .iter()
+            .filter_map(|m| m.get("id")?.as_str())
+            .filter(|id| !id.trim().is_empty())
+            .take(500)
+            .map(str::to_string)
+            .collect();
+        (!ids.is_empty()).then_some(ids)
+    }
+
     /// Sends the request (streamed; with `return_progress` when asked) and reads the reply,
     /// telling `on` every event. The request is written from the caller's conversation as it
     /// is sent: nothing is copied.

@@ -132,6 +132,11 @@ pub async fn serve(rules: Vec<Rule>, port: u16) -> Server {
 
 /// One HTTP request's body, read by its length (None: the connection closed first).
 pub async fn read_body(sock: &mut TcpStream) -> Option<Vec<u8>> {
+    read_message(sock).await.map(|(_, body)| body)
+}
+
+/// One HTTP request: its head (lower case) and its body, read by its length.
+pub async fn read_message(sock: &mut TcpStream) -> Option<(String, Vec<u8>)> {
     let mut buf = Vec::new();
     let mut tmp = [0u8; 8192];
     let head_end = loop {
@@ -157,15 +162,21 @@ pub async fn read_body(sock: &mut TcpStream) -> Option<Vec<u8>> {
         }
         buf.extend_from_slice(&tmp[..n]);
     }
-    Some(buf[head_end..head_end + len].to_vec())
+    Some((head, buf[head_end..head_end + len].to_vec()))
 }
 
-async fn read_request(sock: &mut TcpStream) -> Option<Value> {
-    serde_json::from_slice(&read_body(sock).await?).ok()
-}
+/// The models the server says it serves (`GET …/models`).
+pub const MODELS: &str = r#"{"object": "list", "data": [{"id": "m"}, {"id": "m-large"}]}"#;
 
 async fn answer(mut sock: TcpStream, seen: Arc<Mutex<Seen>>, rules: Arc<Mutex<Vec<(Rule, bool)>>>) {
-    let Some(body) = read_request(&mut sock).await else {
+    let Some((head, raw)) = read_message(&mut sock).await else {
+        return;
+    };
+    if head.starts_with("get ") && head.lines().next().is_some_and(|l| l.contains("/models")) {
+        send_status(&mut sock, 200, MODELS).await;
+        return;
+    }
+    let Ok(body) = serde_json::from_slice::<Value>(&raw) else {
         return;
     };
     let (sys, last) = (system(&body), last(&body));

@@ -335,6 +335,15 @@ impl Team {
         }
     }
 
+    /// The person picked another model for the main agent: the session's model from now on (a
+    /// subagent named no model runs on it); subagents at work keep theirs.
+    pub fn set_model(&mut self, model: &str) {
+        self.model = model.to_string();
+        if let Some(l) = self.agents.first_mut() {
+            l.model = model.to_string();
+        }
+    }
+
     /// The main agent's mode changed: stricter reaches down the tree, looser changes nobody (§7).
     pub fn set_main_mode(&mut self, mode: Mode) {
         if let Some(l) = self.agents.first_mut() {

@@ -54,6 +54,8 @@ pub enum OperationKind {
     Prompt,
     /// The person changes the Subagents setting between turns.
     Agents,
+    /// The person picks another model for the main agent between turns.
+    Model,
 }
 
 words!(OperationKind {
@@ -73,11 +75,12 @@ words!(OperationKind {
     Delivered => "delivered",
     Prompt => "prompt",
     Agents => "agents",
+    Model => "model",
 });
 
 impl OperationKind {
     /// Every kind, in the order the case format lists them.
-    pub const ALL: [OperationKind; 16] = [
+    pub const ALL: [OperationKind; 17] = [
         OperationKind::Call,
         OperationKind::Offered,
         OperationKind::Tree,
@@ -94,6 +97,7 @@ impl OperationKind {
         OperationKind::Delivered,
         OperationKind::Prompt,
         OperationKind::Agents,
+        OperationKind::Model,
     ];
 
     /// Its method on the npm package's `Team`.
@@ -115,6 +119,7 @@ impl OperationKind {
             OperationKind::Delivered => "delivered",
             OperationKind::Prompt => "prompt",
             OperationKind::Agents => "setAgents",
+            OperationKind::Model => "setModel",
         }
     }
 
@@ -140,6 +145,7 @@ impl OperationKind {
             OperationKind::Capacity => &["capacity"],
             OperationKind::Prompt => &["text", "now"],
             OperationKind::Agents => &["min", "max"],
+            OperationKind::Model => &["model"],
         }
     }
 
@@ -155,7 +161,8 @@ impl OperationKind {
             | OperationKind::Capacity
             | OperationKind::Delivered
             | OperationKind::Prompt
-            | OperationKind::Agents => true,
+            | OperationKind::Agents
+            | OperationKind::Model => true,
             OperationKind::Offered
             | OperationKind::Tree
             | OperationKind::Started
@@ -291,6 +298,12 @@ pub enum Operation {
         /// The most agents, the main agent included.
         max: u32,
     },
+    /// The person picks another model for the main agent between turns (an editor's model
+    /// picker): the session's model from then on — what a subagent runs on when none is named.
+    Model {
+        /// Its served id.
+        model: String,
+    },
 }
 
 /// An operation at a time: the team's clock moves to `now` first when there is one.
@@ -322,6 +335,7 @@ impl Operation {
             Operation::Delivered => OperationKind::Delivered,
             Operation::Prompt { .. } => OperationKind::Prompt,
             Operation::Agents { .. } => OperationKind::Agents,
+            Operation::Model { .. } => OperationKind::Model,
         }
     }
 
@@ -392,6 +406,18 @@ impl Operation {
                 }
                 Operation::Agents { min, max }
             }
+            OperationKind::Model => {
+                let model = o.str("model")?;
+                if model.trim().is_empty() {
+                    return Err(InputError::Invalid {
+                        path: o.at("model"),
+                        message: "a model's served id, not an empty text".into(),
+                    });
+                }
+                Operation::Model {
+                    model: model.to_string(),
+                }
+            }
         })
     }
 
@@ -434,6 +460,7 @@ impl Operation {
                 put("min", min.to_json());
                 put("max", max.to_json());
             }
+            Operation::Model { model } => put("model", model.to_json()),
             Operation::Tree | Operation::State | Operation::Delivered => {}
         }
     }
@@ -898,6 +925,10 @@ impl Team {
                 self.change_setting(*min, *max);
                 TeamAnswer::Nothing
             }
+            Operation::Model { model } => {
+                self.set_model(model);
+                TeamAnswer::Nothing
+            }
         })
     }
 }
@@ -975,6 +1006,43 @@ mod tests {
             assert_eq!(OperationKind::from_method(kind.method()), Some(kind));
             assert_eq!(OperationKind::parse(kind.as_str()), Some(kind));
         }
+    }
+
+    #[test]
+    fn a_model_picked_between_turns_is_the_sessions_for_the_next_subagent() {
+        let mut team = Team::new(&TeamOptions {
+            max: 4,
+            model: "small".into(),
+            ..TeamOptions::default()
+        });
+        team.apply(&step(json!({"op": "model", "model": "big"})))
+            .unwrap();
+        assert_eq!(
+            team.find(crate::team::lead())
+                .map(|a| a.model().to_string()),
+            Some("big".into())
+        );
+        team.apply(&step(json!({"op": "offered", "by": "lead"})))
+            .unwrap();
+        team.apply(&step(
+            json!({"op": "call", "by": "lead", "tool": "team_add",
+            "args": {"name": "api", "role": "the API", "task": "Write it.", "goal": "a service"}}),
+        ))
+        .unwrap();
+        assert_eq!(
+            team.find("api").map(|a| a.model().to_string()),
+            Some("big".into())
+        );
+        let empty = TeamStep::read(
+            &Obj::new("s", &json!({"op": "model", "model": " "})).unwrap(),
+            &[],
+        )
+        .unwrap_err();
+        assert!(empty.to_string().contains("not an empty text"), "{empty}");
+        assert_eq!(
+            step(json!({"op": "model", "model": "big"})).to_json(),
+            json!({"op": "model", "model": "big"})
+        );
     }
 
     #[test]
