@@ -103,10 +103,12 @@ impl Asker for Terminal {
                             .map(|l| format!("  {l}")),
                     );
                 }
-                if self.project {
-                    texts.answers_project.clone()
-                } else {
-                    texts.answers.clone()
+                match question.kept_in_project.as_ref().filter(|_| self.project) {
+                    Some(kept) => {
+                        said.push(fill(&texts.kept_in_project, &[("kept", kept)]));
+                        texts.answers_project.clone()
+                    }
+                    None => texts.answers.clone(),
                 }
             }
         };
@@ -121,7 +123,9 @@ impl Asker for Terminal {
         match (answer.trim(), question.plan.is_some()) {
             ("y" | "yes", _) => Approval::Once,
             ("a" | "always", false) => Approval::Always,
-            ("p" | "project", false) if self.project => Approval::AlwaysInProject,
+            ("p" | "project", false) if self.project && question.kept_in_project.is_some() => {
+                Approval::AlwaysInProject
+            }
             _ => Approval::Deny,
         }
     }

@@ -120,6 +120,8 @@ pub struct CallTexts {
     pub answers: String,
     /// The answers, where approvals can be kept for the project too.
     pub answers_project: String,
+    /// What `p` would keep.
+    pub kept_in_project: String,
     /// Said when the person cancels a question.
     pub cancelled: String,
 }
@@ -139,6 +141,7 @@ pub static TEXTS: LazyLock<CallTexts> = LazyLock::new(|| {
         question: "{{agent}}: {{title}}".into(),
         answers: "[y/a/n] ".into(),
         answers_project: "[y/a/p/n] ".into(),
+        kept_in_project: "{{kept}}".into(),
         cancelled: String::new(),
     })
 });

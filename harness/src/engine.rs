@@ -18,12 +18,13 @@ use crate::provider::client::{Provider, StreamEvent};
 use crate::tools::{reads_only, run_bash, Args, Workspace};
 use lembas_rules::delegation::{CallAnswer, Verdict};
 use lembas_rules::permission::approval::approve;
-use lembas_rules::permission::{evaluate, Context, Request, Target};
+use lembas_rules::permission::{evaluate, Context, Request, Rule, Target};
 use lembas_rules::progress::{
     advance, short_what, Paced, Pacer, PersonWait, Phase, Progress, StopReason,
 };
 use lembas_rules::spec::{spec, tool_file};
 use serde_json::{json, Value};
+use std::path::PathBuf;
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 use thiserror::Error;
@@ -56,6 +57,9 @@ pub struct Question<'a> {
     pub change: Option<&'a FileDiff>,
     /// The plan, for `plan_submit`: approved (once or always) or not.
     pub plan: Option<&'a Plan>,
+    /// What "always in this project" would keep, in words (the exact command or file); none
+    /// when it cannot be kept (nothing is offered then).
+    pub kept_in_project: Option<String>,
 }
 
 /// Who answers approvals: the terminal, a client, a script in tests, or nobody (unattended).
@@ -304,8 +308,33 @@ pub struct TurnEnd {
 enum Judged {
     /// Its answer is known: a team tool's (completed), a refusal or bad arguments (failed).
     Answer { output: String, status: CallStatus },
-    /// It runs.
-    Run(Args),
+    /// It runs; a file tool on the path the rules judged.
+    Run(Args, Option<Pinned>),
+}
+
+/// A file tool's path as the rules judged it: the call's `path`, and the real path judged.
+#[derive(Debug, Clone)]
+struct Pinned {
+    path: String,
+    judged: PathBuf,
+}
+
+/// A call allowed to run: its place among the step's calls, the call, its arguments, its path.
+struct Allowed {
+    at: usize,
+    call: CallShown,
+    args: Args,
+    pin: Option<Pinned>,
+}
+
+impl Allowed {
+    /// The workspace its tool runs in: the session's, its path pinned to what was judged.
+    fn workspace(&self, workspace: &Workspace) -> Workspace {
+        match &self.pin {
+            Some(pin) => workspace.pinned_to(&pin.path, pin.judged.clone()),
+            None => workspace.clone(),
+        }
+    }
 }
 
 impl Judged {
@@ -783,17 +812,27 @@ impl Engine {
                     }
                     continue;
                 }
-                Judged::Run(args) => args,
+                Judged::Run(args, pin) => (args, pin),
             };
             // The run of reading calls from here goes at once.
             let reads = reads_only(&call.tool);
-            let mut group = vec![(at, call, args)];
+            let mut group = vec![Allowed {
+                at,
+                call,
+                args: args.0,
+                pin: args.1,
+            }];
             if reads {
-                while let Some((next, (c, Judged::Run(a)))) = pending.peek() {
+                while let Some((next, (c, Judged::Run(a, pin)))) = pending.peek() {
                     if !reads_only(&c.tool) {
                         break;
                     }
-                    group.push((*next, c.clone(), a.clone()));
+                    group.push(Allowed {
+                        at: *next,
+                        call: c.clone(),
+                        args: a.clone(),
+                        pin: pin.clone(),
+                    });
                     pending.next();
                 }
             }
@@ -810,15 +849,18 @@ impl Engine {
     /// the file as it is (none: the call makes it) and as the call would leave it.
     fn change_of(&self, tool: &str, args: &Args) -> Option<FileDiff> {
         let abs = self.workspace.path(args.opt("path")?).ok()?;
-        let old = self.workspace.peek(&abs);
-        let shown_old = |old: Option<String>| {
-            old.map(|text| {
-                if self.workspace.shows(&abs) {
-                    text
-                } else {
-                    NOT_SHOWN.to_string()
-                }
-            })
+        // The file as it is, read only where the rules let it be read without asking: a
+        // question is no way to read a file.
+        let readable = self.workspace.read_allowed(&abs);
+        let old = if readable {
+            self.workspace.peek(&abs)
+        } else {
+            None
+        };
+        let shown_old = |old: Option<String>| match old {
+            Some(text) => Some(text),
+            None if !readable && abs.exists() => Some(NOT_SHOWN.to_string()),
+            None => None,
         };
         let new = match tool {
             "write" => args.opt("content")?.to_string(),
@@ -853,14 +895,22 @@ impl Engine {
             }
         }
         let plan_tool = self.plan.is_some() && PLAN_TOOLS.contains(&tool);
+        let mut pin = None;
         let request = if plan_tool {
             Request::tool(tool, Target::Tool)
         } else {
-            // The rules judge the path the tool will use: its real path.
+            // The rules judge the path the tool will use: its real path, which the tool then
+            // opens as it is (a link swapped in meanwhile is refused, never followed).
             let judged = match self.workspace.judged(args.target(tool)) {
                 Ok(t) => t,
                 Err(e) => return Judged::refused(e.to_string()),
             };
+            if let (Target::Path(abs), Some(raw)) = (&judged, args.opt("path")) {
+                pin = Some(Pinned {
+                    path: raw.to_string(),
+                    judged: PathBuf::from(abs),
+                });
+            }
             Request::tool(tool, judged).filter(|_| TOOLS.contains(&tool))
         };
         let Some(request) = request else {
@@ -895,7 +945,7 @@ impl Engine {
         }
         match answer {
             CallAnswer::Refused => Judged::refused(refusal),
-            CallAnswer::Run => Judged::Run(args),
+            CallAnswer::Run => Judged::Run(args, pin),
             CallAnswer::Person => {
                 self.set_phase(
                     Some(Phase::WaitingForPerson {
@@ -905,15 +955,20 @@ impl Engine {
                     on,
                 );
                 let change = self.change_of(tool, &args);
+                let for_project = self
+                    .remember
+                    .as_ref()
+                    .and_then(|_| kept_for_project(&request, &permissions));
                 let question = Question {
                     agent: &self.agent,
                     call,
                     change: change.as_ref(),
                     plan: None,
+                    kept_in_project: for_project.as_ref().map(|(words, _)| words.clone()),
                 };
                 match self.asker.ask(&question) {
                     Approval::Deny => Judged::refused(spec().modes_file.reasons.person.to_string()),
-                    Approval::Once => Judged::Run(args),
+                    Approval::Once => Judged::Run(args, pin),
                     always @ (Approval::Always | Approval::AlwaysInProject) => {
                         let mut p = self
                             .permissions
@@ -921,15 +976,17 @@ impl Engine {
                             .unwrap_or_else(PoisonError::into_inner);
                         if let Ok(rules) = approve(&request, &p) {
                             p.approvals.extend(rules.iter().cloned());
-                            drop(p);
-                            // Kept for this project's later sessions too.
-                            if always == Approval::AlwaysInProject {
-                                if let Some(remember) = &self.remember {
-                                    remember(&rules);
-                                }
+                        }
+                        drop(p);
+                        // Kept for this project's later sessions: only the exact call.
+                        if always == Approval::AlwaysInProject {
+                            if let (Some(remember), Some((_, rule))) =
+                                (&self.remember, &for_project)
+                            {
+                                remember(std::slice::from_ref(rule));
                             }
                         }
-                        Judged::Run(args)
+                        Judged::Run(args, pin)
                     }
                 }
             }
@@ -1050,6 +1107,7 @@ impl Engine {
             call,
             change: None,
             plan: Some(&plan),
+            kept_in_project: None,
         };
         if self.asker.ask(&question) == Approval::Deny {
             return (
@@ -1097,12 +1155,8 @@ impl Engine {
     }
 
     /// Runs allowed calls (more than one only when they all read): (index, output) each.
-    async fn run(
-        &mut self,
-        group: Vec<(usize, CallShown, Args)>,
-        on: &mut Listener<'_>,
-    ) -> Vec<(usize, String)> {
-        if let Some((_, call, _)) = group.first() {
+    async fn run(&mut self, group: Vec<Allowed>, on: &mut Listener<'_>) -> Vec<(usize, String)> {
+        if let Some(Allowed { call, .. }) = group.first() {
             self.set_phase(
                 Some(Phase::RunningTool {
                     tool: call.tool.clone(),
@@ -1111,7 +1165,7 @@ impl Engine {
                 on,
             );
         }
-        for (_, call, _) in &group {
+        for Allowed { call, .. } in &group {
             on(SessionEvent::ToolRunning {
                 agent: self.agent.clone(),
                 id: call.id.clone(),
@@ -1119,13 +1173,23 @@ impl Engine {
         }
         let mut done = Vec::with_capacity(group.len());
         let mut diff = None;
-        if let [(at, call, args)] = group.as_slice() {
+        if let [allowed] = group.as_slice() {
+            let (at, call, args) = (&allowed.at, &allowed.call, &allowed.args);
             let tool = call.tool.as_str();
+            // The workspace with the call's path pinned to what the rules judged.
+            let workspace = allowed.workspace(&self.workspace);
             // A write or an edit: the file before and after, for a client to show the change.
             let changed = matches!(tool, "write" | "edit")
-                .then(|| args.opt("path").and_then(|p| self.workspace.path(p).ok()))
+                .then(|| args.opt("path").and_then(|p| workspace.path(p).ok()))
                 .flatten();
-            let before = changed.as_ref().map(|p| self.workspace.peek(p));
+            // Its text before, read only where the rules let it be read without asking.
+            let before = changed.as_ref().map(|p| {
+                if workspace.read_allowed(p) {
+                    workspace.peek(p)
+                } else {
+                    p.exists().then(|| NOT_SHOWN.to_string())
+                }
+            });
             let (output, status) = if PLAN_TOOLS.contains(&tool) && self.plan.is_some() {
                 self.plan_tool(call, args, on)
             } else if tool == "bash" {
@@ -1153,22 +1217,14 @@ impl Engine {
                 }
                 (output, CallStatus::Completed)
             } else {
-                match self.workspace.attempt(tool, args) {
+                match workspace.attempt(tool, args) {
                     Ok(output) => (output, CallStatus::Completed),
                     Err(why) => (why, CallStatus::Failed),
                 }
             };
             if let (Some(path), Some(old)) = (changed, before) {
-                if let Some(new) = self.workspace.peek(&path) {
+                if let Some(new) = workspace.peek(&path) {
                     if old.as_deref() != Some(new.as_str()) {
-                        // What the rules do not let be read is not shown as it was.
-                        let old = old.map(|text| {
-                            if self.workspace.shows(&path) {
-                                text
-                            } else {
-                                NOT_SHOWN.to_string()
-                            }
-                        });
                         diff = Some(FileDiff {
                             path: path.to_string_lossy().into_owned(),
                             old,
@@ -1182,8 +1238,9 @@ impl Engine {
             let mut set = tokio::task::JoinSet::new();
             // Which call each task runs, so a task that fails still answers its own call.
             let mut calls = std::collections::HashMap::new();
-            for (at, call, args) in group {
-                let w = self.workspace.clone();
+            for allowed in group {
+                let w = allowed.workspace(&self.workspace);
+                let Allowed { at, call, args, .. } = allowed;
                 let shown = call.clone();
                 let handle = set.spawn_blocking(move || match w.attempt(&call.tool, &args) {
                     Ok(out) => (at, call, out, CallStatus::Completed),
@@ -1222,6 +1279,40 @@ impl Engine {
             })
             .collect()
     }
+}
+
+/// What "always in this project" keeps of an approval: the exact call — the one command line
+/// (one simple command, nothing the rules' wildcards or the shell would read as more), or the
+/// one file inside the root — as an approval given in the mode it was given in; in words, and as
+/// the rule. None where that cannot be kept exactly (a line of several commands, a path outside
+/// the root, a wildcard character).
+fn kept_for_project(request: &Request, ctx: &Context) -> Option<(String, Rule)> {
+    use lembas_rules::permission::{Action, RuleSource};
+    let (pattern, words) = match &request.target {
+        Target::Line(line) => {
+            let line = line.trim();
+            let plain = !line.is_empty()
+                && !line.contains(|c: char| "*?;&|<>()$`\\\n\r'\"{}[]#~!".contains(c));
+            (plain.then(|| line.to_string())?, format!("`{line}`"))
+        }
+        Target::Path(abs) => {
+            let relative = lembas_rules::permission::inside(&ctx.root, abs)?;
+            if abs.contains(['*', '?']) {
+                return None;
+            }
+            // Path rules are written relative to the root.
+            (relative.clone(), relative)
+        }
+        Target::Tool => return None,
+    };
+    let rule = Rule::new(
+        &request.permission,
+        &pattern,
+        Action::Allow,
+        RuleSource::Approval,
+    )
+    .given_in(ctx.mode);
+    Some((words, rule))
 }
 
 /// How strict an answer is: a refusal over a question over a run.

@@ -1127,6 +1127,19 @@ async fn an_approval_kept_in_the_project_holds_in_its_next_session() {
             ),
             rule(
                 "",
+                "Note one again.",
+                Reply::Sse(vec![
+                    call("w3", "write", json!({"path": "one.txt", "content": "1b\n"})),
+                    "[DONE]".into(),
+                ]),
+            ),
+            rule(
+                "",
+                "wrote one.txt",
+                Reply::Sse(vec![content("Again."), "[DONE]".into()]),
+            ),
+            rule(
+                "",
                 "Note two.",
                 Reply::Sse(vec![
                     call("w2", "write", json!({"path": "two.txt", "content": "2\n"})),
@@ -1145,7 +1158,7 @@ async fn an_approval_kept_in_the_project_holds_in_its_next_session() {
     let dir = project("lembas-acp-project-approval");
     let asked: Arc<Mutex<Vec<Vec<String>>>> = Arc::default();
     // Each prompt in a process of its own.
-    for prompt in ["Note one.", "Note two."] {
+    for prompt in ["Note one.", "Note one again.", "Note two."] {
         let questions = Arc::clone(&asked);
         let project = dir.clone();
         Client
@@ -1155,7 +1168,7 @@ async fn an_approval_kept_in_the_project_holds_in_its_next_session() {
                     let ids: Vec<String> = request
                         .options
                         .iter()
-                        .map(|o| o.option_id.to_string())
+                        .map(|o| format!("{} {}", o.option_id, o.name))
                         .collect();
                     questions.lock().unwrap().push(ids);
                     responder.respond(acp::RequestPermissionResponse::new(
@@ -1187,10 +1200,22 @@ async fn an_approval_kept_in_the_project_holds_in_its_next_session() {
             .await
             .unwrap();
     }
-    // Asked once, in the first process, with the project's option; the second session of the
-    // project, in a new process, wrote without asking.
+    // Kept is the exact call: the same file again in a new process is not asked; another file
+    // is, with its own option naming it.
     let asked = asked.lock().unwrap().clone();
-    assert_eq!(asked, [vec!["once", "session", "project", "deny"]]);
+    let options = |file: &str| {
+        vec![
+            "once Allow once".to_string(),
+            "session Allow always, for this session".into(),
+            format!("project Allow {file} always, in this project"),
+            "deny Reject".into(),
+        ]
+    };
+    assert_eq!(asked, [options("one.txt"), options("two.txt")]);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("one.txt")).unwrap(),
+        "1b\n"
+    );
     assert_eq!(std::fs::read_to_string(dir.join("two.txt")).unwrap(), "2\n");
 }
 
@@ -1270,4 +1295,83 @@ async fn the_model_picker_lists_the_servers_models_and_the_next_turn_runs_on_the
         .find(|b| last(b).contains("Which model?"))
         .unwrap();
     assert_eq!(asked["model"], "m-large");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_loud_commands_card_is_shown_its_output_a_few_times_not_once_a_piece() {
+    let server = serve(
+        vec![
+            rule(
+                "",
+                "Count.",
+                Reply::Sse(vec![
+                    call(
+                        "b1",
+                        "bash",
+                        json!({"command": "for i in $(seq 1 3000); do echo line $i; done"}),
+                    ),
+                    "[DONE]".into(),
+                ]),
+            ),
+            rule(
+                "",
+                "line 3000",
+                Reply::Sse(vec![content("Counted."), "[DONE]".into()]),
+            ),
+        ],
+        0,
+    )
+    .await;
+    let dir = project("lembas-acp-loud-output");
+    let updates: Arc<Mutex<Vec<acp::SessionUpdate>>> = Arc::default();
+    let seen = Arc::clone(&updates);
+    let project = dir.clone();
+    Client
+        .v1()
+        .on_receive_notification(
+            async move |n: acp::SessionNotification, _agent| {
+                seen.lock().unwrap().push(n.update);
+                Ok(())
+            },
+            on_receive_notification!(),
+        )
+        .connect_with(
+            lembas_acp_with(&server.url, "--mode auto"),
+            async |lembas: ConnectionTo<Agent>| {
+                lembas
+                    .send_request(acp::InitializeRequest::new(ProtocolVersion::V1))
+                    .block_task()
+                    .await?;
+                let session = lembas
+                    .send_request(acp::NewSessionRequest::new(project.clone()))
+                    .block_task()
+                    .await?;
+                lembas
+                    .send_request(acp::PromptRequest::new(session.session_id, text("Count.")))
+                    .block_task()
+                    .await?;
+                Ok(())
+            },
+        )
+        .await
+        .unwrap();
+    let updates = updates.lock().unwrap();
+    let live = updates
+        .iter()
+        .filter(|u| {
+            matches!(u, acp::SessionUpdate::ToolCallUpdate(c)
+            if c.tool_call_id.to_string() == "lead-1" && c.fields.status.is_none())
+        })
+        .count();
+    // 3,000 lines come in many pieces; the card is shown them a few times a second at most.
+    assert!((1..=25).contains(&live), "{live} live updates");
+    let ended = updates.iter().find_map(|u| match u {
+        acp::SessionUpdate::ToolCallUpdate(c)
+            if c.fields.status == Some(acp::ToolCallStatus::Completed) =>
+        {
+            Some(format!("{:?}", c.fields.content))
+        }
+        _ => None,
+    });
+    assert!(ended.unwrap().contains("line 3000"));
 }

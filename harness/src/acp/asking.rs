@@ -153,10 +153,11 @@ impl Asker for ClientAsker {
                     acp::PermissionOptionKind::AllowAlways,
                 ),
             ];
-            if self.project {
+            // What is kept is the exact call, and the option says which.
+            if let Some(kept) = question.kept_in_project.as_ref().filter(|_| self.project) {
                 options.push(acp::PermissionOption::new(
                     ALLOW_IN_PROJECT,
-                    "Allow always, in this project",
+                    format!("Allow {kept} always, in this project"),
                     acp::PermissionOptionKind::AllowAlways,
                 ));
             }
@@ -180,7 +181,11 @@ impl Asker for ClientAsker {
                 match chosen.option_id.to_string().as_str() {
                     ALLOW_ONCE => Approval::Once,
                     ALLOW_ALWAYS if question.plan.is_none() => Approval::Always,
-                    ALLOW_IN_PROJECT if question.plan.is_none() && self.project => {
+                    ALLOW_IN_PROJECT
+                        if question.plan.is_none()
+                            && self.project
+                            && question.kept_in_project.is_some() =>
+                    {
                         Approval::AlwaysInProject
                     }
                     _ => Approval::Deny,

@@ -57,6 +57,9 @@ pub(super) fn model_options(current: &str, served: &[String]) -> Vec<acp::Sessio
     ]
 }
 
+/// How often a running command's card is shown its output again.
+const LIVE_EVERY: std::time::Duration = std::time::Duration::from_millis(200);
+
 /// The model picker's id.
 pub(super) const MODEL_OPTION: &str = "model";
 
@@ -245,8 +248,9 @@ pub(super) async fn send_updates(
     crew: Weak<Crew>,
 ) {
     let mut cards = SubagentCards::default();
-    // Each running command's output so far, by call (its card shows it as it comes).
-    let mut running: BTreeMap<String, String> = BTreeMap::new();
+    // Each running command's output so far, by call, and when its card was last shown it (its
+    // card shows it as it comes, at most every LIVE_EVERY: the end carries it whole).
+    let mut running: BTreeMap<String, (String, Option<std::time::Instant>)> = BTreeMap::new();
     while let Some(event) = rx.recv().await {
         // Counted when taken: what is not sent on (another agent's text) is done with too.
         let _counted = Counted(&forwarded);
@@ -312,8 +316,12 @@ pub(super) async fn send_updates(
                 )
             }
             SessionEvent::ToolOutput { id, text, .. } => {
-                let so_far = running.entry(id.clone()).or_default();
+                let (so_far, shown) = running.entry(id.clone()).or_default();
                 so_far.push_str(&text);
+                if shown.is_some_and(|at| at.elapsed() < LIVE_EVERY) {
+                    continue;
+                }
+                *shown = Some(std::time::Instant::now());
                 acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new(
                     id,
                     acp::ToolCallUpdateFields::new()

@@ -103,6 +103,9 @@ pub struct Workspace {
     private: Vec<PathBuf>,
     /// The editor's files, when a client offers them.
     editor: Option<Arc<dyn EditorFiles>>,
+    /// A call's path as the rules judged it: used as it is, not resolved again (a link swapped
+    /// in since is refused when the file is opened, rather than followed).
+    pinned: Option<(String, PathBuf)>,
 }
 
 impl std::fmt::Debug for dyn EditorFiles {
@@ -123,7 +126,16 @@ impl Workspace {
             sandbox: None,
             private: Vec::new(),
             editor: None,
+            pinned: None,
         }
+    }
+
+    /// This workspace with `path` standing for `judged`, the real path the rules judged: what
+    /// the call's tool opens, never resolved again.
+    pub fn pinned_to(&self, path: &str, judged: PathBuf) -> Workspace {
+        let mut pinned = self.clone();
+        pinned.pinned = Some((path.to_string(), judged));
+        pinned
     }
 
     /// The editor's files: the file tools read and write through them where it offers them.
@@ -248,6 +260,11 @@ impl Workspace {
     /// link inside the root to a folder outside it is outside. The rules judge this path and the
     /// tool uses it.
     pub fn path(&self, path: &str) -> Result<PathBuf, ToolError> {
+        if let Some((pinned, judged)) = &self.pinned {
+            if pinned == path {
+                return Ok(judged.clone());
+            }
+        }
         let root = self.root_str();
         let place = Place {
             root: &root,
@@ -303,6 +320,23 @@ impl Workspace {
                 d.decided_by,
                 DecidedBy::Hardline { .. } | DecidedBy::Rule { .. }
             )
+    }
+
+    /// Whether the rules let `file` be read without asking (no rules: it may).
+    pub fn read_allowed(&self, file: &Path) -> bool {
+        if self.private.iter().any(|p| file.starts_with(p)) {
+            return false;
+        }
+        let Some(permissions) = &self.permissions else {
+            return true;
+        };
+        let ctx = permissions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        Request::tool("read", Target::Path(file.to_string_lossy().into_owned())).is_some_and(
+            |req| evaluate(&req, &ctx).action == lembas_rules::permission::Action::Allow,
+        )
     }
 
     /// How a path is shown to the model: relative to the root when inside it.
@@ -584,6 +618,33 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         Workspace::new(dir)
+    }
+
+    #[test]
+    fn a_pinned_path_is_opened_as_judged_and_a_link_swapped_in_since_is_refused() {
+        let w = workspace("pinned");
+        let outside =
+            std::env::temp_dir().join(format!("lembas-pinned-canary-{}", std::process::id()));
+        std::fs::write(&outside, "CANARY\n").unwrap();
+        std::fs::write(w.root.join("notes.txt"), "mine\n").unwrap();
+        // The rules judged the regular file; then a link to outside takes its place.
+        let judged = w.path("notes.txt").unwrap();
+        std::fs::remove_file(w.root.join("notes.txt")).unwrap();
+        std::os::unix::fs::symlink(&outside, w.root.join("notes.txt")).unwrap();
+        let pinned = w.pinned_to("notes.txt", judged);
+        let args = Args(serde_json::json!({"path": "notes.txt", "content": "x\n"}));
+        assert!(pinned.attempt("write", &args).is_err());
+        let edit = Args(serde_json::json!({"path": "notes.txt", "old": "CANARY", "new": "gone"}));
+        assert!(pinned.attempt("edit", &edit).is_err());
+        let read = pinned.attempt("read", &Args(serde_json::json!({"path": "notes.txt"})));
+        assert!(read.is_err(), "{read:?}");
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "CANARY\n");
+        // Resolved again, the path would have been the outside file.
+        assert_eq!(
+            w.path("notes.txt").unwrap(),
+            std::fs::canonicalize(&outside).unwrap()
+        );
+        let _ = std::fs::remove_file(&outside);
     }
 
     #[test]
