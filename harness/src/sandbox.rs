@@ -360,6 +360,45 @@ impl Confinement {
     }
 }
 
+/// The files no command reads, wherever they are: every home's keys and credentials, the
+/// system's secrets, where links inside them lead, and `private` folders (lembas's state).
+pub fn hidden_paths(home: Option<&Path>, private: &[PathBuf]) -> Vec<PathBuf> {
+    Confinement {
+        policy: Policy::of(lembas_rules::permission::Mode::Plan, false),
+        root: PathBuf::new(),
+        session_temp: PathBuf::new(),
+        home: home.map(Path::to_path_buf),
+        private: private.to_vec(),
+    }
+    .hidden()
+}
+
+/// The files (device and inode) of `paths` and of the folders among them, two levels down and
+/// 4,096 entries at most: what a hard link elsewhere would also reach.
+pub fn inodes_of(paths: &[PathBuf]) -> std::collections::HashSet<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out = std::collections::HashSet::new();
+    let mut seen = 0usize;
+    let mut stack: Vec<(PathBuf, u8)> = paths.iter().map(|p| (p.clone(), 0)).collect();
+    while let Some((path, depth)) = stack.pop() {
+        seen += 1;
+        if seen > 4096 {
+            break;
+        }
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if meta.is_file() {
+            out.insert((meta.dev(), meta.ino()));
+        } else if meta.is_dir() && depth < 2 {
+            if let Ok(entries) = std::fs::read_dir(&path) {
+                stack.extend(entries.flatten().map(|e| (e.path(), depth + 1)));
+            }
+        }
+    }
+    out
+}
+
 /// Where the links inside a hidden folder lead (to two levels down, at most 4,096 entries): a
 /// file reached through a link is judged where it is, so its real place is hidden too.
 fn links_inside(folder: &Path, out: &mut Vec<PathBuf>) {

@@ -106,6 +106,9 @@ pub struct Workspace {
     /// A call's path as the rules judged it: used as it is, not resolved again (a link swapped
     /// in since is refused when the file is opened, rather than followed).
     pinned: Option<(String, PathBuf)>,
+    /// The files no tool reads wherever a hard link to them is (the hidden secrets), by device
+    /// and inode: found the first time a file with other hard links is read.
+    hidden_files: Arc<std::sync::OnceLock<std::collections::HashSet<(u64, u64)>>>,
 }
 
 impl std::fmt::Debug for dyn EditorFiles {
@@ -127,6 +130,7 @@ impl Workspace {
             private: Vec::new(),
             editor: None,
             pinned: None,
+            hidden_files: Arc::default(),
         }
     }
 
@@ -348,13 +352,30 @@ impl Workspace {
     /// The file at `abs` (a path as [`Workspace::path`] reads it) opened for `access` through
     /// no link, beneath the root when it is inside it ([`crate::files`]).
     fn open(&self, abs: &Path, access: Access) -> Result<std::fs::File, ToolError> {
-        crate::files::open(abs, &self.root, access).map_err(|e| match e {
+        let file = crate::files::open(abs, &self.root, access).map_err(|e| match e {
             OpenError::Io(io) => self.err(abs, io),
             other => ToolError::File {
                 path: self.shown(abs),
                 reason: other.to_string(),
             },
-        })
+        })?;
+        // A file with other hard links may be one of the hidden secrets under another name.
+        use std::os::unix::fs::MetadataExt;
+        let meta = file.metadata().map_err(|e| self.err(abs, e))?;
+        if meta.nlink() > 1 {
+            let hidden = self.hidden_files.get_or_init(|| {
+                let home = self.home.as_deref().map(Path::new);
+                crate::sandbox::inodes_of(&crate::sandbox::hidden_paths(home, &self.private))
+            });
+            if hidden.contains(&(meta.dev(), meta.ino())) {
+                return Err(ToolError::File {
+                    path: self.shown(abs),
+                    reason: "it is a hard link to a file no tool reads (a key or a credential)"
+                        .into(),
+                });
+            }
+        }
+        Ok(file)
     }
 
     fn err(&self, abs: &Path, e: std::io::Error) -> ToolError {
@@ -645,6 +666,31 @@ mod tests {
             std::fs::canonicalize(&outside).unwrap()
         );
         let _ = std::fs::remove_file(&outside);
+    }
+
+    #[test]
+    fn a_hard_link_to_a_hidden_key_is_not_read() {
+        let base = std::env::temp_dir().join(format!("lembas-hardlink-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let home = base.join("home");
+        std::fs::create_dir_all(home.join(".ssh")).unwrap();
+        std::fs::write(home.join(".ssh/id_ed25519"), "CANARY-KEY\n").unwrap();
+        let root = base.join("project");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::hard_link(home.join(".ssh/id_ed25519"), root.join("notes.txt")).unwrap();
+        std::fs::write(root.join("a.txt"), "a\n").unwrap();
+        std::fs::hard_link(root.join("a.txt"), root.join("b.txt")).unwrap();
+        let w = Workspace::new(&root).with_home(Some(home.to_string_lossy().into_owned()));
+        let read = w.run("read", &Args(serde_json::json!({"path": "notes.txt"})));
+        assert!(
+            read.contains("a hard link to a file no tool reads"),
+            "{read}"
+        );
+        assert!(!read.contains("CANARY"));
+        // Another file with two names is read as ever.
+        let other = w.run("read", &Args(serde_json::json!({"path": "b.txt"})));
+        assert!(other.contains('a'), "{other}");
+        let _ = std::fs::remove_dir_all(&base);
     }
 
     #[test]
