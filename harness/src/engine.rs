@@ -806,6 +806,7 @@ impl Engine {
                         status,
                         output: output.clone(),
                         diff: None,
+                        found: Vec::new(),
                     });
                     if let Some(slot) = outputs.get_mut(at) {
                         *slot = output;
@@ -1267,6 +1268,11 @@ impl Engine {
         }
         done.into_iter()
             .map(|(at, call, output, status)| {
+                let found = if call.tool == "grep" && status == CallStatus::Completed {
+                    grep_hits(&self.workspace.root, &output)
+                } else {
+                    Vec::new()
+                };
                 on(SessionEvent::ToolEnd {
                     agent: self.agent.clone(),
                     id: call.id,
@@ -1274,6 +1280,7 @@ impl Engine {
                     status,
                     output: output.clone(),
                     diff: diff.take(),
+                    found,
                 });
                 (at, output)
             })
@@ -1313,6 +1320,23 @@ fn kept_for_project(request: &Request, ctx: &Context) -> Option<(String, Rule)> 
     )
     .given_in(ctx.mode);
     Some((words, rule))
+}
+
+/// grep's hits as places (`path:line: text` a line), 50 at most.
+fn grep_hits(root: &std::path::Path, output: &str) -> Vec<Location> {
+    output
+        .lines()
+        .filter_map(|l| {
+            let (path, rest) = l.split_once(':')?;
+            let (line, _) = rest.split_once(':')?;
+            let line: u32 = line.parse().ok()?;
+            Some(Location {
+                path: root.join(path).to_string_lossy().into_owned(),
+                line: Some(line),
+            })
+        })
+        .take(50)
+        .collect()
 }
 
 /// How strict an answer is: a refusal over a question over a run.

@@ -3,7 +3,7 @@
 //! subagent's id, absent for the main agent's own; `team` with `tree`), and an editor's link
 //! sends it on.
 
-use crate::call::{CallShown, CallStatus};
+use crate::call::{CallShown, CallStatus, Location};
 use crate::plan::Plan;
 use lembas_rules::permission::Mode;
 use lembas_rules::progress::Progress;
@@ -124,6 +124,9 @@ pub enum SessionEvent {
         /// For a write or an edit, the file before and after.
         #[serde(skip_serializing_if = "Option::is_none")]
         diff: Option<FileDiff>,
+        /// The places it found (grep's hits), for a client to follow.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        found: Vec<Location>,
     },
     /// A piece of an agent's reasoning (a model that thinks aloud before it replies).
     Reasoning {

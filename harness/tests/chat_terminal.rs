@@ -336,6 +336,14 @@ async fn a_question_shows_the_change_ctrl_c_cancels_it_and_a_plan_is_approved() 
                 "hello.txt",
                 Reply::Sse(vec![content("Carrying it out."), "[DONE]".into()]),
             ),
+            rule(
+                "",
+                "Fail now.",
+                Reply::Status(
+                    401,
+                    r#"{"error": {"message": "Incorrect API key provided: sk-abc. You can find your API key at https://example.invalid/account/api-keys, and this reason runs past a hundred columns"}}"#.into(),
+                ),
+            ),
         ],
         0,
     )
@@ -390,7 +398,18 @@ async fn a_question_shows_the_change_ctrl_c_cancels_it_and_a_plan_is_approved() 
         // Each call leaves a line that stays.
         let at = term.shows("List the project's folder", at);
         let at = term.shows("Carrying it out.", at);
-        term.shows("> ", at);
+        let at = term.shows("> ", at);
+        // A failure is said whole, once, with what to do, and the prompt comes back clean.
+        term.typed("Fail now.\r");
+        let at = term.shows("this reason runs past a hundred columns", at);
+        let at = term.shows("set LEMBAS_API_KEY", at);
+        term.prompt_stays(at);
+        let screen = term.screen_text();
+        assert_eq!(
+            screen.matches("Incorrect API key provided").count(),
+            1,
+            "{screen}"
+        );
         term.typed("\u{4}");
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {

@@ -102,6 +102,7 @@ async fn a_turn_with_a_tool_call_and_its_phases() {
         status: CallStatus::Completed,
         output: "hello.txt".into(),
         diff: None,
+        found: Vec::new(),
     }));
     let phases: Vec<String> = events
         .iter()
@@ -441,4 +442,34 @@ async fn the_plan_is_written_where_it_is_said_to_be_never_through_a_link() {
         std::fs::read_to_string(w.root.join(".lembas/plans/t.md")).unwrap(),
         "# Plan\n\n1. [ ] One\n"
     );
+}
+
+#[tokio::test]
+async fn greps_hits_are_places_a_client_can_follow() {
+    let (url, _) = fake(vec![
+        Answer::Sse(vec![
+            tool_call("g1", "grep", json!({"pattern": "needle"})),
+            DONE.into(),
+        ]),
+        Answer::Sse(vec![content("Found."), DONE.into()]),
+    ])
+    .await;
+    let w = project("grep-hits");
+    std::fs::write(w.root.join("hay.txt"), "straw\nneedle\nstraw\n").unwrap();
+    let mut engine = engine_on(&url, &w, Mode::Edit, Box::new(Unattended));
+    let mut events = Vec::new();
+    engine
+        .turn("Find it.", &mut |e| events.push(e))
+        .await
+        .unwrap();
+    let found = events
+        .iter()
+        .find_map(|e| match e {
+            Event::ToolEnd { found, .. } if !found.is_empty() => Some(found.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].path, w.root.join("hay.txt").to_string_lossy());
+    assert_eq!(found[0].line, Some(2));
 }

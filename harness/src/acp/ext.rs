@@ -165,10 +165,7 @@ pub(super) fn team_view(session: &LinkSession, since: u64) -> Value {
         .crew
         .room(since)
         .iter()
-        .map(|m| {
-            json!({"n": m.n, "from": m.from, "to": m.to, "recipients": m.recipients,
-                "text": m.text, "time": m.time, "report": m.kind == RoomKind::Report, "kind": m.kind.as_str()})
-        })
+        .map(ToJson::to_json)
         .collect();
     json!({"tree": tree_or_null(&session.crew), "room": room})
 }

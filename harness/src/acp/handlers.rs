@@ -369,10 +369,7 @@ pub(super) async fn findings(
             .crew
             .findings(&id)
             .ok_or_else(|| invalid("id", "no such subagent in this session"))?;
-        let list: Vec<Value> = findings
-            .iter()
-            .map(|f| json!({"n": f.n, "text": f.text, "time": f.time}))
-            .collect();
+        let list: Vec<Value> = findings.iter().map(ToJson::to_json).collect();
         Ok(json!({"id": id, "findings": list}))
     }))
 }

@@ -339,6 +339,7 @@ pub(super) async fn send_updates(
                 status,
                 output,
                 diff,
+                found,
                 ..
             } => {
                 running.remove(&id);
@@ -353,12 +354,19 @@ pub(super) async fn send_updates(
                     CallStatus::Completed => acp::ToolCallStatus::Completed,
                     CallStatus::Failed => acp::ToolCallStatus::Failed,
                 };
-                acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new(
-                    id,
-                    acp::ToolCallUpdateFields::new()
-                        .status(status)
-                        .content(content),
-                ))
+                let mut fields = acp::ToolCallUpdateFields::new()
+                    .status(status)
+                    .content(content);
+                // Where grep found what it looked for, for the editor to follow.
+                if !found.is_empty() {
+                    fields = fields.locations(
+                        found
+                            .iter()
+                            .map(|l| acp::ToolCallLocation::new(l.path.clone()).line(l.line))
+                            .collect::<Vec<_>>(),
+                    );
+                }
+                acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new(id, fields))
             }
             SessionEvent::Reasoning { agent, text } if agent.is_main() => {
                 acp::SessionUpdate::AgentThoughtChunk(acp::ContentChunk::new(

@@ -52,6 +52,33 @@ pub struct ContextUse {
     pub window: u64,
 }
 
+impl ToJson for super::Finding {
+    /// `{ n, text, time }`, as `_lembas/team/findings` lists it.
+    fn to_json(&self) -> Value {
+        Object::new()
+            .with("n", self.n)
+            .with("text", &self.text)
+            .with("time", self.time)
+            .done()
+    }
+}
+
+impl ToJson for RoomMessage {
+    /// `{ n, from, to, recipients, text, time, report, kind }`, as `_lembas/team` lists the room.
+    fn to_json(&self) -> Value {
+        Object::new()
+            .with("n", self.n)
+            .with("from", &self.from)
+            .with("to", &self.to)
+            .with("recipients", &self.recipients)
+            .with("text", &self.text)
+            .with("time", self.time)
+            .with("report", self.kind == RoomKind::Report)
+            .with("kind", self.kind.as_str())
+            .done()
+    }
+}
+
 impl ToJson for ContextUse {
     fn to_json(&self) -> Value {
         Object::new()
