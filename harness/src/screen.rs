@@ -383,10 +383,17 @@ impl Screen {
         if !self.terminal || self.drawn == 0 {
             return;
         }
+        use crossterm::cursor::{MoveToColumn, MoveUp};
+        use crossterm::terminal::{Clear, ClearType};
+        use crossterm::QueueableCommand;
         let mut err = std::io::stderr().lock();
-        let _ = write!(err, "\r\x1b[2K");
+        let _ = err
+            .queue(MoveToColumn(0))
+            .and_then(|e| e.queue(Clear(ClearType::CurrentLine)));
         for _ in 1..self.drawn {
-            let _ = write!(err, "\x1b[1A\x1b[2K");
+            let _ = err
+                .queue(MoveUp(1))
+                .and_then(|e| e.queue(Clear(ClearType::CurrentLine)));
         }
         let _ = err.flush();
         self.drawn = 0;
