@@ -24,6 +24,16 @@ struct Terminal {
     child: std::process::Child,
 }
 
+impl Drop for Terminal {
+    /// A test that failed half-way leaves no lembas behind on its terminal.
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 impl Terminal {
     fn spawn(dir: &std::path::Path, args: &[&str]) -> Terminal {
         let pty = nix::pty::openpty(None, None).unwrap();
