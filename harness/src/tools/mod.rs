@@ -52,6 +52,16 @@ pub trait EditorFiles: Send + Sync {
     fn write(&self, path: &Path, content: &str) -> Option<Result<(), String>>;
 }
 
+/// How a read of a file would be decided.
+enum ReadVerdict {
+    /// lembas's kept sessions (or a read the spec has no tool for): never.
+    Private,
+    /// The workspace has no rules (a test's): it may.
+    NoRules,
+    /// The rules' decision.
+    Decided(lembas_rules::permission::Decision),
+}
+
 /// The most entries glob and grep list before the rest is counted.
 pub const MATCHES_MAX: usize = 500;
 
@@ -300,47 +310,47 @@ impl Workspace {
         }
     }
 
-    /// Whether `read` would show a file: no hardline entry and no rule keeps it from being read
-    /// without asking (`.env`, keys).
-    pub fn shows(&self, file: &Path) -> bool {
-        // lembas's kept sessions: never.
+    /// How a read of `file` would be decided now.
+    fn read_verdict(&self, file: &Path) -> ReadVerdict {
         if self.private.iter().any(|p| file.starts_with(p)) {
-            return false;
+            return ReadVerdict::Private;
         }
         let Some(permissions) = &self.permissions else {
-            return true;
+            return ReadVerdict::NoRules;
         };
         let ctx = permissions
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
-        let Some(req) = Request::tool("read", Target::Path(file.to_string_lossy().into_owned()))
-        else {
-            return false;
-        };
-        let d = evaluate(&req, &ctx);
-        d.action == lembas_rules::permission::Action::Allow
-            || !matches!(
-                d.decided_by,
-                DecidedBy::Hardline { .. } | DecidedBy::Rule { .. }
-            )
+        match Request::tool("read", Target::Path(file.to_string_lossy().into_owned())) {
+            Some(req) => ReadVerdict::Decided(evaluate(&req, &ctx)),
+            None => ReadVerdict::Private,
+        }
+    }
+
+    /// Whether `read` would show a file: no hardline entry and no rule keeps it from being read
+    /// without asking (`.env`, keys).
+    pub fn shows(&self, file: &Path) -> bool {
+        match self.read_verdict(file) {
+            ReadVerdict::Private => false,
+            ReadVerdict::NoRules => true,
+            ReadVerdict::Decided(d) => {
+                d.action == lembas_rules::permission::Action::Allow
+                    || !matches!(
+                        d.decided_by,
+                        DecidedBy::Hardline { .. } | DecidedBy::Rule { .. }
+                    )
+            }
+        }
     }
 
     /// Whether the rules let `file` be read without asking (no rules: it may).
     pub fn read_allowed(&self, file: &Path) -> bool {
-        if self.private.iter().any(|p| file.starts_with(p)) {
-            return false;
+        match self.read_verdict(file) {
+            ReadVerdict::Private => false,
+            ReadVerdict::NoRules => true,
+            ReadVerdict::Decided(d) => d.action == lembas_rules::permission::Action::Allow,
         }
-        let Some(permissions) = &self.permissions else {
-            return true;
-        };
-        let ctx = permissions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        Request::tool("read", Target::Path(file.to_string_lossy().into_owned())).is_some_and(
-            |req| evaluate(&req, &ctx).action == lembas_rules::permission::Action::Allow,
-        )
     }
 
     /// How a path is shown to the model: relative to the root when inside it.
