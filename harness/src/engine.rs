@@ -17,8 +17,8 @@ use crate::provider::chat::{Reply, ToolCall};
 use crate::provider::client::{Provider, StreamEvent};
 use crate::tools::{reads_only, run_bash, Args, Workspace};
 use lembas_rules::delegation::{CallAnswer, Verdict};
-use lembas_rules::permission::approval::approve;
-use lembas_rules::permission::{evaluate, Context, Request, Rule, Target};
+use lembas_rules::permission::approval::{approve, approve_exactly};
+use lembas_rules::permission::{evaluate, Context, Request, Target};
 use lembas_rules::progress::{
     advance, short_what, Paced, Pacer, PersonWait, Phase, Progress, StopReason,
 };
@@ -959,13 +959,13 @@ impl Engine {
                 let for_project = self
                     .remember
                     .as_ref()
-                    .and_then(|_| kept_for_project(&request, &permissions));
+                    .and_then(|_| approve_exactly(&request, &permissions));
                 let question = Question {
                     agent: &self.agent,
                     call,
                     change: change.as_ref(),
                     plan: None,
-                    kept_in_project: for_project.as_ref().map(|(words, _)| words.clone()),
+                    kept_in_project: for_project.as_ref().map(|kept| kept.words.clone()),
                 };
                 match self.asker.ask(&question) {
                     Approval::Deny => Judged::refused(spec().modes_file.reasons.person.to_string()),
@@ -981,10 +981,8 @@ impl Engine {
                         drop(p);
                         // Kept for this project's later sessions: only the exact call.
                         if always == Approval::AlwaysInProject {
-                            if let (Some(remember), Some((_, rule))) =
-                                (&self.remember, &for_project)
-                            {
-                                remember(std::slice::from_ref(rule));
+                            if let (Some(remember), Some(kept)) = (&self.remember, &for_project) {
+                                remember(std::slice::from_ref(&kept.rule));
                             }
                         }
                         Judged::Run(args, pin)
@@ -1286,40 +1284,6 @@ impl Engine {
             })
             .collect()
     }
-}
-
-/// What "always in this project" keeps of an approval: the exact call — the one command line
-/// (one simple command, nothing the rules' wildcards or the shell would read as more), or the
-/// one file inside the root — as an approval given in the mode it was given in; in words, and as
-/// the rule. None where that cannot be kept exactly (a line of several commands, a path outside
-/// the root, a wildcard character).
-fn kept_for_project(request: &Request, ctx: &Context) -> Option<(String, Rule)> {
-    use lembas_rules::permission::{Action, RuleSource};
-    let (pattern, words) = match &request.target {
-        Target::Line(line) => {
-            let line = line.trim();
-            let plain = !line.is_empty()
-                && !line.contains(|c: char| "*?;&|<>()$`\\\n\r'\"{}[]#~!".contains(c));
-            (plain.then(|| line.to_string())?, format!("`{line}`"))
-        }
-        Target::Path(abs) => {
-            let relative = lembas_rules::permission::inside(&ctx.root, abs)?;
-            if abs.contains(['*', '?']) {
-                return None;
-            }
-            // Path rules are written relative to the root.
-            (relative.clone(), relative)
-        }
-        Target::Tool => return None,
-    };
-    let rule = Rule::new(
-        &request.permission,
-        &pattern,
-        Action::Allow,
-        RuleSource::Approval,
-    )
-    .given_in(ctx.mode);
-    Some((words, rule))
 }
 
 /// grep's hits as places (`path:line: text` a line), 50 at most.

@@ -173,6 +173,50 @@ fn folder_pattern(path: &str) -> String {
     }
 }
 
+/// What an approval kept beyond the session keeps: the exact call, in words and as the rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExactApproval {
+    /// The exact command (`` `rm -f old.log` ``) or file (relative to the root).
+    pub words: String,
+    /// An approval of that call alone, given in the context's mode.
+    pub rule: Rule,
+}
+
+/// The approval of exactly this call, for one kept past the session ("always in this project"):
+/// one command line that is a single plain command — no character the rules' wildcards or the
+/// shell would read as more — or one file inside the root. None where the call cannot be
+/// approved that exactly (a line of several commands, an expansion, a path outside the root or
+/// with a wildcard character): nothing is kept then.
+pub fn approve_exactly(req: &Request, ctx: &Context) -> Option<ExactApproval> {
+    const NOT_PLAIN: &str = "*?;&|<>()$`\\\n\r'\"{}[]#~!";
+    let (pattern, words) = match &req.target {
+        Target::Line(line) => {
+            let line = line.trim();
+            if line.is_empty() || line.contains(|c: char| NOT_PLAIN.contains(c)) {
+                return None;
+            }
+            (line.to_string(), format!("`{line}`"))
+        }
+        Target::Path(abs) => {
+            if abs.contains(['*', '?']) {
+                return None;
+            }
+            // Path rules are written relative to the root.
+            let relative = inside(&ctx.root, abs)?;
+            (relative.clone(), relative)
+        }
+        Target::Tool => return None,
+    };
+    let rule = Rule::new(
+        &req.permission,
+        &pattern,
+        Action::Allow,
+        RuleSource::Approval,
+    )
+    .given_in(ctx.mode);
+    Some(ExactApproval { words, rule })
+}
+
 /// The rules an "always allow" of this call adds, one for each part that was asked.
 pub fn approve(req: &Request, ctx: &Context) -> Result<Vec<Rule>, ApprovalError> {
     let texts = &spec().arity.texts;

@@ -399,3 +399,45 @@ fn the_plan_tools_are_allowed_in_every_mode_and_a_todo_rule_still_reaches_them()
     let e = rules_from_setting(&bad, RuleSource::Session).unwrap_err();
     assert!(e.to_string().contains("todo.*"), "{e}");
 }
+
+#[test]
+fn an_approval_kept_past_the_session_is_of_the_exact_call_only() {
+    use crate::permission::approval::approve_exactly;
+    let mut ctx = Context::new(Mode::Manual);
+    ctx.root = "/p".into();
+    let kept = approve_exactly(&Request::bash("rm -f old.log"), &ctx).unwrap();
+    assert_eq!(kept.words, "`rm -f old.log`");
+    assert_eq!(kept.rule.given_in, Some(Mode::Manual));
+    ctx.approvals = vec![kept.rule];
+    assert_eq!(
+        action(&Request::bash("rm -f old.log"), Mode::Manual),
+        Action::Ask
+    );
+    let judged = |line: &str| evaluate(&Request::bash(line), &ctx).action;
+    assert_eq!(judged("rm -f old.log"), Action::Allow);
+    assert_eq!(judged("rm -rf src"), Action::Ask);
+    assert_eq!(judged("rm -f old.log src"), Action::Ask);
+    for line in [
+        "git push && rm x",
+        "rm *.log",
+        "echo $(id)",
+        "a; b",
+        "cat < x",
+        " ",
+    ] {
+        assert!(
+            approve_exactly(&Request::bash(line), &ctx).is_none(),
+            "{line}"
+        );
+    }
+    let write = |path: &str| call("write", Target::Path(path.into()));
+    let kept = approve_exactly(&write("/p/src/a.rs"), &ctx).unwrap();
+    assert_eq!(kept.words, "src/a.rs");
+    ctx.approvals = vec![kept.rule];
+    let wrote = |path: &str| evaluate(&write(path), &ctx).action;
+    assert_eq!(wrote("/p/src/a.rs"), Action::Allow);
+    assert_eq!(wrote("/p/src/b.rs"), Action::Ask);
+    assert!(approve_exactly(&write("/etc/hosts"), &ctx).is_none());
+    assert!(approve_exactly(&write("/p/a*.rs"), &ctx).is_none());
+    assert!(approve_exactly(&call("team_read", Target::Tool), &ctx).is_none());
+}
