@@ -79,13 +79,18 @@ wasm-rules:
 	$(WASM_CARGO) build -q $(WASM_FLAGS) -p lembas-rules
 	$(WASM_CARGO) clippy -q $(WASM_FLAGS) -p lembas-rules -- -D warnings
 
-## The npm package, built into wasm/pkg/.
+## The npm package, built into wasm/pkg/, with the case format's JSON Schemas in wasm/pkg/schemas/
+## (as `lembas conformance --schema AREA` prints them).
 npm: toolchain
 	$(PKG_ENV) /usr/bin/cargo build -q --profile wasm $(PKG_FLAGS) -p lembas-wasm
 	rm -rf wasm/pkg && mkdir -p wasm/pkg
 	wasm-bindgen --target web --no-typescript --out-dir wasm/pkg target/wasm-pkg/wasm32-unknown-unknown/wasm/lembas_wasm.wasm
 	wasm-opt $(OPT_PASSES) $(OPT_FLAGS) --strip-debug --strip-producers wasm/pkg/lembas_wasm_bg.wasm -o wasm/pkg/lembas_wasm_bg.wasm
 	cp wasm/js/index.js wasm/js/node.js wasm/js/index.d.ts wasm/js/package.json wasm/js/README.md wasm/pkg/
+	mkdir -p wasm/pkg/schemas
+	cargo build -q -p lembas-harness --bin lembas
+	for area in progress delegation subagents permission team; do target/debug/lembas conformance --schema $$area > wasm/pkg/schemas/$$area.json; done
+	target/debug/lembas conformance --schema file > wasm/pkg/schemas/case-file.json
 	node wasm/scripts/size.mjs --report
 
 ## The package's tests: its size budget, Node's test runner, the types, headless Chromium, a fresh
@@ -93,7 +98,7 @@ npm: toolchain
 npm-test: npm
 	node wasm/scripts/size.mjs
 	cargo build -q -p lembas-harness
-	node --test wasm/test/node.test.mjs
+	node --test wasm/test/node.test.mjs wasm/test/schemas.test.mjs
 	(cd wasm/test && ../node_modules/.bin/tsc -p tsconfig.json)
 	node wasm/test/browser.mjs
 	./wasm/scripts/fresh-install.sh

@@ -6,7 +6,7 @@
 //! parsed (the others still run). `--json`: one JSON object per case on stdout, the summary on
 //! stderr.
 
-use lembas_rules::conformance::{run_file, summary};
+use lembas_rules::conformance::{run_file, summary, Area};
 use serde_json::{json, Value};
 use std::fs;
 use std::io::{self, Write};
@@ -61,6 +61,26 @@ fn sorted(v: &Value) -> Value {
         Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
         other => other.clone(),
     }
+}
+
+/// Prints the JSON Schema of a case file of `area`, or of any case file (`file`): 0, or 2 for a
+/// word that is neither (said on `err`).
+pub fn print_schema(area: &str, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
+    let schema = match (area, Area::parse(area)) {
+        ("file", _) => lembas_rules::schema::case_file_schema(),
+        (_, Some(area)) => lembas_rules::schema::area_schema(area),
+        (_, None) => {
+            writeln!(
+                err,
+                "lembas conformance: --schema {area}: not an area (the areas are {}; `file` is any case file)",
+                Area::names()
+            )?;
+            return Ok(2);
+        }
+    };
+    let text = serde_json::to_string_pretty(&schema).map_err(io::Error::other)?;
+    writeln!(out, "{text}")?;
+    Ok(0)
 }
 
 /// Runs the files and writes the report; the exit code.

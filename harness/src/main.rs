@@ -28,6 +28,10 @@ enum Command {
         /// One JSON object per case on stdout (the summary goes to stderr).
         #[arg(long)]
         json: bool,
+        /// Print the JSON Schema of a case file of AREA (progress, delegation, subagents,
+        /// permission, team), or of any case file (`file`), and run nothing.
+        #[arg(long, value_name = "AREA", conflicts_with_all = ["paths", "json"])]
+        schema: Option<String>,
     },
     /// Run the main agent's turn on PROMPT in the current directory, on an OpenAI-compatible server.
     Run(Box<lembas_harness::run::RunOptions>),
@@ -61,7 +65,17 @@ fn main() -> ExitCode {
         .command
         .unwrap_or_else(|| Command::Chat(Box::new(cli.chat)));
     match command {
-        Command::Conformance { paths, json } => {
+        Command::Conformance {
+            schema: Some(area), ..
+        } => {
+            let code = lembas_harness::conformance::print_schema(
+                &area,
+                &mut std::io::stdout(),
+                &mut std::io::stderr(),
+            );
+            exit(code.map_err(anyhow::Error::from), "lembas conformance")
+        }
+        Command::Conformance { paths, json, .. } => {
             let code = lembas_harness::conformance::run(
                 &paths,
                 json,

@@ -98,3 +98,28 @@ fn json_prints_one_object_per_case() {
         .trim_end()
         .ends_with(" passed, 0 failed"));
 }
+
+#[test]
+fn schema_prints_each_areas_schema_and_names_a_wrong_area() {
+    for area in ["progress", "delegation", "subagents", "permission", "team"] {
+        let o = lembas(&["conformance", "--schema", area]);
+        assert_eq!(o.status.code(), Some(0), "{area}");
+        let schema: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(
+            schema["$schema"],
+            "https://json-schema.org/draft/2020-12/schema"
+        );
+        assert!(
+            schema["$defs"][format!("{area}_case")].is_object(),
+            "{area}"
+        );
+    }
+    let any = lembas(&["conformance", "--schema", "file"]);
+    let schema: serde_json::Value = serde_json::from_slice(&any.stdout).unwrap();
+    assert_eq!(schema["$defs"].as_object().unwrap().len(), 5);
+    let wrong = lembas(&["conformance", "--schema", "teams"]);
+    assert_eq!(wrong.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&wrong.stderr);
+    assert!(said.contains("--schema teams: not an area"), "{said}");
+    assert!(said.contains("permission, team"), "{said}");
+}

@@ -119,6 +119,20 @@ pub struct Grant {
 }
 
 impl Grant {
+    /// The shape of a grant [`Grant::list_from_json`] reads.
+    pub fn shape() -> crate::schema::Shape {
+        use crate::schema::{Field, Shape};
+        Shape::Object(vec![
+            Field::required("tool", Shape::Text, "The tool granted."),
+            Field::required("pattern", Shape::Text, "The pattern granted."),
+            Field::optional(
+                "permission",
+                Shape::Text,
+                "Its permission key (default: the tool's).",
+            ),
+        ])
+    }
+
     /// Reads `[{ tool, pattern, permission? }]`; the permission key is the tool's own when not given.
     pub fn list_from_json(
         path: &str,

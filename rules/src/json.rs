@@ -255,6 +255,9 @@ macro_rules! serialize_as_json {
 macro_rules! words {
     ($t:ty { $($v:ident => $w:literal),* $(,)? }) => {
         impl $t {
+            /// Every word, in the order they are listed.
+            pub const WORDS: &'static [&'static str] = &[$($w),*];
+
             /// The spec's word for it.
             pub fn as_str(self) -> &'static str {
                 match self {

@@ -14,6 +14,7 @@
 //! - [`subagents`] — subagents.md §2–§4 (3.3.0): which model a subagent runs on, the offer;
 //! - [`team`] — subagents.md §5–§13: the main agent's tree as a pure state machine;
 //! - [`conformance`] — the one runner of the test vectors, for every shell;
+//! - [`schema`] — the case format as JSON Schemas, written from the readers' own shapes;
 //! - [`json`] — the answers as JSON: one writer per type, which `Serialize` uses too;
 //! - `api` (feature `wasm`) — the JavaScript-facing API of the npm package, as JSON values.
 //!
@@ -32,6 +33,7 @@ pub mod delegation;
 pub mod input;
 pub mod permission;
 pub mod progress;
+pub mod schema;
 pub mod spec;
 pub mod subagents;
 pub mod team;

@@ -13,6 +13,7 @@
 
 use crate::input::{InputError, Obj};
 use crate::json::{Object, ToJson};
+use crate::schema::{Field, Shape, Variant, Variants};
 use crate::spec::loop_spec;
 use crate::text::{fill, fill_args, fill_with, Arg};
 use serde_json::Value;
@@ -322,6 +323,88 @@ impl Progress {
             phase,
             since: o.int("since")?,
         })
+    }
+}
+
+impl Progress {
+    /// The progress object's shape (progress.md §1–§2): `phase` picks the fields, each of the type
+    /// `loop.json` `progress.fields` gives it (`int` a count, `number`, `string`, `a|b` one of
+    /// the words; `?` optional), and `since`.
+    pub fn shape() -> Shape {
+        let spec = &loop_spec().progress;
+        let variants = PhaseKind::ALL
+            .into_iter()
+            .map(|kind| {
+                let types = spec.fields.get(kind.as_str());
+                let fields = kind
+                    .fields()
+                    .iter()
+                    .map(|name| {
+                        let written = types.and_then(|t| t.get(name)).map_or("", |t| t.as_ref());
+                        phase_field(name, written)
+                    })
+                    .collect();
+                Variant {
+                    word: kind.as_str().to_string(),
+                    doc: format!("Shown as “{}”.", phase_text(kind)),
+                    fields,
+                }
+            })
+            .collect();
+        Shape::Variants(Variants {
+            key: "phase".into(),
+            key_doc: "The phase (progress.md §2): one of the thirteen.".into(),
+            default: None,
+            common: vec![Field::required(
+                "since",
+                Shape::Integer,
+                "When the phase began, Unix time in milliseconds.",
+            )],
+            variants,
+        })
+    }
+}
+
+/// A phase's field as `loop.json` types it (`int?`, `busy|slots|group`).
+fn phase_field(name: &str, written: &str) -> Field {
+    let (kind, optional) = match written.strip_suffix('?') {
+        Some(kind) => (kind, true),
+        None => (written, false),
+    };
+    let shape = match kind {
+        "int" => Shape::Count,
+        "number" => Shape::Number,
+        "string" => Shape::Text,
+        words => Shape::Word {
+            what: "word",
+            words: words.split('|').map(str::to_string).collect(),
+        },
+    };
+    let doc = format!("progress.md §2: `{name}`, {written}.");
+    if optional {
+        Field::optional(name, shape, &doc)
+    } else {
+        Field::required(name, shape, &doc)
+    }
+}
+
+/// A phase's text in the spec's words, its fields as `{{placeholders}}`.
+fn phase_text(kind: PhaseKind) -> &'static str {
+    let texts = &loop_spec().progress.texts;
+    match kind {
+        PhaseKind::Queued => &texts.queued,
+        PhaseKind::WaitingForModel => &texts.waiting_for_model,
+        PhaseKind::LoadingModel => &texts.loading_model,
+        PhaseKind::ReadingPrompt => &texts.reading_prompt,
+        PhaseKind::Thinking => &texts.thinking,
+        PhaseKind::Writing => &texts.writing,
+        PhaseKind::RunningTool => &texts.running_tool,
+        PhaseKind::WaitingForPerson => &texts.waiting_for_person,
+        PhaseKind::WaitingForSubagents => &texts.waiting_for_subagents,
+        PhaseKind::Compacting => &texts.compacting,
+        PhaseKind::Retrying => &texts.retrying,
+        PhaseKind::Stopped => &texts.stopped,
+        PhaseKind::Failed => &texts.failed,
     }
 }
 

@@ -11,6 +11,7 @@
 
 use crate::input::{self, InputError, Obj};
 use crate::json::{Object, ToJson};
+use crate::schema::{Field, Shape};
 use crate::spec::loop_spec;
 use crate::text::fill;
 use serde_json::Value;
@@ -50,6 +51,22 @@ impl Capacity {
             group: o.opt_str("group")?.map(str::to_string),
             parallel,
         })
+    }
+
+    /// The shape [`Capacity::from_json`] reads.
+    pub fn shape() -> Shape {
+        Shape::Object(vec![
+            Field::optional(
+                "group",
+                Shape::Text,
+                "Its one-model server: the models of a group share one server that holds one at a time.",
+            ),
+            Field::optional(
+                "parallel",
+                Shape::Positive,
+                "Requests it serves at once; absent: no limit.",
+            ),
+        ])
     }
 
     /// It serves one request at a time.
@@ -104,6 +121,26 @@ impl Models {
             });
         }
         Ok(Models(out))
+    }
+
+    /// The shape [`Models::from_json`] reads.
+    pub fn shape() -> Shape {
+        Shape::Map {
+            key: "a model's served id (box/coder-30b)",
+            value: Box::new(Shape::Object(vec![
+                Field::optional(
+                    "id",
+                    Shape::Text,
+                    "Its id at its connection (default: the served id's last part).",
+                ),
+                Field::optional("name", Shape::Text, "Its display name (default: its id)."),
+                Field::optional(
+                    "capacity",
+                    Capacity::shape(),
+                    "What its server can do at once ({}: no limit).",
+                ),
+            ])),
+        }
     }
 
     /// The model whose served id is `served`.

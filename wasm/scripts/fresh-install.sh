@@ -28,3 +28,12 @@ console.log(`fresh install, required: ${r.passed} passed, ${r.failed} failed`);
 process.exit(r.failed === 0 && r.passed === 1 ? 0 : 1);
 JS
 node required.cjs
+cat > schemas.mjs <<'JS'
+// The case format's JSON Schemas, by the package's own paths.
+import team from "lembas-rules/schemas/team.json" with { type: "json" };
+import file from "lembas-rules/schemas/case-file.json" with { type: "json" };
+const ok = team.$defs.team_case.properties.steps.type === "array" && Object.keys(file.$defs).length === 5;
+console.log(`fresh install, schemas: ${ok ? "team.json and case-file.json imported" : "missing"}`);
+process.exit(ok ? 0 : 1);
+JS
+node schemas.mjs

@@ -2,6 +2,7 @@
 //! is /project and only the default rules apply.
 
 use super::{CaseOutcome, Compare};
+use crate::delegation::CallAnswer;
 use crate::delegation::{
     check_mode, request_id, request_refusal, requested, tighten, who_decides, Grant, Subagent,
     TreeMember,
@@ -10,6 +11,7 @@ use crate::input::{self, InputError, Obj};
 use crate::json::object;
 use crate::json::ToJson;
 use crate::permission::{Context, Mode, Request, RiskClass};
+use crate::schema::{Field, Shape, Variant, Variants};
 use crate::spec::spec;
 use serde_json::{Map, Value};
 
@@ -68,6 +70,120 @@ fn kinds(case: &Obj<'_>) -> Result<Vec<RiskClass>, InputError> {
             })
         })
         .collect()
+}
+
+/// A delegation case's shape: op `add`, `call`, `request` or `switch`.
+pub(super) fn shape() -> Shape {
+    let a_mode = || Shape::word("mode", Mode::WORDS);
+    let kinds = || Shape::list(Shape::word("risk class", RiskClass::WORDS));
+    let add = Variant {
+        word: "add".into(),
+        doc: "A subagent added: the mode it gets, or the refusal.".into(),
+        fields: vec![
+            Field::required("parent_mode", a_mode(), "Its parent's mode."),
+            Field::optional("mode", a_mode(), "The mode asked for it."),
+            Field::optional(
+                "request",
+                Shape::list(Shape::Suggested {
+                    what: "risk class",
+                    words: RiskClass::WORDS.iter().map(|w| (*w).to_string()).collect(),
+                }),
+                "The kinds it may request (a word no kind has is refused in the answer).",
+            ),
+            super::expect_field(
+                vec![
+                    Field::optional("result", Shape::Any, "The refusal word for word, or null."),
+                    Field::optional("mode", Shape::Any, "The mode it gets, or null."),
+                ],
+                "`{ result, mode }`.",
+            ),
+        ],
+    };
+    let call = Variant {
+        word: "call".into(),
+        doc: "Who decides a subagent's call (subagents.md §7).".into(),
+        fields: vec![
+            Field::required("main_mode", a_mode(), "The main agent's mode."),
+            Field::required("mode", a_mode(), "The subagent's mode."),
+            Field::optional("request", kinds(), "The kinds it may request."),
+            Field::optional(
+                "grants",
+                Shape::list(Grant::shape()),
+                "What the main agent granted it.",
+            ),
+            Field::required(
+                "call",
+                Request::shape(),
+                "The call: `{ tool: \"bash\", line }` or `{ tool, path }`.",
+            ),
+            Field::optional("unattended", Shape::Bool, "Nobody can answer."),
+            Field::optional(
+                "own_reason",
+                Shape::Bool,
+                "true: only `answer` is compared.",
+            ),
+            super::expect_field(
+                vec![
+                    Field::optional(
+                        "answer",
+                        Shape::word("answer", CallAnswer::WORDS),
+                        "Who decides.",
+                    ),
+                    Field::optional("text", Shape::Text, "The refusal's text."),
+                ],
+                "`{ answer, text? }`.",
+            ),
+        ],
+    };
+    let request = Variant {
+        word: "request".into(),
+        doc: "team_request's answer, as the session's first request.".into(),
+        fields: vec![
+            Field::optional("request", kinds(), "The kinds requested."),
+            Field::required("tool", Shape::Text, "The tool it is for."),
+            super::expect_field(
+                vec![Field::optional(
+                    "result",
+                    Shape::Text,
+                    "The answer, word for word.",
+                )],
+                "`{ result }`.",
+            ),
+        ],
+    };
+    let member = Shape::Object(vec![
+        Field::required("name", Shape::Text, "Its name."),
+        Field::required(
+            "parent",
+            Shape::Text,
+            "Its parent's name (`lead`: the main agent).",
+        ),
+        Field::required("mode", a_mode(), "Its mode before."),
+    ]);
+    let switch = Variant {
+        word: "switch".into(),
+        doc: "The main agent's mode changes: every agent's mode after.".into(),
+        fields: vec![
+            Field::required("agents", Shape::list(member), "The tree."),
+            Field::required("main_from", a_mode(), "The main agent's mode before."),
+            Field::required("main_to", a_mode(), "Its mode after."),
+            Field::required(
+                "expect",
+                Shape::Map {
+                    key: "an agent's name",
+                    value: Box::new(a_mode()),
+                },
+                "Every agent's mode after.",
+            ),
+        ],
+    };
+    Shape::Variants(Variants {
+        key: "op".into(),
+        key_doc: "What is asked.".into(),
+        default: None,
+        common: vec![super::about_field()],
+        variants: vec![add, call, request, switch],
+    })
 }
 
 pub fn run(case: &Obj<'_>) -> Result<CaseOutcome, InputError> {

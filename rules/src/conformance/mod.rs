@@ -198,9 +198,35 @@ pub enum ConformanceError {
     NoArea,
 }
 
+/// The shape of one case of `area`, as its area's reader reads it (see [`crate::schema`]).
+pub(crate) fn case_shape(area: Area) -> crate::schema::Shape {
+    match area {
+        Area::Progress => progress::shape(),
+        Area::Delegation => delegation::shape(),
+        Area::Subagents => subagents::shape(),
+        Area::Permission => permission::shape(),
+        Area::Team => team::shape(),
+    }
+}
+
+/// The fields every case has: its `about`.
+fn about_field() -> crate::schema::Field {
+    crate::schema::Field::optional(
+        "about",
+        crate::schema::Shape::Text,
+        "What the case shows, in a sentence.",
+    )
+}
+
+/// A case's `expect`, which must be there: an object of these keys.
+fn expect_field(keys: Vec<crate::schema::Field>, doc: &str) -> crate::schema::Field {
+    crate::schema::Field::required("expect", crate::schema::Shape::Object(keys), doc)
+}
+
 /// What an area makes of a case.
 fn outcome_of(area: Area, case: &Value) -> Result<CaseOutcome, InputError> {
     let o = Obj::new("case", case)?;
+    o.opt_str("about")?;
     if area != Area::Team && !o.has("expect") {
         return Err(InputError::Missing {
             path: "expect".into(),
@@ -213,6 +239,12 @@ fn outcome_of(area: Area, case: &Value) -> Result<CaseOutcome, InputError> {
         Area::Permission => permission::run(&o),
         Area::Team => team::run(&o),
     }
+}
+
+/// Why a case cannot be read, if it cannot (the schemas' tests compare it with the schema's).
+#[cfg(test)]
+pub(crate) fn read_error(area: Area, case: &Value) -> Option<InputError> {
+    outcome_of(area, case).err()
 }
 
 /// Why the rules answered a case so (see [`CaseOutcome::why`]): none for a case that cannot run or

@@ -9,7 +9,8 @@ use crate::input::{InputError, Obj};
 use crate::json::object;
 use crate::json::ToJson;
 use crate::permission::approval::approve;
-use crate::permission::{evaluate, Context, Request};
+use crate::permission::{evaluate, Action, Context, Mode, Request};
+use crate::schema::{Field, Shape, Variant, Variants};
 use serde_json::Value;
 
 /// A case's call and context.
@@ -57,10 +58,90 @@ fn judged_after(
     Ok(answers)
 }
 
+/// A permission case's shape: op `evaluate` (the default) or `approve`.
+pub(super) fn shape() -> Shape {
+    let common = vec![
+        super::about_field(),
+        Field::required("request", Request::shape(), "The call."),
+        Field::required("context", Context::shape(), "What it is judged in."),
+    ];
+    let evaluate = Variant {
+        word: "evaluate".into(),
+        doc: "The call's decision, compared on the keys the expect names.".into(),
+        fields: vec![super::expect_field(
+            vec![
+                Field::optional(
+                    "action",
+                    Shape::word("action", Action::WORDS),
+                    "What the call gets.",
+                ),
+                Field::optional(
+                    "reason",
+                    Shape::Any,
+                    "Why, in words (null when it has none).",
+                ),
+                Field::optional(
+                    "decided_by",
+                    Shape::Any,
+                    "What decided it: a rule, the mode, the hardline, …",
+                ),
+            ],
+            "The decision's keys to compare (each compared whole).",
+        )],
+    };
+    let then_call = Shape::Object(vec![
+        Field::required(
+            "request",
+            Request::shape(),
+            "A call judged after the approval.",
+        ),
+        Field::optional(
+            "mode",
+            Shape::word("mode", Mode::WORDS),
+            "Its mode (the context's when absent).",
+        ),
+        Field::optional("unattended", Shape::Bool, "Nobody can answer."),
+    ]);
+    let approve = Variant {
+        word: "approve".into(),
+        doc: "What \"always allow\" of the call adds, compared whole.".into(),
+        fields: vec![
+            Field::optional(
+                "then",
+                Shape::list(then_call),
+                "Calls judged with what the approval added.",
+            ),
+            super::expect_field(
+                vec![
+                    Field::optional("rules", Shape::Any, "The rules the approval adds."),
+                    Field::optional("refused", Shape::Text, "Why it cannot be approved always."),
+                    Field::optional(
+                        "then",
+                        Shape::list(Shape::word("action", Action::WORDS)),
+                        "The actions of `then`'s calls, in order.",
+                    ),
+                ],
+                "What the approval adds, or why not; with `then`, their actions.",
+            ),
+        ],
+    };
+    Shape::Variants(Variants {
+        key: "op".into(),
+        key_doc: "What is asked of the call (default evaluate).".into(),
+        default: Some("evaluate".into()),
+        common,
+        variants: vec![evaluate, approve],
+    })
+}
+
 pub fn run(case: &Obj<'_>) -> Result<CaseOutcome, InputError> {
-    case.only(&["about", "op", "request", "context", "then", "expect"])?;
+    let op = case.opt_str("op")?.unwrap_or("evaluate");
+    match op {
+        "evaluate" => case.only(&["about", "op", "request", "context", "expect"])?,
+        _ => case.only(&["about", "op", "request", "context", "then", "expect"])?,
+    }
     let (req, ctx) = read(case)?;
-    match case.opt_str("op")?.unwrap_or("evaluate") {
+    match op {
         "evaluate" => {
             let d = evaluate(&req, &ctx);
             let expect = case.get("expect").cloned().unwrap_or(Value::Null);

@@ -3,8 +3,92 @@
 use super::CaseOutcome;
 use crate::input::{InputError, Obj};
 use crate::json::object;
+use crate::schema::{Field, Shape, Variant, Variants};
 use crate::subagents::{offer, subagent_model, Models};
 use serde_json::Value;
+
+/// A subagents case's shape: op `model` or `offer`.
+pub(super) fn shape() -> Shape {
+    let common = vec![
+        super::about_field(),
+        Field::required(
+            "session",
+            Shape::Text,
+            "The session's model: a served id of `models`.",
+        ),
+        Field::required(
+            "models",
+            Models::shape(),
+            "The person's models by served id.",
+        ),
+    ];
+    let model = Variant {
+        word: "model".into(),
+        doc: "Which model a subagent runs on (subagents.md §2–§3).".into(),
+        fields: vec![
+            Field::optional(
+                "said",
+                Shape::list(Shape::Text),
+                "The person's messages, oldest first.",
+            ),
+            Field::optional(
+                "other",
+                Shape::list(Shape::Text),
+                "Texts that are not the person's: they never name a model.",
+            ),
+            Field::optional(
+                "model",
+                Shape::Text,
+                "The model the call names (absent: none given).",
+            ),
+            super::expect_field(
+                vec![
+                    Field::optional("model", Shape::Text, "The served id it runs on."),
+                    Field::optional("refused", Shape::Text, "The refusal, word for word."),
+                ],
+                "`{ model }` or `{ refused }`.",
+            ),
+        ],
+    };
+    let offer = Variant {
+        word: "offer".into(),
+        doc: "Whether subagents are offered (subagents.md §4).".into(),
+        fields: vec![
+            Field::optional(
+                "subagents",
+                Shape::Bool,
+                "The Subagents setting (default true).",
+            ),
+            super::expect_field(
+                vec![
+                    Field::optional(
+                        "offered",
+                        Shape::Bool,
+                        "Whether the team tools are offered.",
+                    ),
+                    Field::optional(
+                        "own",
+                        Shape::Bool,
+                        "Whether the session's own model can run subagents.",
+                    ),
+                    Field::optional(
+                        "note",
+                        Shape::Any,
+                        "The context.note.team_own text, or null.",
+                    ),
+                ],
+                "`{ offered, own, note }`.",
+            ),
+        ],
+    };
+    Shape::Variants(Variants {
+        key: "op".into(),
+        key_doc: "What is asked.".into(),
+        default: None,
+        common,
+        variants: vec![model, offer],
+    })
+}
 
 pub fn run(case: &Obj<'_>) -> Result<CaseOutcome, InputError> {
     let op = case.str("op")?;

@@ -5,12 +5,35 @@
 
 use super::{CaseOutcome, Compare};
 use crate::input::{self, InputError, Obj};
+use crate::schema::{Field, Shape};
 use crate::team::operation::{Audience, TeamStep};
 use crate::team::{Team, TeamOptions};
 use serde_json::Value;
 
 /// The clock a team case starts at unless it says.
 pub const START: i64 = 1_762_790_400_000;
+
+/// A team case's shape: `start`, then `steps`.
+pub(super) fn shape() -> Shape {
+    Shape::Object(vec![
+        super::about_field(),
+        Field::required(
+            "start",
+            TeamOptions::shape(),
+            "The session's setting at its start.",
+        ),
+        Field::required(
+            "steps",
+            Shape::list(TeamStep::shape()),
+            "The session, step by step.",
+        ),
+        Field::optional(
+            "expect",
+            Shape::Any,
+            "Not read: each step has its own expect.",
+        ),
+    ])
+}
 
 pub fn run(case: &Obj<'_>) -> Result<CaseOutcome, InputError> {
     case.only(&["about", "start", "steps", "expect"])?;

@@ -6,6 +6,7 @@ use super::path::normalize;
 use super::words::{Action, Mode, RiskClass, RuleSource};
 use crate::input::{self, InputError, Obj};
 use crate::json::{Object, ToJson};
+use crate::schema::{Field, Shape};
 use crate::spec::{spec, types::Setting, types::SettingValue};
 use serde_json::Value;
 
@@ -61,6 +62,19 @@ impl Rule {
     /// (an approval given in manual mode holds in edit, not in plan).
     pub fn holds_in(&self, mode: Mode) -> bool {
         self.given_in.is_none_or(|given| mode <= given)
+    }
+
+    /// The shape of a rule [`Rule::list_from_json`] reads.
+    pub fn shape() -> Shape {
+        Shape::Object(vec![
+            Field::required("permission", Shape::Text, "The permission key it is for."),
+            Field::optional("pattern", Shape::Text, "The pattern it covers (default *)."),
+            Field::required(
+                "action",
+                Shape::word("action", Action::WORDS),
+                "What it says of a call it covers.",
+            ),
+        ])
     }
 
     /// Reads `[{ permission, pattern, action }]`.
@@ -189,6 +203,37 @@ impl Request {
         }
     }
 
+    /// The shape [`Request::from_json`] reads: `bash` needs its `line`.
+    pub fn shape() -> Shape {
+        Shape::Object(vec![
+            Field::required(
+                "tool",
+                Shape::Suggested {
+                    what: "tool",
+                    words: spec().tools().map(|t| t.name.to_string()).collect(),
+                },
+                "The tool called: one of rules/spec/tools/, or another tool with its `class`.",
+            ),
+            Field::optional("line", Shape::Text, "A bash call's command line.")
+                .required_when("tool", "bash"),
+            Field::optional(
+                "path",
+                Shape::Text,
+                "A file tool's path: relative to the root, or absolute.",
+            ),
+            Field::optional(
+                "class",
+                Shape::word("risk class", RiskClass::WORDS),
+                "Its risk class: only for a tool rules/spec/tools/ does not have.",
+            ),
+            Field::optional(
+                "permission",
+                Shape::Text,
+                "Its permission key: only for a tool rules/spec/tools/ does not have.",
+            ),
+        ])
+    }
+
     /// Reads `{ tool, line? | path?, class?, permission? }`. `class` and `permission` are needed
     /// only for a tool the spec does not have; for one it has they must agree with its file.
     pub fn from_json(path: &str, value: &Value) -> Result<Request, InputError> {
@@ -278,6 +323,53 @@ impl Context {
         }
     }
 
+    /// The shape [`Context::from_json`] reads.
+    pub fn shape() -> Shape {
+        let mut fields = vec![Field::required(
+            "mode",
+            Shape::word("mode", Mode::WORDS),
+            "The permission mode the call is judged in.",
+        )];
+        fields.extend(Context::optional_fields());
+        Shape::Object(fields)
+    }
+
+    /// The optional fields [`Context::with_fields`] reads.
+    pub fn optional_fields() -> Vec<Field> {
+        vec![
+            Field::optional(
+                "root",
+                Shape::Text,
+                "The project root, an absolute path (default /project).",
+            ),
+            Field::optional(
+                "home",
+                Shape::Text,
+                "The person's home folder, for protected paths under ~/.",
+            ),
+            Field::optional(
+                "defaults",
+                Shape::Bool,
+                "false: without permission/defaults.json's rules.",
+            ),
+            Field::optional(
+                "rules",
+                Shape::list(Rule::shape()),
+                "The session's rules, after the defaults; a later one overrides an earlier one.",
+            ),
+            Field::optional(
+                "approvals",
+                Shape::list(approval_shape()),
+                "\"Always allow\" answers, after the rules.",
+            ),
+            Field::optional(
+                "unattended",
+                Shape::Bool,
+                "Nobody can answer: what would ask is refused.",
+            ),
+        ]
+    }
+
     /// Reads `{ mode, root?, home?, defaults?, rules?, approvals?, unattended? }`.
     pub fn from_json(path: &str, value: &Value) -> Result<Context, InputError> {
         let o = Obj::new(path, value)?;
@@ -327,6 +419,24 @@ impl Context {
             .chain(&self.approvals)
             .chain(&self.grants)
     }
+}
+
+/// The shape of an approval [`approvals_from_json`] reads.
+pub fn approval_shape() -> Shape {
+    Shape::Object(vec![
+        Field::required("permission", Shape::Text, "The permission key it allows."),
+        Field::required("pattern", Shape::Text, "The pattern it allows."),
+        Field::optional(
+            "action",
+            Shape::word("action", &["allow"]),
+            "An approval allows.",
+        ),
+        Field::optional(
+            "mode",
+            Shape::word("mode", Mode::WORDS),
+            "The mode it was given in (the context's when absent): it holds there and in looser ones.",
+        ),
+    ])
 }
 
 /// `[{ permission, pattern }]`: approvals allow.

@@ -16,6 +16,8 @@ use crate::input::{InputError, Obj};
 use crate::json::{Object, ToJson};
 use crate::permission::Mode;
 use crate::progress::StopReason;
+use crate::schema::{Field, Shape, Variant, Variants};
+use crate::spec::spec;
 use crate::subagents::Capacity;
 use serde_json::{Map, Value};
 
@@ -170,6 +172,281 @@ impl OperationKind {
             | OperationKind::WhoAmI
             | OperationKind::State => false,
         }
+    }
+}
+
+/// A field of an operation in the case format, by its name (a name means one thing in every
+/// operation that has it): its shape, whether it must be there, and its doc.
+fn operation_field(name: &str) -> Field {
+    let required = |shape: Shape, doc: &str| Field::required(name, shape, doc);
+    let optional = |shape: Shape, doc: &str| Field::optional(name, shape, doc);
+    match name {
+        "by" => required(
+            Shape::Text,
+            "The agent acting: `lead` (the main agent) or a subagent's name or id.",
+        ),
+        "tool" => required(
+            Shape::Suggested {
+                what: "tool",
+                words: spec().tools().map(|t| t.name.to_string()).collect(),
+            },
+            "The tool called.",
+        ),
+        "args" => optional(
+            Shape::Any,
+            "The tool's arguments, as the model wrote them: a team tool's as its parameters say.",
+        )
+        .shaped_by(
+            "tool",
+            spec()
+                .tools()
+                .filter(|t| t.name.starts_with("team_"))
+                .filter_map(|t| {
+                    let file = crate::spec::tool_file(t.name)?;
+                    Some((
+                        t.name.to_string(),
+                        offered_arguments(file.get("parameters")?),
+                    ))
+                })
+                .collect(),
+        ),
+        "used" => required(Shape::Count, "Tokens in its context."),
+        "window" => required(Shape::Count, "Its model's context window, in tokens."),
+        "reply" => optional(
+            Shape::Text,
+            "Its final reply (a subagent's report to its parent).",
+        ),
+        "reason" => optional(
+            Shape::Suggested {
+                what: "reason",
+                words: std::iter::once("stop")
+                    .chain(StopReason::WORDS.iter().copied())
+                    .map(str::to_string)
+                    .collect(),
+            },
+            "Why the turn ended (absent or stop: its final reply).",
+        ),
+        "mode" => required(
+            Shape::word("mode", Mode::WORDS),
+            "The main agent's new mode.",
+        ),
+        "since" => optional(
+            Shape::Count,
+            "The last room message it has seen (default 0).",
+        ),
+        "name" => required(
+            Shape::Text,
+            "The subagent the person stops, with its subtree.",
+        ),
+        "capacity" => required(
+            Capacity::shape(),
+            "The session model's new capacity ({}: no limit).",
+        ),
+        "text" => required(Shape::Text, "The person's prompt."),
+        "min" => required(
+            Shape::Positive,
+            "The fewest agents, the main agent included.",
+        ),
+        "max" => required(Shape::Positive, "The most agents, the main agent included."),
+        "model" => required(
+            Shape::Text,
+            "The main agent's model from now on: a served id.",
+        ),
+        "now" => optional(Shape::Integer, "The clock, Unix ms: it moves only then."),
+        other => optional(Shape::Any, other),
+    }
+}
+
+/// A team tool's arguments as a case may write them: its parameters' names and descriptions
+/// (an editor's completion and hover), none required and none of a type — the arguments are the
+/// model's, and the tool judges them (one that is not offered answers its refusal without reading
+/// them), so a case is never refused for them.
+fn offered_arguments(parameters: &Value) -> Shape {
+    let mut properties = Map::new();
+    if let Some(Value::Object(given)) = parameters.get("properties") {
+        for (name, parameter) in given {
+            let mut offered = Map::new();
+            if let Some(description) = parameter.get("description") {
+                offered.insert("description".into(), description.clone());
+            }
+            properties.insert(name.clone(), Value::Object(offered));
+        }
+    }
+    let mut schema = Map::new();
+    schema.insert("properties".into(), Value::Object(properties));
+    Shape::Written(Value::Object(schema))
+}
+
+impl OperationKind {
+    /// What it does, in a sentence.
+    pub fn doc(self) -> &'static str {
+        match self {
+            OperationKind::Call => "An agent calls a tool.",
+            OperationKind::Offered => "The team tools an agent is offered.",
+            OperationKind::Tree => "The tree's data.",
+            OperationKind::Context => "An agent's context use.",
+            OperationKind::ContextFull => {
+                "An agent's context is full: a working subagent is paused."
+            }
+            OperationKind::EndTurn => "An agent's turn ends with its final reply.",
+            OperationKind::Started => "What an agent's latest turn started with.",
+            OperationKind::MainMode => "The main agent's mode changes.",
+            OperationKind::Read => "team_read's text.",
+            OperationKind::WhoAmI => "team_whoami's text.",
+            OperationKind::State => "Every live agent's state.",
+            OperationKind::PersonStop => "The person stops a subagent and its subtree.",
+            OperationKind::Capacity => "The session model's capacity changes.",
+            OperationKind::Delivered => {
+                "What reached whom since the last step that reported deliveries."
+            }
+            OperationKind::Prompt => "The person's next prompt.",
+            OperationKind::Agents => "The person changes the Subagents setting between turns.",
+            OperationKind::Model => {
+                "The person picks another model for the main agent between turns."
+            }
+        }
+    }
+
+    /// The keys of its answer in a case (`expect` names some of them), each with its doc.
+    fn answer_keys(self) -> Vec<Field> {
+        let key = |name: &str, doc: &str| Field::optional(name, Shape::Any, doc);
+        let delivered = || key("delivered", "What reached whom: `{ name: [text, …] }`.");
+        let started = || {
+            key(
+                "started",
+                "Whose turns started, with what: `{ name: [text] }`.",
+            )
+        };
+        match self {
+            OperationKind::Call => vec![
+                key(
+                    "result",
+                    "The tool's answer word for word (null: not the team's, not refused).",
+                ),
+                key("refused", "Whether it is a refusal."),
+                key("room", "team_read's messages shown: `[{ n, from, to }]`."),
+                delivered(),
+                started(),
+            ],
+            OperationKind::Offered => vec![
+                key("tools", "The team tools it is offered, sorted."),
+                key("setting", "Whether the Subagents setting is offered."),
+            ],
+            OperationKind::Tree => vec![
+                key("size", "Agents in the tree, the main agent included."),
+                key("open_slots", "Agents that may still be added."),
+                key(
+                    "agents",
+                    "`[{ id, name, parent, state, mode, request }]`, in tree order.",
+                ),
+                key("ended", "`[{ id, name, state }]`, in the order they ended."),
+            ],
+            OperationKind::ContextFull => vec![
+                key("text", "The final turn's text (null: it cannot be paused)."),
+                delivered(),
+                started(),
+            ],
+            OperationKind::EndTurn | OperationKind::Prompt => vec![delivered(), started()],
+            OperationKind::Started | OperationKind::Read | OperationKind::WhoAmI => {
+                vec![key("text", "The text.")]
+            }
+            OperationKind::PersonStop => {
+                vec![key("stopped", "The ids stopped."), delivered(), started()]
+            }
+            OperationKind::Context
+            | OperationKind::MainMode
+            | OperationKind::State
+            | OperationKind::Capacity
+            | OperationKind::Delivered
+            | OperationKind::Agents
+            | OperationKind::Model => Vec::new(),
+        }
+    }
+}
+
+impl TeamStep {
+    /// A step's shape in a team case: `op` picks its fields, each read as [`TeamStep::read`] reads
+    /// it; `now`, `about` and `expect` are every step's.
+    pub fn shape() -> Shape {
+        let variants = OperationKind::ALL
+            .into_iter()
+            .map(|kind| {
+                let mut fields: Vec<Field> = kind
+                    .fields()
+                    .iter()
+                    .filter(|name| **name != "now")
+                    .map(|name| operation_field(name))
+                    .collect();
+                let keys = kind.answer_keys();
+                let expect = match (keys.is_empty(), kind) {
+                    (_, OperationKind::State | OperationKind::Delivered) => Shape::Map {
+                        key: "an agent's name",
+                        value: Box::new(Shape::Any),
+                    },
+                    (true, _) => Shape::Null,
+                    (false, _) => Shape::Either(vec![Shape::Object(keys), Shape::Null]),
+                };
+                fields.push(Field::optional(
+                    "expect",
+                    expect,
+                    "What the step answers, compared on the keys it names (null: nothing).",
+                ));
+                Variant {
+                    word: kind.as_str().to_string(),
+                    doc: kind.doc().to_string(),
+                    fields,
+                }
+            })
+            .collect();
+        Shape::Variants(Variants {
+            key: "op".into(),
+            key_doc: "The operation (conformance/README.md, area team).".into(),
+            default: None,
+            common: vec![
+                operation_field("now"),
+                Field::optional("about", Shape::Text, "What the step shows."),
+            ],
+            variants,
+        })
+    }
+}
+
+impl TeamOptions {
+    /// The shape of a team case's `start` (`min` and `max` must be there).
+    pub fn shape() -> Shape {
+        Shape::Object(vec![
+            Field::required(
+                "min",
+                Shape::Positive,
+                "The fewest agents, the main agent included (1 ≤ min ≤ max ≤ 32).",
+            ),
+            Field::required(
+                "max",
+                Shape::Positive,
+                "The most agents, the main agent included.",
+            ),
+            Field::optional(
+                "subagents",
+                Shape::Bool,
+                "The Subagents setting (default true).",
+            ),
+            Field::optional(
+                "capacity",
+                Capacity::shape(),
+                "The session model's capacity ({}: no limit).",
+            ),
+            Field::optional(
+                "mode",
+                Shape::word("mode", Mode::WORDS),
+                "The main agent's mode (default edit).",
+            ),
+            Field::optional(
+                "now",
+                Shape::Integer,
+                "The clock, Unix ms (default 1762790400000).",
+            ),
+            Field::optional("model", Shape::Text, "The session's model (default m)."),
+        ])
     }
 }
 
