@@ -40,6 +40,16 @@ impl Source {
     }
 }
 
+/// How a file's source reads after its name in the file column (nothing for a built-in one).
+pub fn source_words(source: Source) -> &'static str {
+    match source {
+        Source::BuiltIn => "",
+        Source::Edited => " (edited)",
+        Source::Own => " (yours)",
+        Source::Linked => " (from a link, not kept)",
+    }
+}
+
 /// A case file: its name, its area, its cases, and where it came from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CaseFile {
