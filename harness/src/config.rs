@@ -302,11 +302,11 @@ impl Settings {
     /// Resolves the options in `root` with the environment `env`: each setting from its flag,
     /// else its variable, else the config file, else its default.
     pub fn resolve(
-        o: &SessionOptions,
+        options: &SessionOptions,
         root: &Path,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Settings> {
-        let person = match person_config(o.config.as_deref(), env) {
+        let person = match person_config(options.config.as_deref(), env) {
             Some(p) => read_config(&p)?,
             None => ConfigFile::default(),
         };
@@ -343,9 +343,10 @@ impl Settings {
                 }
             }
         }
-        if let (Some(setting), Some(path)) =
-            (&person.permission, person_config(o.config.as_deref(), env))
-        {
+        if let (Some(setting), Some(path)) = (
+            &person.permission,
+            person_config(options.config.as_deref(), env),
+        ) {
             rules.extend(rules_of(&path, setting)?);
         }
         for (key, set) in [
@@ -384,7 +385,7 @@ impl Settings {
                 "no {what}: give {flag}, set {var}, or put \"{key}\" in a config file (.lembas.json)"
             )
         };
-        let base_url = o
+        let base_url = options
             .base_url
             .clone()
             .or_else(|| variable("LEMBAS_BASE_URL"))
@@ -396,20 +397,23 @@ impl Settings {
                  (for a server on this machine: http://{base_url})"
             );
         }
-        let model = o
+        let model = options
             .model
             .clone()
             .or_else(|| variable("LEMBAS_MODEL"))
             .or(project.model)
             .or(person.model)
             .ok_or_else(|| missing("model", "--model ID", "LEMBAS_MODEL", "model"))?;
-        let key_env = o
+        let key_env = options
             .api_key_env
             .clone()
             .or(person.api_key_env)
             .unwrap_or_else(|| API_KEY_ENV.into());
         // The person's mode; the project's may only be as strict or stricter.
-        let own = o.mode.or(person.mode.map(|m| m.0)).unwrap_or(Mode::Edit);
+        let own = options
+            .mode
+            .or(person.mode.map(|m| m.0))
+            .unwrap_or(Mode::Edit);
         let mode = match project.mode.map(|m| m.0) {
             Some(asked) if asked < own => {
                 notes.push(format!(
@@ -428,7 +432,7 @@ impl Settings {
             _ => own,
         };
         // The person's network; the project's may only turn it off.
-        let own_network = !o.no_network && person.network.unwrap_or(true);
+        let own_network = !options.no_network && person.network.unwrap_or(true);
         let network = match project.network {
             Some(true) if !own_network => {
                 notes.push(format!(
@@ -449,32 +453,33 @@ impl Settings {
         Ok(Settings {
             network,
             idle_timeout: std::time::Duration::from_secs(
-                o.idle_timeout
+                options
+                    .idle_timeout
                     .or(project.idle_timeout)
                     .or(person.idle_timeout)
                     .map_or(300, NonZeroU64::get),
             ),
-            no_sandbox: o.no_sandbox,
+            no_sandbox: options.no_sandbox,
             base_url,
             model,
             api_key: variable(&key_env),
-            context: o
+            context: options
                 .context
                 .or(project.context)
                 .or(person.context)
                 .map(NonZeroU64::get),
             mode,
-            agents: o
+            agents: options
                 .agents
                 .or(project.agents)
                 .or(person.agents)
                 .unwrap_or(AgentRange { min: 1, max: 4 }),
-            parallel: o
+            parallel: options
                 .parallel
                 .or(project.parallel)
                 .or(person.parallel)
                 .map(NonZeroU64::get),
-            return_progress: o.return_progress
+            return_progress: options.return_progress
                 || project
                     .return_progress
                     .or(person.return_progress)

@@ -18,6 +18,7 @@ use lembas_rules::progress::{advance, Phase, StopReason, WaitReason};
 use lembas_rules::spec::loop_spec;
 use lembas_rules::team::operation::{Deliveries, Operation, TeamAnswer, TeamStep, TurnEndReason};
 use lembas_rules::team::view::TreeInfo;
+use lembas_rules::team::Delivery;
 use lembas_rules::team::{lead, AgentState, Team, TeamOptions};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -282,8 +283,8 @@ impl Crew {
             if let Ok(TeamAnswer::PersonStopped { delivered, .. }) =
                 inner.apply(Operation::PersonStop { name })
             {
-                let notes = delivered.into_iter().filter(|(n, _)| n == lead());
-                inner.for_lead.extend(notes.map(|(_, text)| text));
+                let notes = delivered.into_iter().filter(|d| d.to == lead());
+                inner.for_lead.extend(notes.map(|d| d.text));
             }
         }
         let ended: Vec<String> = inner
@@ -591,13 +592,13 @@ impl Crew {
         };
         let lead_running = inner.tasks.get(lead()).is_some_and(|t| t.running);
         let (for_lead, others): (Vec<_>, Vec<_>) =
-            delivered.into_iter().partition(|(n, _)| n == lead());
+            delivered.into_iter().partition(|d| d.to == lead());
         if lead_running {
             self.dispatch(&mut inner, None, for_lead, started);
         } else {
             inner
                 .team
-                .keep_for_next_turn(lead(), for_lead.into_iter().map(|(_, t)| t).collect());
+                .keep_for_next_turn(lead(), for_lead.into_iter().map(|d| d.text).collect());
             self.dispatch(&mut inner, None, others, started);
         }
         for id in &stopped {
@@ -754,7 +755,7 @@ impl Crew {
         started: Deliveries,
     ) {
         inner.dirty = true;
-        for (name, text) in delivered {
+        for Delivery { to: name, text } in delivered {
             let id = inner.team.live(&name).map(|a| a.id().to_string());
             if let Some(task) = id.and_then(|id| inner.tasks.get_mut(&id)) {
                 if task.running {
@@ -762,7 +763,7 @@ impl Crew {
                 }
             }
         }
-        for (name, text) in started {
+        for Delivery { to: name, text } in started {
             let Some(id) = inner.team.live(&name).map(|a| a.id().to_string()) else {
                 continue;
             };
@@ -838,10 +839,10 @@ impl Crew {
         let max_steps = if agent.parent_id().is_none() {
             system.extend(team.lead_block());
             system.extend(team.notes());
-            team.steps().0
+            team.steps().main
         } else {
             system.extend(team.member_block(name, ""));
-            team.steps().1
+            team.steps().subagent
         };
         let me = AgentRef {
             id: id.to_string(),

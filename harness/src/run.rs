@@ -11,9 +11,9 @@ use anyhow::Result;
 pub use crate::config::{RunOptions, SessionOptions, Settings};
 
 /// Runs the session of one prompt; its exit code.
-pub async fn run(o: RunOptions) -> Result<i32> {
-    let session = Session::start(&o.session, false, &Resume::New)?;
-    let outcome = session.turn(&o.prompt).await;
+pub async fn run(options: RunOptions) -> Result<i32> {
+    let session = Session::start(&options.session, false, &Resume::New)?;
+    let outcome = session.turn(&options.prompt).await;
     let code = exit_code(&outcome);
     session.close(Some(&outcome)).await;
     Ok(code)

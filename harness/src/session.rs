@@ -110,7 +110,7 @@ impl Record {
 pub fn crew_in(
     session_id: &str,
     record: Record,
-    o: &SessionOptions,
+    options: &SessionOptions,
     root: PathBuf,
     asker: Arc<dyn Asker>,
     unattended: bool,
@@ -127,14 +127,14 @@ pub fn crew_in(
                 .map(|p| p.to_string_lossy().into_owned())
                 .unwrap_or(h)
         });
-    let mut s = Settings::resolve(o, &root, &|k| std::env::var(k).ok())?;
+    let mut s = Settings::resolve(options, &root, &|k| std::env::var(k).ok())?;
     for note in &s.notes {
         eprintln!("lembas: {note}");
     }
     // A resumed session goes on in the mode it was left in — unless the person's flag says
     // another, and never looser than the settings' mode now.
     if let Some(stored) = record.restored.as_ref().and_then(|r| r.info.mode()) {
-        if o.mode.is_some() {
+        if options.mode.is_some() {
             if stored != s.mode {
                 eprintln!(
                     "lembas: the session was in {stored} mode; --mode {} holds",
@@ -155,7 +155,7 @@ pub fn crew_in(
     let sandbox = Sandbox::new(
         s.no_sandbox,
         s.network && !client.no_network,
-        o.session_temp.clone(),
+        options.session_temp.clone(),
     )
     .context("the session's temporary folder")?;
     eprintln!("lembas: {}", sandbox.start_line(s.mode));
@@ -252,7 +252,7 @@ pub fn crew_in(
         },
     };
     let agents = client.agents.unwrap_or(s.agents);
-    let options = TeamOptions {
+    let team_options = TeamOptions {
         min: agents.min,
         max: agents.max,
         subagents: !client.no_subagents,
@@ -265,7 +265,7 @@ pub fn crew_in(
         now: now_ms(),
         ..TeamOptions::default()
     };
-    let crew = Crew::new(setup, &options, out);
+    let crew = Crew::new(setup, &team_options, out);
     crew.set_before_plan(before_plan);
     Ok(crew)
 }
@@ -286,12 +286,12 @@ pub struct Session {
 impl Session {
     /// Starts a session in the current directory with these options; `reads_input`: the person's
     /// prompts come from standard input (a chat).
-    pub fn start(o: &SessionOptions, reads_input: bool, resume: &Resume) -> Result<Session> {
+    pub fn start(options: &SessionOptions, reads_input: bool, resume: &Resume) -> Result<Session> {
         let root = std::env::current_dir().context("the current directory")?;
         let root = std::fs::canonicalize(&root).unwrap_or(root);
         let record = Record::open(resume, &root)?;
         let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-        let unattended = o.unattended || !terminal;
+        let unattended = options.unattended || !terminal;
         let asking = Arc::new(AtomicBool::new(false));
         // The prompts typed in this project are kept beside its sessions.
         let history = record
@@ -313,7 +313,7 @@ impl Session {
                 record.store.is_some(),
             ))
         };
-        let events = match &o.events {
+        let events = match &options.events {
             Some(path) => Some(
                 std::fs::File::create(path)
                     .with_context(|| format!("--events {}", path.display()))?,
@@ -329,7 +329,7 @@ impl Session {
         let crew = crew_in(
             &id,
             record,
-            o,
+            options,
             root,
             asker,
             unattended,

@@ -2,9 +2,9 @@
 //! the filters, pasting, opening or dropping a case file, and the author's files — each
 //! downloaded or removed on its own.
 
-use crate::model::{json_error, read_value, CaseFile, Row, Source};
+use crate::model::{json_error, read_value, source_words, CaseFile, Row, Source};
+use crate::page::Page;
 use crate::storage::{download, save_files};
-use crate::views::Page;
 use lembas_rules::conformance::Area;
 use leptos::prelude::*;
 use serde_json::Value;
@@ -12,16 +12,6 @@ use wasm_bindgen::JsCast;
 
 /// The most rows the Cases table draws at once.
 const ROWS_SHOWN: usize = 1000;
-
-/// How a file's source reads in the file column.
-pub(crate) fn source_words(source: Source) -> &'static str {
-    match source {
-        Source::BuiltIn => "",
-        Source::Edited => " (edited)",
-        Source::Own => " (yours)",
-        Source::Linked => " (from a link, not kept)",
-    }
-}
 
 #[component]
 pub(crate) fn Cases(page: Page, rows: Memo<Vec<Row>>) -> impl IntoView {

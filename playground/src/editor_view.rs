@@ -3,13 +3,12 @@
 //! reverting, downloading the file, copying it as a case file, a link to it; new cases from
 //! templates; the verdict, the differences by path, and Why as a trace.
 
-use crate::cases_view::source_words;
 use crate::diff::{differences, word_changes, WordChange};
 use crate::json_text::{formatted, highlighted, scan};
 use crate::link::case_link;
-use crate::model::{json_error, new_cases_file, templates, CaseFile, Source};
+use crate::model::{json_error, new_cases_file, source_words, templates, CaseFile, Source};
+use crate::page::Page;
 use crate::storage::{download, draft_key, drafts, keep_draft, save_files};
-use crate::views::Page;
 use lembas_rules::conformance::{run_case, CaseTrace, Compare};
 use leptos::prelude::*;
 use serde_json::Value;

@@ -17,6 +17,7 @@ pub mod json_text;
 pub mod link;
 pub mod lzw;
 pub mod model;
+mod page;
 mod progress_view;
 pub mod replay;
 mod replay_view;
@@ -35,4 +36,77 @@ pub fn open(cases: String) -> Result<(), JsError> {
     let builtin = model::read_builtin(&cases).map_err(|e| JsError::new(&e))?;
     leptos::mount::mount_to_body(move || leptos::view! { <views::App builtin=builtin /> });
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    /// Each module of `src/` and the modules its code names (`crate::name`), comments left out.
+    fn imports() -> BTreeMap<String, Vec<String>> {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut graph = BTreeMap::new();
+        for entry in std::fs::read_dir(&src).unwrap() {
+            let path = entry.unwrap().path();
+            let Some(name) = path.file_stem().and_then(|s| s.to_str()) else {
+                continue;
+            };
+            if path.extension().is_none_or(|e| e != "rs") || name == "lib" {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let mut named: Vec<String> = Vec::new();
+            for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+                for (at, _) in line.match_indices("crate::") {
+                    let rest = &line[at + "crate::".len()..];
+                    let module: String = rest
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    if module != name && !named.contains(&module) {
+                        named.push(module);
+                    }
+                }
+            }
+            graph.insert(name.to_string(), named);
+        }
+        graph
+    }
+
+    /// A path of imports from `from` back to it, if there is one.
+    fn circle(graph: &BTreeMap<String, Vec<String>>, from: &str) -> Option<Vec<String>> {
+        let mut stack = vec![vec![from.to_string()]];
+        let mut seen: Vec<String> = Vec::new();
+        while let Some(path) = stack.pop() {
+            let last = path.last().unwrap();
+            for next in graph.get(last).into_iter().flatten() {
+                if next == from {
+                    let mut found = path.clone();
+                    found.push(next.clone());
+                    return Some(found);
+                }
+                if !seen.contains(next) {
+                    seen.push(next.clone());
+                    let mut longer = path.clone();
+                    longer.push(next.clone());
+                    stack.push(longer);
+                }
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn no_two_modules_import_each_other() {
+        let graph = imports();
+        assert!(graph.len() > 10, "{graph:?}");
+        assert!(graph["views"].contains(&"page".to_string()), "{graph:?}");
+        for module in graph.keys() {
+            assert_eq!(circle(&graph, module), None, "{module} imports itself");
+        }
+        // The check finds a circle when there is one.
+        let mut with_circle = graph.clone();
+        with_circle.get_mut("page").unwrap().push("views".into());
+        assert!(circle(&with_circle, "page").is_some());
+    }
 }

@@ -1,6 +1,8 @@
-//! LZW with codes of 9 to 12 bits, written most significant bit first: case links carry their
-//! case so, and the built-in case files are kept so in the `.wasm` (`build.rs` compresses them
-//! with this same file). Only `std` may be used here.
+//! LZW with codes of 9 to 12 bits, written most significant bit first: the compression of the
+//! playground's links (`link.rs`: a case's JSON, a Tree session's steps), before base64url.
+//! The table starts with the 256 bytes and grows to 4,096 codes; once full it stays as it is
+//! (no reset code). The built-in case files are not compressed here: they come beside the
+//! `.wasm` as `cases.json`, and the server's brotli or gzip shrinks them.
 
 use std::collections::HashMap;
 

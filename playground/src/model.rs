@@ -3,6 +3,7 @@
 //! `lembas_rules::conformance`'s; nothing here decides one.
 
 use lembas_rules::conformance::{run_case, summary, Area, CaseResult};
+use lembas_rules::team::operation::OperationKind;
 use serde_json::Value;
 
 /// Where a case file came from, which says whether this browser keeps it.
@@ -37,6 +38,16 @@ impl Source {
             Source::Own => "own",
             Source::Linked => "linked",
         }
+    }
+}
+
+/// How a file's source reads after its name in the file column (nothing for a built-in one).
+pub fn source_words(source: Source) -> &'static str {
+    match source {
+        Source::BuiltIn => "",
+        Source::Edited => " (edited)",
+        Source::Own => " (yours)",
+        Source::Linked => " (from a link, not kept)",
     }
 }
 
@@ -133,7 +144,8 @@ impl Template {
 }
 
 /// One template per area and operation, from the built-in cases in their order. A team
-/// template is the first team case with a step of its operation, cut after that step.
+/// template is made for each of the rules' operations ([`OperationKind::ALL`], in that order)
+/// that a built-in team case has a step of: the first such case, cut after that step.
 pub fn templates(files: &[CaseFile]) -> Vec<Template> {
     let mut out: Vec<Template> = Vec::new();
     let about = |area: &str, op: Option<&str>| {
@@ -142,49 +154,59 @@ pub fn templates(files: &[CaseFile]) -> Vec<Template> {
             op.map(|o| format!(" ({o})")).unwrap_or_default()
         ))
     };
-    for f in files.iter().filter(|f| f.source == Source::BuiltIn) {
+    let builtin = || files.iter().filter(|f| f.source == Source::BuiltIn);
+    for f in builtin() {
         for case in &f.cases {
             let Value::Object(map) = case else { continue };
-            if let Some(Value::Array(steps)) = map.get("steps") {
-                for (i, step) in steps.iter().enumerate() {
-                    let Some(op) = step.get("op").and_then(Value::as_str) else {
-                        continue;
-                    };
-                    if out
-                        .iter()
-                        .any(|t| t.area == f.area && t.op.as_deref() == Some(op))
-                    {
-                        continue;
-                    }
-                    let mut made = map.clone();
-                    made.insert("about".into(), about(&f.area, Some(op)));
-                    made.insert(
-                        "steps".into(),
-                        Value::Array(steps.iter().take(i + 1).cloned().collect()),
-                    );
-                    out.push(Template {
-                        area: f.area.clone(),
-                        op: Some(op.to_string()),
-                        case: Value::Object(made),
-                    });
-                }
-            } else {
-                let op = map.get("op").and_then(Value::as_str);
-                if out
-                    .iter()
-                    .any(|t| t.area == f.area && t.op.as_deref() == op)
-                {
-                    continue;
-                }
-                let mut made = map.clone();
-                made.insert("about".into(), about(&f.area, op));
-                out.push(Template {
-                    area: f.area.clone(),
-                    op: op.map(str::to_string),
-                    case: Value::Object(made),
-                });
+            if map.contains_key("steps") {
+                continue;
             }
+            let op = map.get("op").and_then(Value::as_str);
+            if out
+                .iter()
+                .any(|t| t.area == f.area && t.op.as_deref() == op)
+            {
+                continue;
+            }
+            let mut made = map.clone();
+            made.insert("about".into(), about(&f.area, op));
+            out.push(Template {
+                area: f.area.clone(),
+                op: op.map(str::to_string),
+                case: Value::Object(made),
+            });
         }
+    }
+    for kind in OperationKind::ALL {
+        let op = kind.as_str();
+        let first = builtin().find_map(|f| {
+            f.cases.iter().find_map(|case| {
+                let Value::Object(map) = case else {
+                    return None;
+                };
+                let Some(Value::Array(steps)) = map.get("steps") else {
+                    return None;
+                };
+                let at = steps
+                    .iter()
+                    .position(|step| step.get("op").and_then(Value::as_str) == Some(op))?;
+                Some((f, map, steps, at))
+            })
+        });
+        let Some((f, map, steps, at)) = first else {
+            continue;
+        };
+        let mut made = map.clone();
+        made.insert("about".into(), about(&f.area, Some(op)));
+        made.insert(
+            "steps".into(),
+            Value::Array(steps.iter().take(at + 1).cloned().collect()),
+        );
+        out.push(Template {
+            area: f.area.clone(),
+            op: Some(op.to_string()),
+            case: Value::Object(made),
+        });
     }
     out
 }
@@ -382,13 +404,28 @@ mod tests {
                 area.as_str()
             );
         }
-        for op in ["call", "end_turn", "context_full", "prompt"] {
-            assert!(
-                made.iter()
-                    .any(|t| t.area == "team" && t.op.as_deref() == Some(op)),
-                "{op}"
-            );
-        }
+        // Every operation a built-in team case has a step of has its template, in the rules'
+        // order of operations.
+        let used: Vec<&str> = OperationKind::ALL
+            .into_iter()
+            .map(OperationKind::as_str)
+            .filter(|op| {
+                files.iter().any(|f| {
+                    f.cases.iter().any(|c| {
+                        c["steps"]
+                            .as_array()
+                            .is_some_and(|s| s.iter().any(|step| step["op"] == *op))
+                    })
+                })
+            })
+            .collect();
+        assert!(used.len() >= 10, "{used:?}");
+        let team: Vec<&str> = made
+            .iter()
+            .filter(|t| t.area == "team")
+            .filter_map(|t| t.op.as_deref())
+            .collect();
+        assert_eq!(team, used);
         for t in &made {
             let result = run_case(&t.area, &t.case);
             assert!(result.pass, "{}: {:?}", t.label(), result.message);

@@ -12,7 +12,7 @@ use lembas_rules::spec::{loop_spec, tool_file};
 use lembas_rules::subagents::Capacity;
 use lembas_rules::team::operation::{Audience, Operation, TeamAnswer, TeamStep, TurnEndReason};
 use lembas_rules::team::view::{TreeAgent, TreeInfo};
-use lembas_rules::team::{tools::lead_tools, Team, TeamOptions};
+use lembas_rules::team::{tools::lead_tools, Delivery, Team, TeamOptions};
 use lembas_rules::text::fill;
 use leptos::prelude::*;
 use serde_json::{json, Value};
@@ -83,7 +83,7 @@ impl Step {
     }
 
     /// What reached whom in this step.
-    fn delivered(&self) -> &[(String, String)] {
+    fn delivered(&self) -> &[Delivery] {
         match &self.answer {
             TeamAnswer::Call { delivered, .. }
             | TeamAnswer::ContextFull { delivered, .. }
@@ -575,7 +575,7 @@ pub fn TreeView(
                 <ol class="calls" data-testid="tree-steps">
                     {move || steps.get().into_iter().map(|s| view! {
                         <li class=if s.refused() { "refused" } else { "" }><b>{s.title()}</b> ": " {if s.refused() { "refused: " } else { "" }} {s.said().unwrap_or_else(|| "(no answer)".into())}
-                            {s.delivered().iter().map(|(n, t)| view! { <pre class="delivered">{format!("delivered to {n}:\n{t}")}</pre> }).collect_view()}
+                            {s.delivered().iter().map(|d| view! { <pre class="delivered">{format!("delivered to {}:\n{}", d.to, d.text)}</pre> }).collect_view()}
                         </li>
                     }).collect_view()}
                 </ol>

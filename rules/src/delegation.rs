@@ -247,8 +247,9 @@ pub struct Subagent<'a> {
 pub fn who_decides(req: &Request, session: &Context, sub: &Subagent<'_>, main: Mode) -> Verdict {
     let texts = &loop_spec().team.texts;
     let prepared = prepare(req, session);
-    let main_d = decide(&prepared, session, main, &[], false);
-    let grants = grants_applied(sub, main_d.action);
+    // The main agent's own mode on the call; then the subagent's, with the grants that apply.
+    let main_decision = decide(&prepared, session, main, &[], false);
+    let grants = grants_applied(sub, main_decision.action);
     let own = decide(&prepared, session, sub.mode, &grants, false);
     let refused = |text: String, own: Decision, main: Option<Decision>| Verdict {
         answer: CallAnswer::Refused,
@@ -264,16 +265,16 @@ pub fn who_decides(req: &Request, session: &Context, sub: &Subagent<'_>, main: M
             main: None,
         },
         Action::Deny => refused(own.reason.clone(), own, None),
-        Action::Ask => match main_d.action {
+        Action::Ask => match main_decision.action {
             Action::Allow => {
                 let text = if sub.request.contains(&req.class) {
                     texts.requestable.to_string()
                 } else {
                     texts.not_delegated.to_string()
                 };
-                refused(text, own, Some(main_d))
+                refused(text, own, Some(main_decision))
             }
-            Action::Deny => refused(main_d.reason.clone(), own, Some(main_d)),
+            Action::Deny => refused(main_decision.reason.clone(), own, Some(main_decision)),
             Action::Ask if session.unattended => refused(
                 crate::spec::spec()
                     .modes_file
@@ -281,13 +282,13 @@ pub fn who_decides(req: &Request, session: &Context, sub: &Subagent<'_>, main: M
                     .unattended
                     .to_string(),
                 own,
-                Some(main_d),
+                Some(main_decision),
             ),
             Action::Ask => Verdict {
                 answer: CallAnswer::Person,
                 text: None,
                 own,
-                main: Some(main_d),
+                main: Some(main_decision),
             },
         },
     }

@@ -813,7 +813,27 @@ pub struct Pacer {
     gap_ms: i64,
     /// When the last send was, and what it sent.
     sent: Option<(i64, Option<Progress>)>,
-    pending: Option<Option<Progress>>,
+    /// What waits for the end of the window.
+    pending: Pending,
+}
+
+/// What a pacer holds back until its window ends.
+#[derive(Debug, Clone, PartialEq)]
+enum Pending {
+    /// Nothing: the last state pushed was sent, or was the same as the one sent.
+    Nothing,
+    /// A state to send when the window ends (`None`: no progress line).
+    Held(Option<Progress>),
+}
+
+impl Pending {
+    /// The held state, leaving nothing held.
+    fn take(&mut self) -> Option<Option<Progress>> {
+        match std::mem::replace(self, Pending::Nothing) {
+            Pending::Nothing => None,
+            Pending::Held(progress) => Some(progress),
+        }
+    }
 }
 
 impl Default for Pacer {
@@ -829,7 +849,7 @@ impl Pacer {
         Pacer {
             gap_ms: 1000 / per_second,
             sent: None,
-            pending: None,
+            pending: Pending::Nothing,
         }
     }
 
@@ -841,13 +861,13 @@ impl Pacer {
     /// When the held state is due, if one is held.
     pub fn due(&self) -> Option<i64> {
         match (&self.pending, &self.sent) {
-            (Some(_), Some((at, _))) => Some(at.saturating_add(self.gap_ms)),
+            (Pending::Held(_), Some((at, _))) => Some(at.saturating_add(self.gap_ms)),
             _ => None,
         }
     }
 
     fn send(&mut self, progress: Option<Progress>, now: i64) -> Paced {
-        self.pending = None;
+        self.pending = Pending::Nothing;
         self.sent = Some((now, progress.clone()));
         Paced::Send { progress }
     }
@@ -858,7 +878,7 @@ impl Pacer {
             return self.send(progress, now);
         };
         if *last == progress {
-            self.pending = None;
+            self.pending = Pending::Nothing;
             return Paced::Unchanged;
         }
         let same = match (last, &progress) {
@@ -869,7 +889,7 @@ impl Pacer {
         if !same || now >= due {
             return self.send(progress, now);
         }
-        self.pending = Some(progress);
+        self.pending = Pending::Held(progress);
         Paced::Later { due }
     }
 

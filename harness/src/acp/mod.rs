@@ -236,7 +236,7 @@ fn run_command(session: &LinkSession, said: Said) -> (String, Option<Mode>) {
 }
 
 /// Serves the link until the client closes it; the exit code.
-pub async fn serve(o: SessionOptions) -> Result<i32> {
+pub async fn serve(options: SessionOptions) -> Result<i32> {
     let store = match Store::open(&|k| std::env::var(k).ok()) {
         Ok(store) => Some(store),
         Err(e) => {
@@ -245,7 +245,7 @@ pub async fn serve(o: SessionOptions) -> Result<i32> {
         }
     };
     let sessions = Arc::new(Sessions {
-        options: o,
+        options,
         store,
         open: Mutex::new(BTreeMap::new()),
         lembas: AtomicBool::new(false),

@@ -31,7 +31,7 @@ pub struct PathHit {
 /// the normalised absolute path (or `~/…`); `home`, when known, lets `~/…` patterns match;
 /// `root`, the project root, lets `root_patterns` match.
 pub fn check_path(abs: &str, class: RiskClass, home: Option<&str>, root: &str) -> Option<PathHit> {
-    let h = &spec().hardline;
+    let hardline = &spec().hardline;
     let lower = abs.to_lowercase();
     let tilde = home.and_then(|home| {
         let home = home.trim_end_matches('/').to_lowercase();
@@ -48,23 +48,27 @@ pub fn check_path(abs: &str, class: RiskClass, home: Option<&str>, root: &str) -
         })
     };
     let hit = |ask: bool| {
-        h.paths.iter().filter(move |e| e.ask == ask).find_map(|e| {
-            let applies = e.classes.iter().any(|c| c == class.as_str());
-            let in_root = relative.as_deref().is_some_and(|rel| {
-                e.root_patterns
-                    .iter()
-                    .any(|p| matches(&p.to_lowercase(), rel))
-            });
-            let hit = (any(&e.patterns) || in_root) && !any(&e.except_patterns);
-            (applies && hit).then(|| PathHit {
-                hit: Hit {
-                    entry: e.id.to_string(),
-                    reason: e.reason.to_string(),
-                    part: abs.to_string(),
-                },
-                ask,
+        hardline
+            .paths
+            .iter()
+            .filter(move |e| e.ask == ask)
+            .find_map(|e| {
+                let applies = e.classes.iter().any(|c| c == class.as_str());
+                let in_root = relative.as_deref().is_some_and(|rel| {
+                    e.root_patterns
+                        .iter()
+                        .any(|p| matches(&p.to_lowercase(), rel))
+                });
+                let hit = (any(&e.patterns) || in_root) && !any(&e.except_patterns);
+                (applies && hit).then(|| PathHit {
+                    hit: Hit {
+                        entry: e.id.to_string(),
+                        reason: e.reason.to_string(),
+                        part: abs.to_string(),
+                    },
+                    ask,
+                })
             })
-        })
     };
     hit(false).or_else(|| hit(true))
 }

@@ -2,7 +2,7 @@
 //! its ends (subagents.md §9, §10).
 
 use super::operation::TurnEndReason;
-use super::{lead, team_spec, AgentState, RoomKind, RoomMessage, Team};
+use super::{lead, team_spec, AgentState, Delivery, RoomKind, RoomMessage, Team};
 use crate::permission::Mode;
 use crate::progress::Progress;
 use crate::spec::loop_spec;
@@ -54,10 +54,10 @@ impl Team {
     }
 
     fn note_start(&mut self, name: &str, text: String) {
-        self.started.push((name.to_string(), text.clone()));
-        match self.last_started.iter_mut().find(|(n, _)| n == name) {
-            Some(slot) => slot.1 = text,
-            None => self.last_started.push((name.to_string(), text)),
+        self.started.push(Delivery::new(name, text.clone()));
+        match self.last_started.iter_mut().find(|d| d.to == name) {
+            Some(slot) => slot.text = text,
+            None => self.last_started.push(Delivery::new(name, text)),
         }
     }
 
@@ -90,7 +90,7 @@ impl Team {
             | AgentState::OutOfContext
             | AgentState::Stopped => {}
             AgentState::Working | AgentState::Waiting => {
-                self.delivered.push((name.to_string(), text.clone()));
+                self.delivered.push(Delivery::new(name, text.clone()));
                 if state == AgentState::Waiting {
                     if let Some(a) = self.by_id_mut(&id) {
                         a.inbox.push(text);
@@ -98,7 +98,7 @@ impl Team {
                 }
             }
             AgentState::Finished | AgentState::Idle => {
-                self.delivered.push((name.to_string(), text.clone()));
+                self.delivered.push(Delivery::new(name, text.clone()));
                 if let Some(a) = self.by_id_mut(&id) {
                     a.inbox.push(text);
                 }
@@ -261,7 +261,7 @@ impl Team {
     /// Its context use, as its engine last said it.
     pub fn set_context(&mut self, name: &str, used: u64, window: u64) {
         if let Some(a) = self.live_mut(name) {
-            a.context = Some((used, window));
+            a.context = Some(super::view::ContextUse { used, window });
         }
     }
 
@@ -270,8 +270,9 @@ impl Team {
         self.live(name).is_some_and(|a| {
             a.parent.is_some()
                 && a.state == AgentState::Working
-                && a.context.is_some_and(|(used, window)| {
-                    window > 0 && (used as f64) >= (window as f64) * team_spec().context.pause_at
+                && a.context.is_some_and(|c| {
+                    c.window > 0
+                        && (c.used as f64) >= (c.window as f64) * team_spec().context.pause_at
                 })
         })
     }
@@ -303,7 +304,7 @@ impl Team {
         a.state = AgentState::Paused;
         a.inbox.clear();
         a.brief = None;
-        self.delivered.push((name.to_string(), text.clone()));
+        self.delivered.push(Delivery::new(name, text.clone()));
         self.note_start(name, text.clone());
         Some(text)
     }
@@ -378,17 +379,17 @@ impl Team {
             &loop_spec().context.note.team_stopped,
             &[("names", &names.join(", "))],
         );
-        self.delivered.push((lead().to_string(), note));
+        self.delivered.push(Delivery::new(lead(), note));
         ids
     }
 
     /// What reached whom since this was last taken.
-    pub fn take_delivered(&mut self) -> Vec<(String, String)> {
+    pub fn take_delivered(&mut self) -> Vec<Delivery> {
         std::mem::take(&mut self.delivered)
     }
 
     /// Whose turns started, with what, since this was last taken.
-    pub fn take_started(&mut self) -> Vec<(String, String)> {
+    pub fn take_started(&mut self) -> Vec<Delivery> {
         std::mem::take(&mut self.started)
     }
 
@@ -396,7 +397,7 @@ impl Team {
     pub fn started_with(&self, name: &str) -> Option<&str> {
         self.last_started
             .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, t)| t.as_str())
+            .find(|d| d.to == name)
+            .map(|d| d.text.as_str())
     }
 }

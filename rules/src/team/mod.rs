@@ -122,7 +122,7 @@ pub struct Agent {
     pub(crate) grants: Vec<Grant>,
     pub(crate) findings: Vec<Finding>,
     /// Tokens in its context now, of its model's window.
-    pub(crate) context: Option<(u64, u64)>,
+    pub(crate) context: Option<view::ContextUse>,
     pub(crate) progress: Option<Progress>,
     /// Its parent's id; none for the main agent.
     pub(crate) parent: Option<String>,
@@ -310,9 +310,29 @@ pub struct TeamOptions {
     /// The main agent's mode.
     pub mode: Mode,
     /// Steps a turn may take: the main agent's, a subagent's.
-    pub steps: (u32, u32),
+    pub steps: Steps,
     /// The clock (Unix ms).
     pub now: i64,
+}
+
+/// The most steps one turn may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Steps {
+    /// A turn of the main agent.
+    pub main: u32,
+    /// A turn of a subagent.
+    pub subagent: u32,
+}
+
+impl Steps {
+    /// The steps a turn of this agent may take: the main agent's or a subagent's.
+    pub fn for_agent(self, is_main: bool) -> u32 {
+        if is_main {
+            self.main
+        } else {
+            self.subagent
+        }
+    }
 }
 
 impl Default for TeamOptions {
@@ -325,8 +345,31 @@ impl Default for TeamOptions {
             capacity: Capacity::default(),
             model: "m".into(),
             mode: Mode::Edit,
-            steps: (200, 50),
+            steps: Steps {
+                main: 200,
+                subagent: 50,
+            },
             now: 0,
+        }
+    }
+}
+
+/// A text that reached an agent (a message, a report, a notice), or the text its turn started
+/// with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery {
+    /// The agent's name.
+    pub to: String,
+    /// The text, as the agent reads it.
+    pub text: String,
+}
+
+impl Delivery {
+    /// `text` for the agent named `to`.
+    pub fn new(to: &str, text: String) -> Delivery {
+        Delivery {
+            to: to.to_string(),
+            text,
         }
     }
 }
@@ -342,7 +385,7 @@ pub struct Team {
     pub(crate) offered: bool,
     pub(crate) capacity: Capacity,
     pub(crate) model: String,
-    pub(crate) steps: (u32, u32),
+    pub(crate) steps: Steps,
     pub(crate) now: i64,
     /// Every agent ever, the main agent first, in the order added; ended ones stay.
     pub(crate) agents: Vec<Agent>,
@@ -352,12 +395,12 @@ pub struct Team {
     pub(crate) ended: Vec<String>,
     /// `task` subagents running (they count toward the size).
     pub(crate) tasks: u32,
-    /// What reached whom since it was last taken: (name, text).
-    pub(crate) delivered: Vec<(String, String)>,
-    /// Turns that started since last taken: (name, text).
-    pub(crate) started: Vec<(String, String)>,
+    /// What reached whom since it was last taken.
+    pub(crate) delivered: Vec<Delivery>,
+    /// Turns that started since last taken: whose, and the text each started with.
+    pub(crate) started: Vec<Delivery>,
     /// What each agent's latest turn was started with.
-    pub(crate) last_started: Vec<(String, String)>,
+    pub(crate) last_started: Vec<Delivery>,
     /// The Subagents setting changed since the main agent was told it.
     pub(crate) setting_changed: bool,
     id_seq: u64,
@@ -375,25 +418,25 @@ pub fn lead() -> &'static str {
 }
 
 impl Team {
-    /// A team as `o` says: the main agent alone, working.
-    pub fn new(o: &TeamOptions) -> Team {
+    /// A team as `options` say: the main agent alone, working.
+    pub fn new(options: &TeamOptions) -> Team {
         let spec = team_spec();
         let lead_agent = Agent {
             position: spec.read.lead_role.to_string(),
             manager: true,
             state: AgentState::Working,
-            ..Agent::blank(lead().to_string(), lead(), &o.model, o.mode)
+            ..Agent::blank(lead().to_string(), lead(), &options.model, options.mode)
         };
         let mut team = Team {
             min: 1,
             max: 1,
             cap: spec.agents.cap,
-            subagents: o.subagents,
+            subagents: options.subagents,
             offered: false,
-            capacity: o.capacity.clone(),
-            model: o.model.clone(),
-            steps: o.steps,
-            now: o.now,
+            capacity: options.capacity.clone(),
+            model: options.model.clone(),
+            steps: options.steps,
+            now: options.now,
             agents: vec![lead_agent],
             room: Vec::new(),
             requests: Vec::new(),
@@ -407,7 +450,7 @@ impl Team {
             req_seq: 0,
             wait_seq: 0,
         };
-        team.set_setting(o.min, o.max);
+        team.set_setting(options.min, options.max);
         team.fix_offer();
         team
     }
@@ -451,7 +494,7 @@ impl Team {
     }
 
     /// The steps a turn may take: the main agent's, a subagent's.
-    pub fn steps(&self) -> (u32, u32) {
+    pub fn steps(&self) -> Steps {
         self.steps
     }
 

@@ -11,6 +11,7 @@
 
 use super::tools::ToolAnswer;
 use super::view::TreeInfo;
+pub use super::Delivery;
 use super::{AgentState, Team, TeamOptions};
 use crate::input::{InputError, Obj};
 use crate::json::{Object, ToJson};
@@ -849,8 +850,8 @@ impl TeamOptions {
     }
 }
 
-/// Texts that reached agents, in the order they reached them: `(name, text)`.
-pub type Deliveries = Vec<(String, String)>;
+/// Texts that reached agents, in the order they reached them.
+pub type Deliveries = Vec<Delivery>;
 
 /// A room message as team_read showed it to a caller.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -948,12 +949,12 @@ pub enum Audience {
 
 fn deliveries(list: &Deliveries) -> Value {
     let mut m: Map<String, Value> = Map::new();
-    for (name, text) in list {
+    for delivery in list {
         if let Value::Array(l) = m
-            .entry(name.clone())
+            .entry(delivery.to.clone())
             .or_insert_with(|| Value::Array(Vec::new()))
         {
-            l.push(Value::String(text.clone()));
+            l.push(Value::String(delivery.text.clone()));
         }
     }
     Value::Object(m)
@@ -1360,7 +1361,7 @@ mod tests {
         };
         assert_eq!(
             started,
-            [("lead".to_string(), format!("{notes}\n\nAnd now?"))]
+            [Delivery::new("lead", format!("{notes}\n\nAnd now?"))]
         );
         // Told once: the next prompt is the prompt alone.
         team.apply(&step(
@@ -1429,7 +1430,7 @@ mod tests {
             matches!(result, Some(ToolAnswer::Done(text)) if text.contains("api")),
             "{result:?}"
         );
-        assert_eq!(started.first().map(|(n, _)| n.as_str()), Some("api"));
+        assert_eq!(started.first().map(|d| d.to.as_str()), Some("api"));
         // The same name again is refused, and says so.
         let again = team.apply(&add).unwrap();
         assert!(

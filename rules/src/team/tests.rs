@@ -45,15 +45,15 @@ fn add_send_report_and_wake() {
     );
     assert_eq!(
         tm.take_started(),
-        [("api".to_string(), "Write it.".to_string())]
+        [Delivery::new("api", "Write it.".to_string())]
     );
     tm.end_turn("lead", "", &TurnEndReason::Replied);
     tm.end_turn("api", "Done: src/api.rs.", &TurnEndReason::Replied);
     let d = tm.take_delivered();
     assert_eq!(
         d,
-        [(
-            "lead".to_string(),
+        [Delivery::new(
+            "lead",
             "[Team report from api to lead:]\nDone: src/api.rs.".to_string()
         )]
     );

@@ -279,7 +279,7 @@ impl Team {
             request: a.request.clone(),
             manager: a.manager,
             task: a.parent.as_ref().map(|_| a.task.clone()),
-            context: a.context.map(|(used, window)| ContextUse { used, window }),
+            context: a.context,
             progress: a.progress.clone(),
             findings: a.findings.len(),
             messages: usize::try_from(a.messages).unwrap_or(usize::MAX),
@@ -374,9 +374,9 @@ impl Team {
         )];
         for a in self.tree() {
             let context = match a.context {
-                Some((used, window)) if window > 0 => fill(
+                Some(c) if c.window > 0 => fill(
                     &r.context,
-                    &[("percent", &Self::percent(used, window).to_string())],
+                    &[("percent", &Self::percent(c.used, c.window).to_string())],
                 ),
                 _ => none.to_string(),
             };
@@ -487,7 +487,7 @@ impl Team {
             lines.push(fill(&w.request, &[("kinds", &kinds.join(", "))]));
         }
         lines.push(fill(&w.model, &[("model", &a.model)]));
-        let steps = if is_lead { self.steps.0 } else { self.steps.1 };
+        let steps = self.steps.for_agent(is_lead);
         lines.push(fill(
             &w.limits,
             &[
@@ -497,13 +497,13 @@ impl Team {
                 ("spawn", if is_lead { &w.spawn_yes } else { &w.spawn_no }),
             ],
         ));
-        if let Some((used, window)) = a.context.filter(|(_, w)| *w > 0) {
+        if let Some(c) = a.context.filter(|c| c.window > 0) {
             lines.push(fill(
                 &w.context,
                 &[
-                    ("used", &used.to_string()),
-                    ("window", &window.to_string()),
-                    ("percent", &Self::percent(used, window).to_string()),
+                    ("used", &c.used.to_string()),
+                    ("window", &c.window.to_string()),
+                    ("percent", &Self::percent(c.used, c.window).to_string()),
                 ],
             ));
         }

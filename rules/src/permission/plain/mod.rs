@@ -102,7 +102,7 @@ pub fn analyse_guarded(line: &str, place: Place<'_>, guarded: &dyn Fn(&str) -> b
     let reading = shell::read(line);
     let mut walker = Walker {
         guarded,
-        h: spec().hardline,
+        hardline: spec().hardline,
         place,
         out: Analysis::default(),
         cwds: Some(vec![place.root.to_string()]),

@@ -15,7 +15,7 @@ use crate::spec::types::{HardCommand, HardlineFile, TargetSet};
 pub(super) struct Walker<'a> {
     /// Which argument words the caller wants kept (see [`analyse_guarded`]).
     pub(super) guarded: &'a dyn Fn(&str) -> bool,
-    pub(super) h: &'static HardlineFile,
+    pub(super) hardline: &'static HardlineFile,
     pub(super) place: Place<'a>,
     pub(super) out: Analysis,
     /// The folders relative paths may mean (`None`: unknown).
@@ -30,8 +30,8 @@ pub(super) struct Walker<'a> {
 }
 
 /// Whether a path is a device that holds no file (`/dev/null`, the standard streams).
-fn device(h: &HardlineFile, path: &str) -> bool {
-    h.plain.devices.iter().any(|d| d == path)
+fn device(hardline: &HardlineFile, path: &str) -> bool {
+    hardline.plain.devices.iter().any(|d| d == path)
 }
 
 /// A three-valued answer: a condition holds, may hold when the line runs, or does not.
@@ -73,7 +73,7 @@ impl Walker<'_> {
     }
 
     pub(super) fn unsafe_variable(&self, name: &str) -> bool {
-        self.h
+        self.hardline
             .plain
             .unsafe_variables
             .iter()
@@ -85,7 +85,7 @@ impl Walker<'_> {
             self.opaque(c);
         }
         if let Some(name) = &reading.self_calling {
-            for e in self.h.commands.iter().filter(|e| e.self_calling) {
+            for e in self.hardline.commands.iter().filter(|e| e.self_calling) {
                 self.hit(e, format!("{name}() {{ … {name} … }}"), Holds::Yes);
             }
         }
@@ -105,14 +105,15 @@ impl Walker<'_> {
             if cmd.assignments().any(|(n, _)| self.unsafe_variable(n)) {
                 self.opaque(Construct::UnsafeVariable);
             }
-            let fed = cmd.piped || cmd.redirects.iter().any(|r| r.feeds_input());
+            // Its standard input comes from a pipe or a redirection (a shell could read it).
+            let stdin_fed = cmd.piped || cmd.redirects.iter().any(|r| r.feeds_input());
             for r in &cmd.redirects {
                 self.redirect(r, scope);
             }
             if depth == 0 {
                 self.form(cmd, scope);
             }
-            self.unwrap(cmd.argv(), scope, fed, depth);
+            self.unwrap_wrappers(cmd.argv(), scope, stdin_fed, depth);
         }
     }
 
@@ -123,9 +124,13 @@ impl Walker<'_> {
             return;
         }
         let network = self.targets(&r.target, scope).is_some_and(|paths| {
-            paths
-                .iter()
-                .any(|p| self.h.plain.network.iter().any(|n| wildcard::matches(n, p)))
+            paths.iter().any(|p| {
+                self.hardline
+                    .plain
+                    .network
+                    .iter()
+                    .any(|n| wildcard::matches(n, p))
+            })
         });
         if network {
             self.out.network.push(part);
@@ -143,8 +148,8 @@ impl Walker<'_> {
 
     /// A redirection into a disk.
     pub(super) fn disk_redirect(&mut self, target: &Word, scope: &Scope<'_>, part: &str) {
-        for e in self.h.redirects.iter() {
-            let Some(set) = self.h.sets.get(&e.targets) else {
+        for e in self.hardline.redirects.iter() {
+            let Some(set) = self.hardline.sets.get(&e.targets) else {
                 continue;
             };
             // An unknown target is a write whose file is not known (see `write_target`).
@@ -164,8 +169,8 @@ impl Walker<'_> {
     pub(super) fn write_target(&mut self, target: &Word, scope: &Scope<'_>, part: &str) {
         match self.targets(target, scope) {
             Some(paths) => {
-                let h = self.h;
-                for p in paths.into_iter().filter(|p| !device(h, p)) {
+                let hardline = self.hardline;
+                for p in paths.into_iter().filter(|p| !device(hardline, p)) {
                     self.out.writes.push((p, part.to_string()));
                 }
             }
@@ -187,8 +192,8 @@ impl Walker<'_> {
     ) {
         match self.targets(target, scope) {
             Some(paths) => {
-                let h = self.h;
-                for path in paths.into_iter().filter(|p| !device(h, p)) {
+                let hardline = self.hardline;
+                for path in paths.into_iter().filter(|p| !device(hardline, p)) {
                     if whole {
                         self.secret_tree(&path);
                     }
@@ -199,17 +204,24 @@ impl Walker<'_> {
         }
     }
 
-    /// The commands `words` runs, wrappers unwrapped.
-    pub(super) fn unwrap(&mut self, words: &[Word], scope: &Scope<'_>, fed: bool, depth: usize) {
+    /// The commands `words` runs, wrappers unwrapped; `stdin_fed`: its standard input comes from
+    /// a pipe or a redirection.
+    pub(super) fn unwrap_wrappers(
+        &mut self,
+        words: &[Word],
+        scope: &Scope<'_>,
+        stdin_fed: bool,
+        depth: usize,
+    ) {
         let Some(first) = words.first() else { return };
         // A command name from an expansion or a glob (`/bin/r?`) is known only when it runs.
         if first.dynamic() || first.glob() {
             self.opaque(Construct::CommandNameExpansion);
             return;
         }
-        let program = gnu_name(self.h, shell::program_name(&first.text));
+        let program = gnu_name(self.hardline, shell::program_name(&first.text));
         let args = words.get(1..).unwrap_or(&[]);
-        let plain = &self.h.plain;
+        let plain = &self.hardline.plain;
         for name in assigned_names(program, args) {
             match name {
                 Some(n) if self.unsafe_variable(n) => self.opaque(Construct::UnsafeVariable),
@@ -255,12 +267,12 @@ impl Walker<'_> {
             return;
         }
         if program == "find" {
-            self.find(args, scope, fed, depth);
+            self.find(args, scope, stdin_fed, depth);
         }
         if let Some(w) = plain.wrappers.get(program) {
             // A wrapper is a program too (`strace -p 1`).
             self.entries(program, words, scope);
-            self.wrapper(w, args, scope, fed, depth);
+            self.wrapper(w, args, scope, stdin_fed, depth);
             return;
         }
         self.judge(program, words, scope, depth);
@@ -269,7 +281,7 @@ impl Walker<'_> {
     /// A POSIX shell: its `-c` line read again, with `$0 $1 …` after it; without `-c` it reads a
     /// file or its input.
     pub(super) fn shell(&mut self, args: &[Word], scope: &Scope<'_>, depth: usize) {
-        let values = &self.h.plain.shell_values;
+        let values = &self.hardline.plain.shell_values;
         let mut i = 0;
         let mut has_c = false;
         while let Some(w) = args.get(i) {
@@ -367,7 +379,7 @@ impl Walker<'_> {
 
     /// `find`: the commands of `-exec`, `-execdir`, `-ok` and `-okdir`, their `{}` standing for
     /// the start points and everything under them.
-    pub(super) fn find(&mut self, args: &[Word], scope: &Scope<'_>, fed: bool, depth: usize) {
+    pub(super) fn find(&mut self, args: &[Word], scope: &Scope<'_>, stdin_fed: bool, depth: usize) {
         let mut starts: Vec<&Word> = Vec::new();
         let mut i = 0;
         while let Some(w) = args.get(i) {
@@ -437,7 +449,7 @@ impl Walker<'_> {
             } else {
                 cmd
             };
-            self.unwrap(&cmd, &inner, fed, depth);
+            self.unwrap_wrappers(&cmd, &inner, stdin_fed, depth);
         }
     }
 
@@ -453,11 +465,11 @@ impl Walker<'_> {
                 .collect::<Vec<_>>()
                 .join(" ")
         };
-        let h = self.h;
+        let hardline = self.hardline;
         self.entries(program, words, scope);
         self.effects(program, args, scope, depth);
         self.operand_reads(program, args, scope);
-        if !h.plain.metadata.iter().any(|m| names(m, program)) {
+        if !hardline.plain.metadata.iter().any(|m| names(m, program)) {
             self.secret_reads(args, scope);
         }
         for w in args.iter().filter(|w| !w.dynamic()) {
@@ -468,16 +480,22 @@ impl Walker<'_> {
                 }
             }
         }
-        if h.writes
+        if hardline
+            .writes
             .iter()
             .any(|w| w.programs.iter().any(|p| names(p, program)))
         {
             self.hidden_writes(program, args, scope, &part());
         }
-        if h.plain.changes_directory.iter().any(|c| names(c, program)) {
+        if hardline
+            .plain
+            .changes_directory
+            .iter()
+            .any(|c| names(c, program))
+        {
             self.cd(args, scope);
         }
-        if h.plain.links.iter().any(|c| names(c, program)) {
+        if hardline.plain.links.iter().any(|c| names(c, program)) {
             self.link(args, scope);
         }
     }
@@ -499,7 +517,7 @@ impl Walker<'_> {
                 .collect::<Vec<_>>()
                 .join(" ")
         };
-        for e in self.h.commands.iter() {
+        for e in self.hardline.commands.iter() {
             if e.programs.iter().any(|p| names(p, program)) {
                 let holds = self.entry(e, args, scope);
                 if holds != Holds::No {
@@ -523,8 +541,8 @@ impl Walker<'_> {
             return Holds::No;
         }
         let mut maybe = false;
-        let mut need = |h: Holds| -> bool {
-            match h {
+        let mut need = |holds: Holds| -> bool {
+            match holds {
                 Holds::Yes => true,
                 Holds::Maybe => {
                     maybe = true;
@@ -549,25 +567,25 @@ impl Walker<'_> {
             }
         });
         if !e.flags.is_empty() || bsd.is_some() {
-            let h = if e.flags.iter().any(|f| opts.has(f)) || bsd == Some(Holds::Yes) {
+            let holds = if e.flags.iter().any(|f| opts.has(f)) || bsd == Some(Holds::Yes) {
                 Holds::Yes
             } else if opts.dynamic || bsd == Some(Holds::Maybe) {
                 Holds::Maybe
             } else {
                 Holds::No
             };
-            if !need(h) {
+            if !need(holds) {
                 return Holds::No;
             }
         }
         if !e.subcommands.is_empty() {
-            let h = match opts.operands.first() {
+            let holds = match opts.operands.first() {
                 Some(w) if w.dynamic() => Holds::Maybe,
                 Some(w) if e.subcommands.iter().any(|s| *s == w.text) => Holds::Yes,
                 _ if e.subcommands.iter().any(|s| opts.has(s)) => Holds::Yes,
                 _ => Holds::No,
             };
-            if !need(h) {
+            if !need(holds) {
                 return Holds::No;
             }
         }
@@ -582,19 +600,19 @@ impl Walker<'_> {
                         || number.as_deref().is_some_and(|n| wildcard::matches(p, n))
                 })
             };
-            let h = if opts.operands.iter().any(|w| !w.dynamic() && spelled(w)) {
+            let holds = if opts.operands.iter().any(|w| !w.dynamic() && spelled(w)) {
                 Holds::Yes
             } else if opts.operands.iter().any(|w| w.dynamic()) {
                 Holds::Maybe
             } else {
                 Holds::No
             };
-            if !need(h) {
+            if !need(holds) {
                 return Holds::No;
             }
         }
         if !e.words.is_empty() {
-            let h = if args.iter().any(|w| {
+            let holds = if args.iter().any(|w| {
                 let lower = w.text.to_lowercase();
                 !w.dynamic()
                     && e.words
@@ -607,7 +625,7 @@ impl Walker<'_> {
             } else {
                 Holds::No
             };
-            if !need(h) {
+            if !need(holds) {
                 return Holds::No;
             }
         }
@@ -618,17 +636,17 @@ impl Walker<'_> {
                         .strip_prefix('-')
                         .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()))
             };
-            let h = if opts.operands.iter().all(signal) {
+            let holds = if opts.operands.iter().all(signal) {
                 Holds::Yes
             } else {
                 Holds::No
             };
-            if !need(h) {
+            if !need(holds) {
                 return Holds::No;
             }
         }
         if e.broad {
-            let h = if opts
+            let holds = if opts
                 .operands
                 .iter()
                 .any(|w| !w.dynamic() && matches_every_name(&w.text))
@@ -639,15 +657,15 @@ impl Walker<'_> {
             } else {
                 Holds::No
             };
-            if !need(h) {
+            if !need(holds) {
                 return Holds::No;
             }
         }
         if let Some(set_name) = &e.targets {
-            let Some(set) = self.h.sets.get(set_name) else {
+            let Some(set) = self.hardline.sets.get(set_name) else {
                 return Holds::No;
             };
-            let mut h = Holds::No;
+            let mut holds = Holds::No;
             // `chmod -x /bin/*`: a mode spelled as an option leaves one operand, the target.
             let owner_skipped = usize::from(
                 e.owner_first
@@ -674,7 +692,7 @@ impl Walker<'_> {
                 for (value, option) in option_values(args, &e.target_options) {
                     let mount = option == "--mount";
                     let Some(values) = self.values(&value, scope) else {
-                        h = h.max_maybe();
+                        holds = holds.max_maybe();
                         continue;
                     };
                     for v in values {
@@ -683,10 +701,10 @@ impl Walker<'_> {
                         };
                         match self.resolve_all(source) {
                             Some(paths) if paths.iter().any(|p| self.in_set(set, p)) => {
-                                h = Holds::Yes;
+                                holds = Holds::Yes;
                             }
                             Some(_) => {}
-                            None => h = h.max_maybe(),
+                            None => holds = holds.max_maybe(),
                         }
                     }
                 }
@@ -701,14 +719,14 @@ impl Walker<'_> {
                 };
                 match self.targets(&word, scope) {
                     Some(paths) if paths.iter().any(|p| self.in_set(set, p)) => {
-                        h = Holds::Yes;
+                        holds = Holds::Yes;
                         break;
                     }
                     Some(_) => {}
-                    None => h = Holds::Maybe,
+                    None => holds = Holds::Maybe,
                 }
             }
-            if !need(h) {
+            if !need(holds) {
                 return Holds::No;
             }
         }
@@ -727,7 +745,7 @@ impl Walker<'_> {
         scope: &Scope<'_>,
         part: &str,
     ) {
-        for wr in self.h.writes.iter() {
+        for wr in self.hardline.writes.iter() {
             if !wr.programs.iter().any(|p| names(p, program)) {
                 continue;
             }
@@ -987,9 +1005,9 @@ impl<'w> Options<'w> {
 }
 
 /// A GNU tool under its `g` name (`grm`, `gdd`, as macOS installs them) read as the tool.
-fn gnu_name<'p>(h: &HardlineFile, program: &'p str) -> &'p str {
+fn gnu_name<'p>(hardline: &HardlineFile, program: &'p str) -> &'p str {
     match program.strip_prefix('g') {
-        Some(tool) if h.plain.gnu_names.iter().any(|n| n == tool) => tool,
+        Some(tool) if hardline.plain.gnu_names.iter().any(|n| n == tool) => tool,
         _ => program,
     }
 }

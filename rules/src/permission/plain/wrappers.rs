@@ -7,33 +7,39 @@ use super::values::{strip_word_prefix, unknown_word, Scope};
 use super::walk::Walker;
 use crate::spec::types::Wrapper;
 
+/// Where a wrapper's `chdir` option (`env -C`, `sudo -D`) left the wrapped command.
+pub(super) enum Moved {
+    /// It runs in the line's folders.
+    Stayed,
+    /// It runs elsewhere; the line's own folders (`None`: unknown), put back after it.
+    From(Option<Vec<String>>),
+}
+
 impl Walker<'_> {
     pub(super) fn wrapper(
         &mut self,
         spec: &Wrapper,
         args: &[Word],
         scope: &Scope<'_>,
-        fed: bool,
+        stdin_fed: bool,
         depth: usize,
     ) {
         // A `chdir` option moves the wrapped command, not the line: the folders are put back.
-        let mut moved: Option<Option<Vec<String>>> = None;
-        self.wrapper_body(spec, args, scope, fed, depth, &mut moved);
-        if let Some(cwds) = moved {
+        let mut moved = Moved::Stayed;
+        self.wrapper_body(spec, args, scope, stdin_fed, depth, &mut moved);
+        if let Moved::From(cwds) = moved {
             self.cwds = cwds;
         }
     }
 
     /// Sets the folder the wrapped command runs in, keeping the line's in `moved`.
-    pub(super) fn run_in(
-        &mut self,
-        dir: &Word,
-        scope: &Scope<'_>,
-        moved: &mut Option<Option<Vec<String>>>,
-    ) {
+    pub(super) fn run_in(&mut self, dir: &Word, scope: &Scope<'_>, moved: &mut Moved) {
         let to = self.targets(dir, scope);
         let before = std::mem::replace(&mut self.cwds, to);
-        moved.get_or_insert(before);
+        // The first move keeps the line's folders; a second one moves from the first.
+        if let Moved::Stayed = moved {
+            *moved = Moved::From(before);
+        }
     }
 
     pub(super) fn wrapper_body(
@@ -41,9 +47,9 @@ impl Walker<'_> {
         spec: &Wrapper,
         args: &[Word],
         scope: &Scope<'_>,
-        fed: bool,
+        stdin_fed: bool,
         depth: usize,
-        moved: &mut Option<Option<Vec<String>>>,
+        moved: &mut Moved,
     ) {
         // A word that makes it run what cannot be read (`ssh -o ProxyCommand=…`, tmux's `;`).
         let opaque_word = args.iter().any(|w| {
@@ -92,7 +98,7 @@ impl Walker<'_> {
         }
         if lines.is_empty() && rest.is_empty() {
             // A shell with nothing to run reads its input (`su -`, `sudo -s <<< …`).
-            if fed && (spec.shell_when_empty || joined) {
+            if stdin_fed && (spec.shell_when_empty || joined) {
                 self.opaque(Construct::ShellInput);
             }
             return;
@@ -104,7 +110,14 @@ impl Walker<'_> {
                 return;
             }
             if let Some(sub) = spec.subcommands.get(&first.text) {
-                self.wrapper_body(sub, rest.get(1..).unwrap_or(&[]), scope, fed, depth, moved);
+                self.wrapper_body(
+                    sub,
+                    rest.get(1..).unwrap_or(&[]),
+                    scope,
+                    stdin_fed,
+                    depth,
+                    moved,
+                );
             }
             return;
         }
@@ -138,10 +151,10 @@ impl Walker<'_> {
                 })
                 .collect();
             cmd.push(unknown_word());
-            self.unwrap(&cmd, scope, fed, depth);
+            self.unwrap_wrappers(&cmd, scope, stdin_fed, depth);
             return;
         }
-        self.unwrap(rest, scope, fed, depth);
+        self.unwrap_wrappers(rest, scope, stdin_fed, depth);
     }
 
     /// One of a wrapper's own commands (gdb's `-ex CMD`): the rest after `!` or `shell ` is a
