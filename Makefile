@@ -93,7 +93,7 @@ npm: toolchain
 npm-test: npm
 	node wasm/scripts/size.mjs
 	cargo build -q -p lembas-harness
-	node --test wasm/test/node.test.mjs
+	node --test wasm/test/node.test.mjs wasm/test/api.test.mjs
 	(cd wasm/test && ../node_modules/.bin/tsc -p tsconfig.json)
 	node wasm/test/browser.mjs
 	./wasm/scripts/fresh-install.sh
