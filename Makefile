@@ -1,4 +1,4 @@
-# lembas — the README says what each target is for.
+# lembas — each target says what it is for (the README: the two that matter first).
 SHELL := /bin/bash
 .ONESHELL:
 .SHELLFLAGS := -eu -o pipefail -c
