@@ -1,4 +1,4 @@
-# lembas — the README says what each target is for.
+# lembas — each target says what it is for (the README: the two that matter first).
 SHELL := /bin/bash
 .ONESHELL:
 .SHELLFLAGS := -eu -o pipefail -c
@@ -98,7 +98,7 @@ npm: toolchain
 npm-test: npm
 	node wasm/scripts/size.mjs
 	cargo build -q -p lembas-harness
-	node --test wasm/test/node.test.mjs wasm/test/schemas.test.mjs
+	node --test wasm/test/node.test.mjs wasm/test/api.test.mjs wasm/test/schemas.test.mjs
 	(cd wasm/test && ../node_modules/.bin/tsc -p tsconfig.json)
 	node wasm/test/browser.mjs
 	./wasm/scripts/fresh-install.sh

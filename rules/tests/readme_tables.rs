@@ -1,8 +1,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-//! The README's tables of what programs do and of the sandbox's policy are written from
-//! `permission/programs.json` and `permission/sandbox.json`, never by hand: these tests write them
-//! from the data and fail when the README's copy differs. Run with `LEMBAS_WRITE_README=1` to
-//! write them into the README.
+//! The tables of what programs do (`rules/README.md`) and of the sandbox's policy
+//! (`harness/README.md`) are written from `permission/programs.json` and `permission/sandbox.json`,
+//! never by hand: these tests write them from the data and fail when a README's copy differs. Run
+//! with `LEMBAS_WRITE_README=1` to write them into the READMEs.
 
 use lembas_rules::permission::sandbox::{
     devices, hidden_in_home, hidden_system, metadata_syscalls, refused_syscalls, Policy,
@@ -81,6 +81,30 @@ fn grammar_row(form: &str, g: &Grammar) -> String {
     )
 }
 
+/// What a program's or a subcommand's effects are, by kind: what runs code, what writes or reads
+/// a file the line does not name, operands that run code.
+fn effect_parts(
+    runs: &[lembas_rules::spec::types::Str],
+    writes: &[lembas_rules::spec::types::Str],
+    operands: &[lembas_rules::spec::types::Str],
+) -> Vec<String> {
+    let words = |list: &[lembas_rules::spec::types::Str]| -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    };
+    let mut parts = Vec::new();
+    for (label, list) in [
+        ("runs", words(runs)),
+        ("writes or reads", words(writes)),
+        ("operands", words(operands)),
+    ] {
+        if !list.is_empty() {
+            let list: Vec<&str> = list.iter().map(String::as_str).collect();
+            parts.push(format!("{label}: {}", code(&list)));
+        }
+    }
+    parts
+}
+
 fn tables() -> String {
     let programs = &spec().programs.programs;
     let mut out = vec![
@@ -102,29 +126,24 @@ fn tables() -> String {
     out.push("|---|---|".into());
     for (name, entry) in programs.iter() {
         let Some(e) = &entry.effects else { continue };
-        let mut parts = Vec::new();
-        let runs: Vec<&str> = e.runs.iter().map(|s| s.as_ref()).collect();
-        let writes: Vec<&str> = e.writes.iter().map(|s| s.as_ref()).collect();
-        let operands: Vec<&str> = e.runs_operands.iter().map(|s| s.as_ref()).collect();
-        if !runs.is_empty() {
-            parts.push(format!("runs: {}", code(&runs)));
-        }
-        if !writes.is_empty() {
-            parts.push(format!("writes or reads: {}", code(&writes)));
-        }
-        if !operands.is_empty() {
-            parts.push(format!("operands: {}", code(&operands)));
-        }
+        let mut parts = effect_parts(&e.runs, &e.writes, &e.runs_operands);
         if let Some(script) = &e.script {
             parts.push(format!("its {script} program's commands that run or write"));
         }
-        for (sub, s) in e.subcommands.iter() {
-            let mut words: Vec<&str> = s.runs.iter().map(|x| x.as_ref()).collect();
-            words.extend(s.writes.iter().map(|x| x.as_ref()));
-            words.extend(s.runs_operands.iter().map(|x| x.as_ref()));
-            parts.push(format!("{sub}: {}", code(&words)));
+        if !parts.is_empty() {
+            out.push(format!("| `{name}` | {} |", parts.join("; ")));
         }
-        out.push(format!("| `{name}` | {} |", parts.join("; ")));
+        // A subcommand's effects are a row of their own, so that no row runs on.
+        for (sub, s) in e.subcommands.iter() {
+            let parts = effect_parts(&s.runs, &s.writes, &s.runs_operands);
+            let row = format!("| `{name} {sub}` | {} |", parts.join("; "));
+            if row.len() <= 200 {
+                out.push(row);
+            } else {
+                // A long list of effects: a row for each kind.
+                out.extend(parts.iter().map(|p| format!("| `{name} {sub}` | {p} |")));
+            }
+        }
     }
     out.push(String::new());
     let reads: Vec<&str> = programs
@@ -200,18 +219,21 @@ fn sandbox_table() -> String {
     out.join("\n")
 }
 
-/// Checks the README's section between `begin` and `end` against `wanted` (writes it with
-/// `LEMBAS_WRITE_README=1`).
-fn section(begin: &str, end: &str, wanted: &str) {
+/// Checks the section between `begin` and `end` of the README at `readme` (from the workspace's
+/// root) against `wanted` (writes it with `LEMBAS_WRITE_README=1`).
+fn section(readme: &str, begin: &str, end: &str, wanted: &str) {
     // The tests run at once: one reads and writes the README at a time.
     static README: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _one = README
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(readme);
+    let name = readme;
     let readme = std::fs::read_to_string(&path).unwrap();
     let (Some(start), Some(stop)) = (readme.find(begin), readme.find(end)) else {
-        panic!("the README has no {begin} … {end} section");
+        panic!("{name} has no {begin} … {end} section");
     };
     let written = &readme[start..stop + end.len()];
     if written != wanted {
@@ -225,7 +247,7 @@ fn section(begin: &str, end: &str, wanted: &str) {
             return;
         }
         panic!(
-            "the README's section differs from the data; run \
+            "{name}'s section differs from the data; run \
              LEMBAS_WRITE_README=1 cargo test -p lembas-rules --test readme_tables\n\n{wanted}"
         );
     }
@@ -233,10 +255,15 @@ fn section(begin: &str, end: &str, wanted: &str) {
 
 #[test]
 fn the_readme_lists_what_the_data_says_programs_do() {
-    section(BEGIN, END, &tables());
+    section("rules/README.md", BEGIN, END, &tables());
 }
 
 #[test]
 fn the_readme_shows_the_sandbox_policy_of_the_data() {
-    section(SANDBOX_BEGIN, SANDBOX_END, &sandbox_table());
+    section(
+        "harness/README.md",
+        SANDBOX_BEGIN,
+        SANDBOX_END,
+        &sandbox_table(),
+    );
 }

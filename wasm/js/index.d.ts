@@ -124,8 +124,8 @@ export type TreeAgent = {
   ended?: number;
 };
 export type TreeInfo = { min: number; max: number; size: number; openSlots: number; agents: TreeAgent[]; ended: TreeAgent[] };
-/** A tool call's answer; `room` only for team_read: the messages it showed. */
-export type CallAnswer = { result: string | null; room?: { n: number; from: string; to: string }[]; delivered: Delivered; started: Delivered };
+/** A tool call's answer; `refused` when the tool refused it (`result` is then the refusal); `room` only for team_read: the messages it showed. */
+export type CallAnswer = { result: string | null; refused: boolean; room?: { n: number; from: string; to: string }[]; delivered: Delivered; started: Delivered };
 /** A step as a team case writes it (conformance/README.md): `{ op, …its fields, now? }`. */
 export type TeamStep = { op: string; now?: number; [field: string]: unknown };
 /** A saved team: a team case without its expects — the options it was made with and every step that changed it, in order (`Team.fromJSON` does them again; a team case loads too). */
@@ -152,6 +152,12 @@ export class Team {
   /** The session model's capacity changes (turns waiting for a slot start when one frees). */
   setCapacity(capacity: Capacity): null;
   delivered(): Delivered;
+  /** The person's prompt: the main agent's next turn starts with it (after the session notes when the Subagents setting changed) — now if it rests, else when it can. */
+  prompt(text: string, now?: number): { delivered: Delivered; started: Delivered };
+  /** The person changes the Subagents setting between turns (team.md §2: 1 ≤ min ≤ max, else it throws); the main agent is told with its next prompt. */
+  setAgents(min: number, max: number): null;
+  /** The person picks another model for the main agent: the session's model from now on; subagents at work keep theirs. */
+  setModel(model: string): null;
   toJSON(): TeamState;
   teamAdd: ToolMethod;
   teamSend: ToolMethod;

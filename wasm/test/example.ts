@@ -10,11 +10,15 @@ export async function main(): Promise<string> {
   const v = whoDecides({ tool: "edit", path: "src/a.ts" }, { mainMode: "edit", mode: "manual", request: ["write"] });
   const team = new Team({ min: 1, max: 4 });
   const added = team.teamAdd("lead", { name: "api", role: "the API", task: "Write it.", goal: "a service" });
+  const refused: boolean = added.refused;
+  const none: null = team.setAgents(1, 3);
+  const prompted: Record<string, string[]> = team.prompt("Go on.", Date.now()).started;
+  team.setModel("m-large");
   const saved: TeamState = team.toJSON();
   const again: Team = Team.fromJSON(JSON.parse(JSON.stringify(saved)) as TeamState);
   const pacer = new Pacer();
   const paced: Paced = pacer.push(p, Date.now());
   if (paced.do === "later") console.log(paced.due);
   const r = runFile({ area: "progress", cases: [] });
-  return `${line} ${v.answer} ${added.result ?? ""} ${again.tree().openSlots} ${r.passed}`;
+  return `${line} ${v.answer} ${added.result ?? ""} ${refused} ${none} ${Object.keys(prompted)} ${again.tree().openSlots} ${r.passed}`;
 }

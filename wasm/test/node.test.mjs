@@ -123,6 +123,31 @@ test("the team: tools as methods, the tree, reading, a subagent's life, saving a
   assert.equal(back.setCapacity({ parallel: 2 }), null);
 });
 
+test("the person's side of a team: a prompt, the Subagents setting, the main agent's model", () => {
+  const team = new L.Team({ min: 1, max: 4, model: "m" });
+  // The main agent works: the prompt waits for its turn to end, then starts the next one.
+  assert.deepEqual(team.prompt("Go on."), { delivered: {}, started: {} });
+  assert.deepEqual(team.endTurn("lead", "Done."), { delivered: {}, started: { lead: ["Go on."] } });
+  team.endTurn("lead", "ok");
+  // A changed setting is no answer of its own; the main agent is told it with its next prompt.
+  assert.equal(team.setAgents(2, 3), null);
+  assert.equal(team.tree().openSlots, 1);
+  const told = team.prompt("Split the work.", 10);
+  assert.deepEqual(told.delivered, {});
+  assert.match(told.started.lead[0], /^The team may have 2 to 3 agents, you included\.\n\n[^]*\n\nSplit the work\.$/);
+  team.endTurn("lead", "ok");
+  assert.deepEqual(team.prompt("Again.").started, { lead: ["Again."] });
+  // A setting no team can have throws, naming it, and the team is as it was.
+  assert.throws(() => team.setAgents(3, 2), (e) => e instanceof Error && typeof e.code === "string" && /min|max/.test(e.message));
+  assert.equal(team.tree().max, 3);
+  assert.equal(team.setModel("n"), null);
+  assert.equal(team.tree().agents[0].model, "n");
+  // Each is a step a saved team keeps.
+  const ops = team.toJSON().steps.map((s) => s.op);
+  assert.deepEqual(ops.filter((op) => ["prompt", "agents", "model"].includes(op)), ["prompt", "agents", "prompt", "prompt", "model"]);
+  assert.deepEqual(L.Team.fromJSON(team.toJSON()).tree(), team.tree());
+});
+
 test("a saved team is a team case without its expects, and a team case loads as a saved team", () => {
   const team = new L.Team({ max: 3, now: 5 });
   team.teamAdd("lead", { name: "api", role: "r", task: "t", goal: "g" }, 10);

@@ -421,29 +421,48 @@ fn unknown_function(name: &str) -> ApiError {
     }
 }
 
-/// Calls the function `name` with `args` (a JSON array): the bindings' one way in.
+/// One of the package's functions: its arguments (a JSON array) to its answer.
+pub type EntryPoint = fn(&Value) -> ApiResult;
+
+/// The package's functions, by the names JavaScript calls them: the one list of them. `index.js`
+/// exports each and `index.d.ts` types each; the package's tests check both against this list
+/// (which the package gives as `functions`).
+pub const FUNCTIONS: [(&str, EntryPoint); 17] = [
+    ("progressText", |a| progress_text(arg(a, 0), arg(a, 1))),
+    ("progressLine", |a| progress_line(arg(a, 0), arg(a, 1))),
+    ("samePhase", |a| same_phase(arg(a, 0), arg(a, 1))),
+    ("shortWhat", |a| short_what(arg(a, 0))),
+    ("evaluate", |a| evaluate(arg(a, 0), arg(a, 1))),
+    ("approve", |a| approve(arg(a, 0), arg(a, 1))),
+    ("whoDecides", |a| who_decides(arg(a, 0), arg(a, 1))),
+    ("checkMode", |a| check_mode(arg(a, 0), arg(a, 1), arg(a, 2))),
+    ("requestRefusal", |a| request_refusal(arg(a, 0), arg(a, 1))),
+    ("tighten", |a| tighten(arg(a, 0), arg(a, 1))),
+    ("subagentModel", |a| subagent_model(arg(a, 0))),
+    ("offer", |a| offer(arg(a, 0))),
+    ("areas", |_| Ok(areas())),
+    ("runCase", |a| run_case(arg(a, 0), arg(a, 1))),
+    ("runFile", |a| run_file(arg(a, 0), arg(a, 1))),
+    ("version", |_| Ok(Value::from(crate::version()))),
+    ("specVersion", |_| Ok(Value::from(crate::spec_version()))),
+];
+
+/// The names of [`FUNCTIONS`], in their order.
+pub fn function_names() -> Value {
+    Value::from(FUNCTIONS.iter().map(|(name, _)| *name).collect::<Vec<_>>())
+}
+
+/// Calls the function `name` with `args` (a JSON array): the bindings' one way in. Besides
+/// [`FUNCTIONS`], two names the package's own JavaScript asks: `functions` (their names) and
+/// `teamMethods` (the methods it makes on `Team`).
 pub fn dispatch(name: &str, args: &Value) -> ApiResult {
-    let a = |i| arg(args, i);
     match name {
-        "progressText" => progress_text(a(0), a(1)),
-        "progressLine" => progress_line(a(0), a(1)),
-        "samePhase" => same_phase(a(0), a(1)),
-        "shortWhat" => short_what(a(0)),
-        "evaluate" => evaluate(a(0), a(1)),
-        "approve" => approve(a(0), a(1)),
-        "whoDecides" => who_decides(a(0), a(1)),
-        "checkMode" => check_mode(a(0), a(1), a(2)),
-        "requestRefusal" => request_refusal(a(0), a(1)),
-        "tighten" => tighten(a(0), a(1)),
-        "subagentModel" => subagent_model(a(0)),
-        "offer" => offer(a(0)),
-        "areas" => Ok(areas()),
-        "runCase" => run_case(a(0), a(1)),
-        "runFile" => run_file(a(0), a(1)),
+        "functions" => Ok(function_names()),
         "teamMethods" => Ok(team_methods()),
-        "version" => Ok(Value::from(crate::version())),
-        "specVersion" => Ok(Value::from(crate::spec_version())),
-        other => Err(unknown_function(other)),
+        _ => match FUNCTIONS.iter().find(|(known, _)| *known == name) {
+            Some((_, function)) => function(args),
+            None => Err(unknown_function(name)),
+        },
     }
 }
 
@@ -464,6 +483,31 @@ impl ApiPacer {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn every_function_is_called_by_its_name_and_no_other_name_is() {
+        let names = function_names();
+        let names: Vec<&str> = names
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert_eq!(names.len(), FUNCTIONS.len());
+        for (at, name) in names.iter().enumerate() {
+            assert!(!names[..at].contains(name), "{name} twice");
+            // Called with no arguments it may refuse them, but it is found.
+            if let Err(e) = dispatch(name, &json!([])) {
+                assert_ne!(e.code, "unknown_function", "{name}");
+            }
+        }
+        assert_eq!(dispatch("version", &json!([])).unwrap(), crate::version());
+        assert_eq!(dispatch("functions", &json!([])).unwrap(), function_names());
+        assert_eq!(
+            dispatch("fly", &json!([])).unwrap_err().code,
+            "unknown_function"
+        );
+    }
 
     #[test]
     fn keys_are_camel_case_on_the_wire() {
