@@ -241,9 +241,9 @@ fn outcome_of(area: Area, case: &Value) -> Result<CaseOutcome, InputError> {
     }
 }
 
-/// Why a case cannot be read, if it cannot (the schemas' tests compare it with the schema's).
-#[cfg(test)]
-pub(crate) fn read_error(area: Area, case: &Value) -> Option<InputError> {
+/// Why a case cannot be read, if it cannot: the field it names and what is wrong with it (an
+/// editor marks it there; the schemas' tests compare it with the schema's).
+pub fn read_error(area: Area, case: &Value) -> Option<InputError> {
     outcome_of(area, case).err()
 }
 
