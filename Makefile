@@ -38,22 +38,28 @@ run: playground-dist
 conformance:
 	cargo run -q -p lembas-harness -- conformance
 
-## The playground, built into playground/dist/ (a static folder: HTML, JS glue, .wasm, CSS, and
-## a brotli and a gzip copy of each).
+## The playground, built into playground/dist/ (a static folder: HTML, JS glue, .wasm, the case
+## editor's bundle, CSS, the cases; each asset named by its content's hash, and a brotli and a
+## gzip copy of each).
 playground-dist: toolchain
 	$(PLAYGROUND_ENV) /usr/bin/cargo build -q --profile wasm $(PKG_FLAGS) -p lembas-playground
 	rm -rf playground/dist && mkdir -p playground/dist
 	wasm-bindgen --target web --no-typescript --out-dir playground/dist target/wasm-playground/wasm32-unknown-unknown/wasm/lembas_playground.wasm
 	wasm-opt -Oz $(OPT_FLAGS) --strip-debug --strip-producers playground/dist/lembas_playground_bg.wasm -o playground/dist/lembas_playground_bg.wasm
 	cp playground/static/* playground/dist/
+	sed -i "s/{{spec}}/$$(node -p 'require("./rules/spec/loop.json").version')/" playground/dist/index.html
+	cargo run -q -p lembas-rules --example schemas -- target/schemas
+	node playground/editor/build.mjs target/schemas playground/dist/editor.js
 	node scripts/bundle-cases.mjs conformance playground/dist/cases.json
+	node scripts/fingerprint.mjs playground/dist
 	node scripts/compress.mjs playground/dist
-	@node -e 'const b=require("fs").readFileSync("playground/dist/lembas_playground_bg.wasm");console.log("lembas_playground_bg.wasm: "+(b.length/1000).toFixed(1)+" KB, "+(require("zlib").gzipSync(b,{level:9}).length/1000).toFixed(1)+" KB gzipped")'
+	@node -e 'const d="playground/dist/",f=require("fs").readdirSync(d).find(n=>n.endsWith(".wasm")),b=require("fs").readFileSync(d+f);console.log(f+": "+(b.length/1000).toFixed(1)+" KB, "+(require("zlib").gzipSync(b,{level:9}).length/1000).toFixed(1)+" KB gzipped")'
 
 ## The playground end to end in headless Chromium (it replays a `lembas run` against the scripted
-## server, so it builds both).
+## server, so it builds both), after the case editor's reading of the schemas in Node.
 playground-test: playground-dist
 	cargo build -q -p lembas-harness --bin lembas --examples
+	node --test playground/editor/schema.test.mjs
 	node playground/e2e/e2e.mjs
 
 ## Every test: formatting, clippy (native and wasm32), the tests, the wasm32 build of rules/, the
@@ -87,10 +93,7 @@ npm: toolchain
 	wasm-bindgen --target web --no-typescript --out-dir wasm/pkg target/wasm-pkg/wasm32-unknown-unknown/wasm/lembas_wasm.wasm
 	wasm-opt $(OPT_PASSES) $(OPT_FLAGS) --strip-debug --strip-producers wasm/pkg/lembas_wasm_bg.wasm -o wasm/pkg/lembas_wasm_bg.wasm
 	cp wasm/js/index.js wasm/js/node.js wasm/js/index.d.ts wasm/js/package.json wasm/js/README.md wasm/pkg/
-	mkdir -p wasm/pkg/schemas
-	cargo build -q -p lembas-harness --bin lembas
-	for area in progress delegation subagents permission team; do target/debug/lembas conformance --schema $$area > wasm/pkg/schemas/$$area.json; done
-	target/debug/lembas conformance --schema file > wasm/pkg/schemas/case-file.json
+	cargo run -q -p lembas-rules --example schemas -- wasm/pkg/schemas
 	node wasm/scripts/size.mjs --report
 
 ## The package's tests: its size budget, Node's test runner, the types, headless Chromium, a fresh

@@ -3,9 +3,14 @@
 // given as path → HTML) and resolves to { url, close }. A file with a precompressed sibling
 // (`x.wasm.br`, `x.wasm.gz`, written by scripts/compress.mjs) is sent compressed to a browser
 // that accepts it: brotli first, then gzip, with its Content-Encoding and `Vary: Accept-Encoding`.
+// A file whose name holds its content's hash (`style.3f9a0c12d4.css`, scripts/fingerprint.mjs) is
+// sent `Cache-Control: public, max-age=31536000, immutable`: a browser keeps it and never asks
+// again. Any other file (the HTML) is sent `no-cache` with an ETag (its content's hash) and its
+// Last-Modified, and a request that names its ETag in If-None-Match is answered 304, empty.
 // Run as a program: `node scripts/static-server.mjs DIR [PORT]`.
 import { createServer } from "node:http";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
+import { createHash } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -38,24 +43,38 @@ export async function serve(dir, { routes = {}, index = "index.html", port = 0 }
     }
     const file = path.join(root, name === "/" ? index : path.normalize(name));
     if (!file.startsWith(root + path.sep)) return res.writeHead(403).end();
-    const headers = { "content-type": types[path.extname(file)] ?? "application/octet-stream", "cache-control": "no-cache", vary: "Accept-Encoding" };
+    const headers = { "content-type": types[path.extname(file)] ?? "application/octet-stream", vary: "Accept-Encoding" };
+    const immutable = /\.[0-9a-f]{10}\.[a-z]+$/.test(file);
+    headers["cache-control"] = immutable ? "public, max-age=31536000, immutable" : "no-cache";
+    // The representation sent: the precompressed sibling the browser takes first, else the file.
     const ok = accepted(req.headers["accept-encoding"]);
-    for (const [encoding, ext] of [["br", ".br"], ["gzip", ".gz"]]) {
-      if (!ok.has(encoding)) continue;
+    let body;
+    let encoding = "";
+    for (const [name, ext] of [["br", ".br"], ["gzip", ".gz"]]) {
+      if (!ok.has(name)) continue;
       try {
-        const body = await readFile(file + ext);
-        res.writeHead(200, { ...headers, "content-encoding": encoding, "content-length": body.length }).end(body);
-        return;
+        body = await readFile(file + ext);
+        encoding = name;
+        break;
       } catch {
         // No precompressed sibling: the next encoding, or the file as it is.
       }
     }
     try {
-      const body = await readFile(file);
-      res.writeHead(200, { ...headers, "content-length": body.length }).end(body);
+      body ??= await readFile(file);
     } catch {
-      res.writeHead(404).end();
+      return res.writeHead(404).end();
     }
+    if (encoding) headers["content-encoding"] = encoding;
+    if (!immutable) {
+      // Each representation its own tag: the content's hash and its encoding.
+      const hash = createHash("sha256").update(body).digest("hex").slice(0, 20);
+      headers.etag = `"${hash}${encoding ? "-" + encoding : ""}"`;
+      headers["last-modified"] = (await stat(file)).mtime.toUTCString();
+      const asked = (req.headers["if-none-match"] ?? "").split(",").map((t) => t.trim().replace(/^W\//, ""));
+      if (asked.includes(headers.etag)) return res.writeHead(304, headers).end();
+    }
+    res.writeHead(200, { ...headers, "content-length": body.length }).end(body);
   });
   await new Promise((ok, fail) => {
     server.once("error", fail);

@@ -54,6 +54,16 @@ function valueOf(node, state) {
   }
 }
 
+/// Whether a value is written whole: a string with its closing quote, a container with its
+/// closing bracket, any other value as it is.
+function isWhole(node, state) {
+  const text = state.sliceDoc(node.from, node.to);
+  if (node.name === "String") return text.length >= 2 && text.endsWith('"') && !text.endsWith('\\"');
+  if (node.name === "Object") return text.endsWith("}");
+  if (node.name === "Array") return text.endsWith("]");
+  return true;
+}
+
 const isValue = (n) => ["String", "Number", "True", "False", "Null", "Object", "Array"].includes(n.name);
 
 /// A property's value node (after its colon).
@@ -143,7 +153,7 @@ function keyText(key, type) {
 }
 
 /// Completion of keys and values from the area's schema and the case's own words.
-function completeFrom(area) {
+export function completeFrom(area) {
   return (context) => {
     const file = schemas[area];
     if (!file) return null;
@@ -166,6 +176,9 @@ function completeFrom(area) {
     } else if (node.name === "⚠" && node.parent?.name === "Object") {
       object = node.parent;
       from = node.from;
+    } else if (context.explicit && isValue(node) && context.pos === node.to && node.parent?.name === "Property" && isWhole(node, state)) {
+      // Right after a property's whole value: the object's next key (with its comma).
+      object = node.parent.parent;
     }
     if (object && (context.explicit || typed)) {
       const path = pathOf(object, state);
@@ -190,10 +203,16 @@ function completeFrom(area) {
     }
     // Where a value goes: in a string being typed, after a colon, or in an array.
     let place;
+    let inString;
     if (isValue(node) && node.name !== "Object" && node.name !== "Array") {
       place = node;
       from = node.from;
       to = node.to;
+      if (node.name === "String" && context.pos > node.from && (context.pos < node.to || !isWhole(node, state))) {
+        inString = { to: node.to };
+        from = node.from + 1;
+        to = context.pos;
+      }
     } else if (node.name === ":" && node.parent?.name === "Property") {
       place = node.parent;
     } else if ((node.name === "[" || node.name === "," || node.name === "Array") && (node.name === "Array" ? node : node.parent)?.name === "Array") {
@@ -204,18 +223,30 @@ function completeFrom(area) {
     }
     if (!place || (!context.explicit && !typed)) return null;
     const path = place.name === "Property" ? [...pathOf(place, state), valueOf(place.getChild("PropertyName"), state)] : pathOf(place, state);
-    return valueOptions(file, top, doc, path, from, to);
+    return valueOptions(file, top, doc, path, from, to, inString);
   };
 }
 
 /// The values offered at `path`: the schema's words, the case's agents for `by` and `name`, and
 /// `{ }` or `[ ]` where an object or an array goes.
-function valueOptions(file, top, doc, path, from, to) {
+function valueOptions(file, top, doc, path, from, to, inString) {
   const schemasHere = schemasAt(file, top, doc, path);
-  const options = valuesOf(schemasHere).map((v) => ({ label: JSON.stringify(v.value), displayLabel: String(v.value), info: v.doc || undefined, type: "keyword" }));
+  // In a string being typed, the words are matched against what is typed inside its quotes,
+  // and the whole string is written again.
+  const word = (value, extra) => ({
+    label: inString ? String(value) : JSON.stringify(value),
+    displayLabel: String(value),
+    ...extra,
+    apply: (view, _c, start, end) => {
+      const [at, till] = inString ? [start - 1, Math.max(end, inString.to)] : [start, end];
+      const text = JSON.stringify(value);
+      view.dispatch({ changes: { from: at, to: till, insert: text }, selection: { anchor: at + text.length }, userEvent: "input.complete" });
+    },
+  });
+  const options = valuesOf(schemasHere).map((v) => word(v.value, { info: v.doc || undefined, type: "keyword" }));
   const last = path[path.length - 1];
   if ((last === "by" || last === "name") && path[0] === "steps" && path.length === 3) {
-    for (const name of agentsOf(doc)) options.push({ label: JSON.stringify(name), displayLabel: name, detail: "agent", type: "variable" });
+    for (const name of agentsOf(doc)) options.push(word(name, { detail: "agent", type: "variable" }));
   }
   const types = new Set(schemasHere.flatMap((s) => [s.type ?? []].flat()));
   if (types.has("object") && !options.length) options.push({ label: "{ }", type: "keyword", apply: (view, _c, start, end) => insertAt(view, start, end, "{}", 1) });
@@ -321,7 +352,7 @@ const theme = EditorView.theme({
   ".cm-scroller": { fontFamily: "ui-monospace, monospace", minHeight: "12rem", maxHeight: "70vh" },
   ".cm-gutters": { backgroundColor: "var(--bg)", color: "var(--muted)", borderRight: "1px solid #8884" },
   "&.cm-focused": { outline: "2px solid var(--link)" },
-  ".cm-difference": { backgroundColor: "#ffd54f55", outline: "1px dashed var(--fail)" },
+  ".cm-difference": { backgroundColor: "var(--diff-bg)", outline: "1px dashed var(--fail)" },
   ".cm-tooltip": { backgroundColor: "var(--bg)", color: "var(--fg)", border: "1px solid #8888" },
   ".cm-case-doc": { maxWidth: "28rem", padding: ".3rem .5rem" },
   ".cm-tooltip-autocomplete ul li[aria-selected]": { backgroundColor: "var(--link)", color: "var(--bg)" },
@@ -391,7 +422,8 @@ export function mount(parent, options) {
     getDoc: () => view.state.doc.toString(),
     /// The problems to mark: `{ line, column, message }` (JSON) or `{ path, message }` (a field).
     setProblems,
-    /// The first difference's path marked (none: no mark); `go` moves the cursor there too.
+    /// The first difference's path marked (none: no mark); `go` true moves the cursor there too,
+    /// "show" scrolls it into view.
     markDifference(path, go) {
       if (!path) {
         view.dispatch({ effects: markDifference.of(Decoration.none) });
@@ -400,10 +432,15 @@ export function mount(parent, options) {
       const { from, to } = rangeOf(view.state, { path });
       const mark = Decoration.mark({ class: "cm-difference" }).range(from, Math.max(to, from + 1));
       const effects = [markDifference.of(Decoration.set([mark]))];
-      if (go) {
+      // `go`: the cursor moved there and the keyboard given to the editor; "show": only
+      // scrolled into view (a failing case opens at its first difference, not its last lines).
+      if (go === true) {
         effects.push(EditorView.scrollIntoView(from, { y: "center" }));
         view.dispatch({ effects, selection: { anchor: from } });
         view.focus();
+      } else if (go === "show") {
+        effects.push(EditorView.scrollIntoView(from, { y: "center" }));
+        view.dispatch({ effects });
       } else {
         view.dispatch({ effects });
       }

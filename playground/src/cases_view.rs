@@ -50,7 +50,7 @@ pub(crate) fn Cases(page: Page, rows: Memo<Vec<Row>>) -> impl IntoView {
             paste_error.set(String::new());
             return;
         }
-        let parsed = serde_json::from_str::<Value>(&text).map_err(|e| json_error(&e));
+        let parsed = serde_json::from_str::<Value>(&text).map_err(|e| json_error(&text, &e));
         let area = paste_area.get_untracked();
         match parsed.and_then(|v| read_value(&name, v, Source::Own, Some(&area))) {
             Ok(mut file) => {
@@ -181,12 +181,25 @@ pub(crate) fn Cases(page: Page, rows: Memo<Vec<Row>>) -> impl IntoView {
             <label for="paste">" Paste a case file, or one case"</label>
             <textarea id="paste" data-testid="paste" rows="3" placeholder="{ \"area\": \"progress\", \"cases\": [ … ] }"
                 prop:value=move || paste_text.get()
-                on:input=move |ev| on_input(event_target_value(&ev))
+                on:input=move |ev| {
+                    // A paste or a drop is whole when it lands: judged at once, its own error said.
+                    let landed = ev.dyn_ref::<web_sys::InputEvent>()
+                        .is_some_and(|i| matches!(i.input_type().as_str(), "insertFromPaste" | "insertFromDrop"));
+                    let text = event_target_value(&ev);
+                    if landed {
+                        paste_text.set(text.clone());
+                        on_paste(text);
+                    } else {
+                        on_input(text);
+                    }
+                }
                 on:change=move |ev| on_paste(event_target_value(&ev))></textarea>
             <label>"or open " <input type="file" accept=".json,application/json" multiple data-testid="open-file"
                 on:change=move |ev| {
                     let input = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok());
-                    read_files(input.and_then(|i| i.files()));
+                    read_files(input.as_ref().and_then(|i| i.files()));
+                    // Emptied, so that the same file opened again (after removing it) is read again.
+                    if let Some(i) = input { i.set_value(""); }
                 } />" (or drop a file here)"</label>
             <p class="error" role="alert">{move || paste_error.get()}</p>
             <p role="status" data-testid="paste-status">{move || paste_status.get()}</p>
@@ -229,7 +242,15 @@ pub(crate) fn Cases(page: Page, rows: Memo<Vec<Row>>) -> impl IntoView {
             </section>
         </Show>
         <p role="status" data-testid="rows-cut">{cut}</p>
-        <table class="cases">
+        // Nothing to show is said, not drawn as a table of no rows.
+        <p data-testid="no-rows" hidden=move || kept.with(|k| !k.is_empty())>{move || {
+            if filter.with(|f| f.failures_only) {
+                "No case fails with these filters: every case shown would pass."
+            } else {
+                "No case matches these filters."
+            }
+        }}</p>
+        <table class="cases" hidden=move || kept.with(Vec::is_empty)>
             <thead><tr><th>"file"</th><th>"#"</th><th>"case"</th><th>"verdict"</th></tr></thead>
             <tbody>
                 <For each=shown key=|r| (r.file, r.index, r.result.pass, r.file_name.clone(), r.about.clone()) let:row>

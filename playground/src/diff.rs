@@ -122,8 +122,8 @@ fn walk(path: &str, expected: &Value, actual: &Value, out: &mut Vec<Difference>,
     }
 }
 
-/// The words of two strings, marked where they differ (a longest common subsequence of words,
-/// spaces kept with the word before them). Strings too long to compare word by word are one
+/// The words of two strings, marked where they differ (a longest common subsequence of words
+/// and the spaces between them: only what differs is marked). Strings too long to compare word by word are one
 /// change each.
 pub fn word_changes(expected: &str, actual: &str) -> Vec<WordChange> {
     let e = words(expected);
@@ -186,19 +186,19 @@ pub fn word_changes(expected: &str, actual: &str) -> Vec<WordChange> {
     out
 }
 
-/// A string cut into words, each with the spaces after it.
+/// A string cut into words and the runs of spaces between them, each its own piece: a word
+/// that only lost the space after it is the same word.
 fn words(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
-    let mut in_space = false;
+    let mut in_space = None;
     for (i, c) in text.char_indices() {
-        if c.is_whitespace() {
-            in_space = true;
-        } else if in_space {
+        let space = c.is_whitespace();
+        if in_space.is_some_and(|was| was != space) {
             out.push(&text[start..i]);
             start = i;
-            in_space = false;
         }
+        in_space = Some(space);
     }
     if start < text.len() {
         out.push(&text[start..]);
@@ -322,6 +322,14 @@ mod tests {
                 WordChange::Same("Report to ".into()),
                 WordChange::Expected("yourself!".into()),
                 WordChange::Actual("yourself.".into()),
+            ]
+        );
+        // A word added is marked alone: the word both have is not.
+        assert_eq!(
+            word_changes("Queued X", "Queued"),
+            [
+                WordChange::Same("Queued".into()),
+                WordChange::Expected(" X".into()),
             ]
         );
         let changes = word_changes("a b c d", "a x c d e");

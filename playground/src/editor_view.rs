@@ -1,70 +1,25 @@
-//! The Editor tab: one case's JSON with line numbers and colours, the parse error's line and the
-//! first difference's marked in place, Format (Ctrl+Enter), saving into its file (Ctrl+S),
-//! reverting, downloading the file, copying it as a case file, a link to it; new cases from
-//! templates; the verdict, the differences by path, and Why as a trace.
+//! The Editor tab: one case's JSON in the case editor (CodeMirror, driven by the case format's
+//! schemas: `editor_js.rs`), its JSON error and the runner's field error marked at their place
+//! and the first difference in the text; Run (Ctrl/Cmd+Enter: to the first difference), Format,
+//! saving into its file (Ctrl/Cmd+S anywhere on the tab), reverting, downloading the file,
+//! copying it as a case file, a link to it; new cases from templates; beside the case, the
+//! verdict, the differences by path, and Why as a trace.
 
+use crate::address::Tab;
 use crate::diff::{differences, word_changes, WordChange};
-use crate::json_text::{formatted, highlighted, scan};
+use crate::editor_js::{EditorCalls, EditorHandle, EditorOptions, Problem};
+use crate::json_problem::json_problem;
+use crate::json_text::{formatted, scan};
 use crate::link::case_link;
 use crate::model::{json_error, new_cases_file, source_words, templates, CaseFile, Source};
 use crate::page::Page;
 use crate::storage::{download, draft_key, drafts, keep_draft, save_files};
-use lembas_rules::conformance::{run_case, CaseTrace, Compare};
+use lembas_rules::conformance::{read_error, run_case, Area, CaseTrace, Compare};
 use leptos::prelude::*;
 use serde_json::Value;
 
-/// A line of the text as a position of the text box (in UTF-16 units, as the browser counts).
-fn line_start(text: &str, line: usize) -> u32 {
-    let at = text
-        .split_inclusive('\n')
-        .take(line.saturating_sub(1))
-        .map(|l| l.encode_utf16().count())
-        .sum::<usize>();
-    u32::try_from(at).unwrap_or(u32::MAX)
-}
-
-/// The pixel height of a line of the editor (its style sheet's `line-height`).
-const LINE_HEIGHT: i32 = 20;
-
-/// Highlighting stops above this size: a text this long is shown plainly.
-const HIGHLIGHT_LIMIT: usize = 300_000;
-
-/// The text of the editor, each line in its own element so that a marked line is marked
-/// across the box: `marks` are (line, class).
-fn marked_html(html: &str, marks: &[(usize, &'static str)]) -> String {
-    if marks.is_empty() {
-        return html.to_string();
-    }
-    let mut out = String::with_capacity(html.len() + 64);
-    for (i, l) in html.split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        match marks.iter().find(|(n, _)| *n == i + 1) {
-            Some((_, class)) => {
-                out.push_str("<span class=\"");
-                out.push_str(class);
-                out.push_str("\">");
-                out.push_str(l);
-                out.push_str("</span>");
-            }
-            None => out.push_str(l),
-        }
-    }
-    out
-}
-
-/// The line numbers beside the text, the marked ones in their class.
-fn gutter_html(lines: usize, marks: &[(usize, &'static str)]) -> String {
-    let mut out = String::with_capacity(lines * 4);
-    for n in 1..=lines.max(1) {
-        match marks.iter().find(|(m, _)| *m == n) {
-            Some((_, class)) => out.push_str(&format!("<span class=\"{class}\">{n}</span>\n")),
-            None => out.push_str(&format!("{n}\n")),
-        }
-    }
-    out
-}
+/// Line numbers for the differences are found up to this size of text.
+const SCAN_LIMIT: usize = 300_000;
 
 /// One difference as a person reads it: its path (and the step, counted from one, in a team
 /// case), and the expected value beside the answer's — a changed string's words marked.
@@ -72,7 +27,7 @@ fn difference_view(
     d: &crate::diff::Difference,
     steps: usize,
     line: Option<usize>,
-    go_to: impl Fn(usize) + Copy + Send + Sync + 'static,
+    show: impl Fn(String) + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
     let step = d
         .path
@@ -89,8 +44,9 @@ fn difference_view(
             <p class="words">
                 {word_changes(e, a).into_iter().map(|c| match c {
                     WordChange::Same(s) => view! { <span>{s}</span> }.into_any(),
-                    WordChange::Expected(s) => view! { <del title="expected">{s}</del> }.into_any(),
-                    WordChange::Actual(s) => view! { <ins title="answer">{s}</ins> }.into_any(),
+                    // Said in words too, not by colour and line alone.
+                    WordChange::Expected(s) => view! { <del title="expected"><span class="visually-hidden">"[expected: "</span>{s}<span class="visually-hidden">"]"</span></del> }.into_any(),
+                    WordChange::Actual(s) => view! { <ins title="answer"><span class="visually-hidden">"[answer: "</span>{s}<span class="visually-hidden">"]"</span></ins> }.into_any(),
                 }).collect_view()}
             </p>
         }
@@ -106,7 +62,10 @@ fn difference_view(
     view! {
         <li>
             <code data-testid="diff-path">{d.path.clone()}</code>{step}
-            {line.map(|n| view! { " " <button class="link" on:click=move |_| go_to(n)>{format!("line {n}")}</button> })}
+            {line.map(|n| {
+                let path = d.path.clone();
+                view! { " " <button class="link" on:click=move |_| show(path.clone())>{format!("line {n}")}</button> }
+            })}
             {values}
         </li>
     }
@@ -151,7 +110,7 @@ pub(crate) fn Editor(page: Page) -> impl IntoView {
     let file_name = StoredValue::new(file_name);
     let outcome = Memo::new(move |_| {
         text.with(|t| match serde_json::from_str::<Value>(t) {
-            Err(e) => Err((json_error(&e), e.line())),
+            Err(e) => Err(json_problem(t, &e)),
             Ok(case) => Ok((
                 run_case(&area.get_value(), &case),
                 lembas_rules::conformance::trace(&area.get_value(), &case),
@@ -169,63 +128,41 @@ pub(crate) fn Editor(page: Page) -> impl IntoView {
         }),
         _ => Vec::new(),
     });
-    let scanned = Memo::new(move |_| text.with(|t| (t.len() <= HIGHLIGHT_LIMIT).then(|| scan(t))));
+    let scanned = Memo::new(move |_| text.with(|t| (t.len() <= SCAN_LIMIT).then(|| scan(t))));
     let line_of = move |path: &str| scanned.with(|s| s.as_ref().and_then(|s| s.line_of(path)));
-    // The parse error's line, and the first difference's, marked beside the text and across it.
-    let marks = Memo::new(move |_| {
-        let mut m: Vec<(usize, &'static str)> = Vec::new();
-        if let Err((_, line)) = outcome.get() {
-            m.push((line, "mark-error"));
-        }
-        if let Some(first) = diffs.with(|d| d.first().map(|d| d.path.clone())) {
-            if let Some(line) = line_of(&first) {
-                m.push((line, "mark-diff"));
-            }
-        }
-        m
+    // What the editor marks: the JSON error, or the field the runner cannot read.
+    let problems = Memo::new(move |_| match outcome.get() {
+        Err(problem) => vec![Problem::Json(problem)],
+        Ok(_) => text
+            .with(|t| {
+                let case = serde_json::from_str::<Value>(t).ok()?;
+                let error = read_error(Area::parse(&area.get_value())?, &case)?;
+                let path = error
+                    .path()
+                    .strip_prefix("case.")
+                    .unwrap_or(error.path())
+                    .to_string();
+                Some(vec![Problem::Field {
+                    path,
+                    message: error.to_string(),
+                }])
+            })
+            .unwrap_or_default(),
     });
-    let code_html = move || {
-        text.with(|t| {
-            let html = scanned.with(|s| match s {
-                Some(s) => highlighted(t, s),
-                None => highlighted(t, &scan("")) + &t.replace('&', "&amp;").replace('<', "&lt;"),
-            });
-            marked_html(&html, &marks.get())
+    let first_difference = Memo::new(move |_| diffs.with(|d| d.first().map(|d| d.path.clone())));
+    // The case editor, once its module has loaded; the calls it makes live as long as it does.
+    let editor: StoredValue<Option<EditorHandle>, LocalStorage> = StoredValue::new_local(None);
+    let calls: StoredValue<Option<EditorCalls>, LocalStorage> = StoredValue::new_local(None);
+    let host = NodeRef::<leptos::html::Div>::new();
+    let with_editor = move |f: &dyn Fn(&EditorHandle)| {
+        editor.with_value(|e| {
+            if let Some(e) = e {
+                f(e);
+            }
         })
     };
-    let gutter = move || {
-        text.with(|t| {
-            gutter_html(
-                t.lines().count() + usize::from(t.ends_with('\n')),
-                &marks.get(),
-            )
-        })
-    };
-    let area_ref = NodeRef::<leptos::html::Textarea>::new();
-    let code_ref = NodeRef::<leptos::html::Pre>::new();
-    let gutter_ref = NodeRef::<leptos::html::Pre>::new();
-    let sync_scroll = move || {
-        if let Some(t) = area_ref.get_untracked() {
-            if let Some(c) = code_ref.get_untracked() {
-                c.set_scroll_top(t.scroll_top());
-                c.set_scroll_left(t.scroll_left());
-            }
-            if let Some(g) = gutter_ref.get_untracked() {
-                g.set_scroll_top(t.scroll_top());
-            }
-        }
-    };
-    // Puts the cursor at the start of a line and scrolls it into view.
-    let go_to = move |line: usize| {
-        if let Some(t) = area_ref.get_untracked() {
-            let at = text.with_untracked(|x| line_start(x, line));
-            let _ = t.focus();
-            let _ = t.set_selection_range(at, at);
-            let top = i32::try_from(line.saturating_sub(3)).unwrap_or(0) * LINE_HEIGHT;
-            t.set_scroll_top(top);
-            sync_scroll();
-        }
-    };
+    // Marks the first difference and moves the cursor to it (a difference's "line N", Run).
+    let show = move |path: String| with_editor(&|e| e.mark_difference(Some(path.clone()), true));
     let set_text = move |new: String| {
         let dirty = saved_text.with_untracked(|s| *s != new);
         text.set(new.clone());
@@ -241,8 +178,8 @@ pub(crate) fn Editor(page: Page) -> impl IntoView {
         Err(e) => status.set(format!("Not formatted: {e}")),
     };
     let save = move || {
-        let parsed =
-            serde_json::from_str::<Value>(&text.get_untracked()).map_err(|e| json_error(&e));
+        let parsed = text
+            .with_untracked(|t| serde_json::from_str::<Value>(t).map_err(|e| json_error(t, &e)));
         let result = parsed.and_then(|case| {
             files
                 .try_update(|list| {
@@ -291,7 +228,8 @@ pub(crate) fn Editor(page: Page) -> impl IntoView {
     };
     // Copies the case as a case file that says its area: pasted anywhere, it opens as it is.
     let copy = move || {
-        let case = serde_json::from_str::<Value>(&text.get_untracked()).map_err(|e| json_error(&e));
+        let case = text
+            .with_untracked(|t| serde_json::from_str::<Value>(t).map_err(|e| json_error(t, &e)));
         match case {
             Ok(case) => {
                 let file = serde_json::json!({"area": area.get_value(), "cases": [case]});
@@ -313,22 +251,101 @@ pub(crate) fn Editor(page: Page) -> impl IntoView {
             Err(e) => status.set(format!("Not copied: {e}")),
         }
     };
-    let on_key = move |ev: web_sys::KeyboardEvent| {
-        let command = ev.ctrl_key() || ev.meta_key();
-        match ev.key().as_str() {
-            "Enter" if command => {
-                ev.prevent_default();
-                format();
-            }
-            "s" | "S" if command => {
-                ev.prevent_default();
-                save();
-            }
-            _ => {}
+    // Run (Ctrl/Cmd+Enter): the case runs as it is typed; Run moves to what is wrong with it.
+    let run = move || match outcome.get_untracked() {
+        Err(problem) => {
+            with_editor(&|e| e.go_to_line(problem.line));
+            status.set(format!("Not JSON: {problem}"));
         }
+        Ok((result, _)) if result.pass => status.set("Run: it passes.".into()),
+        Ok((result, _)) => match first_difference.get_untracked() {
+            Some(path) => {
+                show(path.clone());
+                status.set(format!("Run: it fails; the first difference is at {path}."));
+            }
+            None => {
+                if let Some(Problem::Field { path, .. }) = problems.get_untracked().first() {
+                    show(path.clone());
+                }
+                status.set(format!(
+                    "Run: it fails — {}",
+                    result.message.unwrap_or_default()
+                ));
+            }
+        },
     };
+    // Ctrl/Cmd+S saves wherever the keyboard is on the Editor tab (not the browser's "Save
+    // page as"); in the editor, the editor's own key does it first.
+    let keys = window_event_listener(leptos::ev::keydown, move |ev| {
+        let command = ev.ctrl_key() || ev.meta_key();
+        let on_this_tab = page.tab.get_untracked() == Tab::Editor;
+        if on_this_tab
+            && command
+            && !ev.default_prevented()
+            && matches!(ev.key().as_str(), "s" | "S")
+        {
+            ev.prevent_default();
+            save();
+        }
+    });
+    on_cleanup(move || {
+        keys.remove();
+        editor.update_value(|e| {
+            if let Some(e) = e.take() {
+                e.destroy();
+            }
+        });
+        calls.set_value(None);
+    });
+    // The editor mounted once its element is on the page, with the text as it is then.
+    let mounting = StoredValue::new(false);
+    Effect::new(move |_| {
+        let Some(element) = host.get() else { return };
+        if mounting.get_value() {
+            return;
+        }
+        mounting.set_value(true);
+        let options = EditorOptions {
+            doc: text.get_untracked(),
+            area: area.get_value(),
+            key: key.get_value(),
+            described_by: "editor-keys",
+        };
+        let parent: web_sys::HtmlElement = element.into();
+        leptos::task::spawn_local(async move {
+            match crate::editor_js::mount(parent, options, set_text, run, save).await {
+                Ok((handle, held)) => {
+                    handle.set_problems(&problems.get_untracked());
+                    handle.show_difference(first_difference.get_untracked());
+                    if page.tab.get_untracked() == Tab::Editor {
+                        crate::page::focus_after_render("case-editor");
+                    }
+                    editor.set_value(Some(handle));
+                    calls.set_value(Some(held));
+                }
+                Err(e) => status.set(format!(
+                    "The editor could not load: {}",
+                    e.as_string().unwrap_or_else(|| "its module failed".into())
+                )),
+            }
+        });
+    });
+    // What the page changes (Format, Revert) reaches the editor; its marks follow the text.
+    Effect::new(move |_| {
+        let now = text.get();
+        with_editor(&|e| e.set_doc(&now));
+    });
+    Effect::new(move |_| {
+        let marked = problems.get();
+        with_editor(&|e| e.set_problems(&marked));
+    });
+    Effect::new(move |_| {
+        let first = first_difference.get();
+        with_editor(&|e| e.mark_difference(first.clone(), false));
+    });
     // New cases from templates, one per area and operation, valid as they come.
     let made = StoredValue::new(page.builtin.with_value(|b| templates(b)));
+    let picked = RwSignal::new(String::new());
     let new_case = move |label: String| {
         let Some(t) = made.with_value(|m| m.iter().find(|t| t.label() == label).cloned()) else {
             return;
@@ -364,35 +381,25 @@ pub(crate) fn Editor(page: Page) -> impl IntoView {
     };
     view! {
         <section class="editor">
+            // Picking a template only picks it (the arrow keys move through them): Create makes it.
             <p class="editor-bar">
                 <label>"New case from a template "
-                    <select data-testid="template" on:change=move |ev| {
-                        let picked = event_target_value(&ev);
-                        if !picked.is_empty() { new_case(picked); }
-                    }>
+                    <select data-testid="template" on:change=move |ev| picked.set(event_target_value(&ev))>
                         <option value="">"— area: operation —"</option>
                         {made.with_value(|m| m.iter().map(|t| { let l = t.label(); view! { <option value=l.clone()>{l.clone()}</option> } }).collect_view())}
                     </select>
-                </label>
+                </label>" "
+                <button data-testid="template-create" disabled=move || picked.with(String::is_empty)
+                    on:click=move |_| new_case(picked.get_untracked())>"Create"</button>
             </p>
+            <div class="editor-side">
+            <div class="editor-case">
             <p>"File " <b data-testid="editor-file">{file_name.get_value()}</b>{source_words(source)} ", case " {index} " · area " <b>{area.get_value()}</b>
                 {move || unsaved().then_some(view! { " · " <i data-testid="unsaved">"not saved"</i> })}
             </p>
-            <div class="code">
-                <pre class="gutter" aria-hidden="true" node_ref=gutter_ref inner_html=gutter></pre>
-                <div class="code-body">
-                    <pre class="code-view" aria-hidden="true" node_ref=code_ref inner_html=code_html></pre>
-                    <label for="case-editor" class="visually-hidden">"The case, as JSON"</label>
-                    <textarea id="case-editor" data-testid="case-editor" rows="20" spellcheck="false" wrap="off"
-                        node_ref=area_ref
-                        aria-describedby="editor-keys"
-                        prop:value=move || text.get()
-                        on:input=move |ev| set_text(event_target_value(&ev))
-                        on:scroll=move |_| sync_scroll()
-                        on:keydown=on_key></textarea>
-                </div>
-            </div>
+            <div class="cm-host" node_ref=host></div>
             <p class="actions">
+                <button data-testid="run" on:click=move |_| run()>"Run"</button>" "
                 <button data-testid="format" on:click=move |_| format()>"Format"</button>" "
                 <button data-testid="save" on:click=move |_| save()>{format!("Save into {}.json", file_name.get_value())}</button>" "
                 <button data-testid="revert" disabled=move || !unsaved() on:click=move |_| revert()>"Revert"</button>" "
@@ -403,13 +410,18 @@ pub(crate) fn Editor(page: Page) -> impl IntoView {
                     format!("#{}", case_link(&area.get_value(), &compact))
                 }>"A link to this case"</a>
             </p>
-            <p class="hint" id="editor-keys">"Ctrl+Enter formats, Ctrl+S saves into the file."</p>
+            <p class="hint" id="editor-keys">"Ctrl+Space completes, Ctrl+Enter runs to the first difference, Ctrl+S saves into the file, Esc then Tab leaves the editor; ? lists every key."</p>
             <p role="status" data-testid="editor-status">{move || status.get()}</p>
+            </div>
+            <div class="editor-verdict">
             {move || match outcome.get() {
-                Err((e, line)) => view! {
-                    <p class="error" data-testid="json-error">"Not JSON: " {e} " "
-                        <button class="link" on:click=move |_| go_to(line)>{format!("line {line}")}</button></p>
-                }.into_any(),
+                Err(problem) => {
+                    let line = problem.line;
+                    view! {
+                        <p class="error" data-testid="json-error">"Not JSON: " {problem.to_string()} " "
+                            <button class="link" on:click=move |_| with_editor(&|e| e.go_to_line(line))>{format!("line {line}")}</button></p>
+                    }.into_any()
+                }
                 Ok((r, why)) => {
                     let steps = r.expected.as_array().map_or(0, Vec::len);
                     view! {
@@ -418,7 +430,7 @@ pub(crate) fn Editor(page: Page) -> impl IntoView {
                         {(!r.pass && !diffs.with(Vec::is_empty)).then(|| view! {
                             <section class="differences" data-testid="diff">
                                 <h2>"Differences"</h2>
-                                <ol>{diffs.get().iter().map(|d| difference_view(d, steps, line_of(&d.path), go_to)).collect_view()}</ol>
+                                <ol>{diffs.get().iter().map(|d| difference_view(d, steps, line_of(&d.path), show)).collect_view()}</ol>
                             </section>
                         })}
                         <details class="whole">
@@ -435,6 +447,8 @@ pub(crate) fn Editor(page: Page) -> impl IntoView {
                     }.into_any()
                 }
             }}
+            </div>
+            </div>
         </section>
     }
 }

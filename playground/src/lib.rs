@@ -6,13 +6,16 @@
 //! the rules; this crate only draws them.
 //!
 //! The contract for tests and tools: `data-testid` `summary` (`N passed, N failed`), `case-editor`,
-//! `verdict` (`pass` / `fail`), `diff-path`, `paste`, `progress-line`, `tree`, `replay-time`.
+//! `verdict` (`pass` / `fail`), `diff-path`, `paste`, `progress-line`, `tree`, `replay-time`;
+//! the case editor's element (`.cm-host`) holds its handle as `lembasEditor` (`getDoc()`: its text).
 
 mod address;
 mod cases_view;
 pub mod diff;
+mod editor_js;
 mod editor_view;
 mod explore;
+pub mod json_problem;
 pub mod json_text;
 pub mod link;
 pub mod lzw;
@@ -21,12 +24,15 @@ mod page;
 mod progress_view;
 pub mod replay;
 mod replay_view;
+mod shortcuts;
 mod storage;
+mod theme;
 mod trace_view;
 mod tree_view;
 mod views;
 
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 /// Opens the page with the built-in case files (`cases.json`'s text, fetched beside the
 /// `.wasm` while it loads); an error says which file could not be read.
@@ -34,7 +40,19 @@ use wasm_bindgen::prelude::*;
 pub fn open(cases: String) -> Result<(), JsError> {
     console_error_panic_hook::set_once();
     let builtin = model::read_builtin(&cases).map_err(|e| JsError::new(&e))?;
-    leptos::mount::mount_to_body(move || leptos::view! { <views::App builtin=builtin /> });
+    // Drawn over the page as it first painted (index.html's `#app`: its header, the summary's
+    // line held), in one go: nothing moves.
+    let app = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("app"))
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+        .ok_or_else(|| JsError::new("the page has no #app to draw in"))?;
+    app.set_inner_html("");
+    leptos::mount::mount_to(
+        app,
+        move || leptos::view! { <views::App builtin=builtin /> },
+    )
+    .forget();
     Ok(())
 }
 

@@ -234,8 +234,8 @@ pub struct Row {
 /// (`cases.json`, written by `scripts/bundle-cases.mjs`: `[[name, text], …]`); an error names
 /// the file that cannot be read.
 pub fn read_builtin(bundle: &str) -> Result<Vec<CaseFile>, String> {
-    let list: Vec<(String, String)> =
-        serde_json::from_str(bundle).map_err(|e| format!("cases.json: {}", json_error(&e)))?;
+    let list: Vec<(String, String)> = serde_json::from_str(bundle)
+        .map_err(|e| format!("cases.json: {}", json_error(bundle, &e)))?;
     list.iter()
         .map(|(name, text)| {
             read_file(name, text, Source::BuiltIn).map_err(|e| format!("{name}.json: {e}"))
@@ -263,18 +263,11 @@ pub fn builtin_files() -> Vec<CaseFile> {
     read_builtin(&serde_json::to_string(&bundle).unwrap()).unwrap()
 }
 
-/// A JSON error with its line and column.
-pub fn json_error(e: &serde_json::Error) -> String {
-    // serde_json ends its message with the position: said once, first.
-    let full = e.to_string();
-    let position = format!(" at line {} column {}", e.line(), e.column());
-    let what = full.strip_suffix(&position).unwrap_or(&full);
-    format!("line {}, column {}: {what}", e.line(), e.column())
-}
+pub use crate::json_problem::json_error;
 
 /// Reads a case file, or one case (an object with `expect` or `steps`) in `area`.
 pub fn read_file(name: &str, text: &str, source: Source) -> Result<CaseFile, String> {
-    let value: Value = lembas_rules::json::parse_strict(text).map_err(|e| json_error(&e))?;
+    let value: Value = lembas_rules::json::parse_strict(text).map_err(|e| json_error(text, &e))?;
     read_value(name, value, source, None)
 }
 
@@ -510,10 +503,10 @@ mod tests {
         assert!(read_file("x", "{\"cases\": [", Source::Own)
             .unwrap_err()
             .starts_with("line 1, column"));
-        // The position is said once.
+        // The position is said once, where the fix goes, in words about the text.
         assert_eq!(
             read_file("x", "{\n  \"a\": 1\n  \"b\": 2\n}", Source::Own).unwrap_err(),
-            "line 3, column 3: expected `,` or `}`"
+            "line 2, column 9: a comma is missing after this value (or a } to close the object)"
         );
     }
 }

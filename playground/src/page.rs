@@ -72,6 +72,28 @@ impl Page {
         focus_after_render("case-editor");
     }
 
+    /// Adds a case file of the author's read from `text`, named `name` (`name-2` when that name
+    /// is taken), kept in the browser, and opens its first case in the editor.
+    pub(crate) fn add_and_open(self, name: &str, text: &str) -> Result<(), String> {
+        let value = lembas_rules::json::parse_strict(text).map_err(|e| json_error(text, &e))?;
+        let mut file = read_value(name, value, Source::Own, None)?;
+        let at = self
+            .files
+            .try_update(|list| {
+                let stem = file.name.clone();
+                let mut n = 1;
+                while list.iter().any(|f| f.name == file.name) {
+                    n += 1;
+                    file.name = format!("{stem}-{n}");
+                }
+                list.push(file);
+                crate::storage::save_files(list).map(|()| list.len() - 1)
+            })
+            .unwrap_or_else(|| Err("the page's files are gone".into()))?;
+        self.open(at, 0);
+        Ok(())
+    }
+
     /// The page's address now. A case opened from a link keeps the link as its address.
     pub(crate) fn address(self) -> Option<Address> {
         let case = match self.selected.get() {
@@ -127,7 +149,8 @@ impl Page {
     /// already here (a built-in one, unchanged) opens it; another is shown beside them, not kept.
     pub(crate) fn open_link(self, fragment: &str) {
         let read = read_link(fragment).and_then(|(area, text, warning)| {
-            let case = lembas_rules::json::parse_strict(&text).map_err(|e| json_error(&e))?;
+            let case =
+                lembas_rules::json::parse_strict(&text).map_err(|e| json_error(&text, &e))?;
             // The link names its case's area: it is the file's own.
             let value = serde_json::json!({"area": area, "cases": [case]});
             let file = read_value("from a link", value, Source::Linked, None)?;

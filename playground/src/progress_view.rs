@@ -73,7 +73,7 @@ pub(crate) fn ProgressView() -> impl IntoView {
     });
     let drawn = move || {
         text.with(
-            |t| match serde_json::from_str::<Value>(t).map_err(|e| json_error(&e)) {
+            |t| match serde_json::from_str::<Value>(t).map_err(|e| json_error(t, &e)) {
                 Err(e) => Err(e),
                 Ok(v) => Progress::from_json("progress", &v)
                     .map(|p| line(&p, now.get()))

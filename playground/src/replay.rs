@@ -1,7 +1,9 @@
 //! A run replayed from its `--events` file (`lembas run --events FILE`): one JSON event a line,
-//! each with `at`, when it was said (Unix ms). At any moment of the run: the tree as its last
-//! `team` event drew it, every agent's progress line as the rules write it at that moment
-//! (progress.md §3), and what was said last. The lines are read with the rules' own readers.
+//! each with `at`, when it was said (Unix ms). At any moment of the run, or after any number of
+//! its events (events of the same millisecond one at a time): the tree as its last `team` event
+//! drew it, every agent's progress line as the rules write it at that moment (progress.md §3),
+//! and what was said last. The lines are read with the rules' own readers; a line that cannot be
+//! read (a run killed while writing its last one) is skipped and said, the others played.
 
 use lembas_rules::progress::{line, Progress};
 use lembas_rules::team::view::TreeInfo;
@@ -33,6 +35,11 @@ pub struct Replay {
     events: Vec<(i64, Said)>,
     /// Whether the file gave no times (each event is then a second after the one before).
     untimed: bool,
+    /// Each subagent's name by its id, from every `team` event of the file (a subagent is named
+    /// by its name from its first line on, before the tree that names it is said).
+    names: Vec<(String, String)>,
+    /// The lines that could not be read, each said with its number.
+    skipped: Vec<String>,
 }
 
 /// The run at one moment.
@@ -74,64 +81,77 @@ fn note(event: &Value) -> Option<String> {
     })
 }
 
+/// The `n`th line of a file, the `index`th event read: when it was said, what, and whether the
+/// line gave its time (an untimed event is a second after the one before).
+fn read_event(n: usize, raw: &str, index: usize) -> Result<(i64, Said, bool), String> {
+    let event: Value = serde_json::from_str(raw).map_err(|e| {
+        // The file's line, and the column in it.
+        let said = crate::json_problem::json_problem(raw, &e);
+        format!("line {n}, column {}: {}", said.column, said.message)
+    })?;
+    let Some(kind) = event.get("type").and_then(Value::as_str) else {
+        return Err(format!("line {n}: not an event (it has no `type`)"));
+    };
+    let (at, timed) = match event.get("at").and_then(Value::as_i64) {
+        Some(at) => (at, true),
+        None => (
+            i64::try_from(index)
+                .unwrap_or(i64::MAX)
+                .saturating_mul(1000),
+            false,
+        ),
+    };
+    let agent = event
+        .get("agent")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let said = match kind {
+        "phase" => Said::Phase {
+            agent,
+            progress: match event.get("progress") {
+                None | Some(Value::Null) => None,
+                Some(p) => {
+                    Some(Progress::from_json("progress", p).map_err(|e| format!("line {n}: {e}"))?)
+                }
+            },
+        },
+        "team" => Said::Team(
+            TreeInfo::from_json("tree", event.get("tree").unwrap_or(&Value::Null))
+                .map_err(|e| format!("line {n}: {e}"))?,
+        ),
+        kind => match note(&event) {
+            // A reply and the run's end are the run's; the others an agent's.
+            Some(text) if matches!(kind, "reply" | "done") => Said::Note(None, text),
+            Some(text) => Said::Note(Some(agent.unwrap_or_else(|| MAIN.to_string())), text),
+            None => Said::Unshown,
+        },
+    };
+    Ok((at, said, timed))
+}
+
 impl Replay {
-    /// Reads an `--events` file; an error names the line that is not an event.
+    /// Reads an `--events` file. A line that is not an event is skipped and said
+    /// ([`Replay::skipped`]); a file with no event at all is an error naming its first bad line.
     pub fn read(text: &str) -> Result<Replay, String> {
         let mut events = Vec::new();
+        let mut skipped = Vec::new();
         let mut untimed = false;
         for (i, raw) in text.lines().enumerate() {
             if raw.trim().is_empty() {
                 continue;
             }
-            let n = i + 1;
-            let event: Value = serde_json::from_str(raw).map_err(|e| {
-                // The file's line, and the column in it.
-                let said = crate::model::json_error(&e);
-                let column = said.split_once(", ").map_or(said.as_str(), |(_, c)| c);
-                format!("line {n}, {column}")
-            })?;
-            let Some(kind) = event.get("type").and_then(Value::as_str) else {
-                return Err(format!("line {n}: not an event (it has no `type`)"));
-            };
-            let at = match event.get("at").and_then(Value::as_i64) {
-                Some(at) => at,
-                None => {
-                    untimed = true;
-                    i64::try_from(events.len())
-                        .unwrap_or(i64::MAX)
-                        .saturating_mul(1000)
+            match read_event(i + 1, raw, events.len()) {
+                Ok((at, said, timed)) => {
+                    untimed |= !timed;
+                    events.push((at, said));
                 }
-            };
-            let agent = event
-                .get("agent")
-                .and_then(Value::as_str)
-                .map(str::to_string);
-            let said = match kind {
-                "phase" => Said::Phase {
-                    agent,
-                    progress: match event.get("progress") {
-                        None | Some(Value::Null) => None,
-                        Some(p) => Some(
-                            Progress::from_json("progress", p)
-                                .map_err(|e| format!("line {n}: {e}"))?,
-                        ),
-                    },
-                },
-                "team" => Said::Team(
-                    TreeInfo::from_json("tree", event.get("tree").unwrap_or(&Value::Null))
-                        .map_err(|e| format!("line {n}: {e}"))?,
-                ),
-                kind => match note(&event) {
-                    // A reply and the run's end are the run's; the others an agent's.
-                    Some(text) if matches!(kind, "reply" | "done") => Said::Note(None, text),
-                    Some(text) => Said::Note(Some(agent.unwrap_or_else(|| MAIN.to_string())), text),
-                    None => Said::Unshown,
-                },
-            };
-            events.push((at, said));
+                Err(e) => skipped.push(e),
+            }
         }
         if events.is_empty() {
-            return Err("no events: a file of `lembas run --events FILE`, one event a line".into());
+            return Err(skipped.into_iter().next().unwrap_or_else(|| {
+                "no events: a file of `lembas run --events FILE`, one event a line".into()
+            }));
         }
         // Said in order; a clock that went back is kept in file order.
         let mut last = i64::MIN;
@@ -139,7 +159,27 @@ impl Replay {
             last = last.max(*at);
             *at = last;
         }
-        Ok(Replay { events, untimed })
+        let mut names: Vec<(String, String)> = Vec::new();
+        for (_, said) in &events {
+            if let Said::Team(tree) = said {
+                for agent in tree.agents.iter().chain(&tree.ended) {
+                    if !names.iter().any(|(id, _)| *id == agent.id) {
+                        names.push((agent.id.clone(), agent.name.clone()));
+                    }
+                }
+            }
+        }
+        Ok(Replay {
+            events,
+            untimed,
+            names,
+            skipped,
+        })
+    }
+
+    /// The lines of the file that could not be read, each with its number and why.
+    pub fn skipped(&self) -> &[String] {
+        &self.skipped
     }
 
     /// When the run began and ended (Unix ms).
@@ -164,19 +204,31 @@ impl Replay {
         self.untimed
     }
 
-    /// The times at which something was said, for stepping event by event.
-    pub fn times(&self) -> Vec<i64> {
-        let mut t: Vec<i64> = self.events.iter().map(|e| e.0).collect();
-        t.dedup();
-        t
+    /// How many events had been said by `now` (Unix ms).
+    pub fn said_by(&self, now: i64) -> usize {
+        self.events.iter().take_while(|e| e.0 <= now).count()
+    }
+
+    /// When the `n`th event (from 1) was said; the run's start for none.
+    pub fn time_of(&self, n: usize) -> i64 {
+        match n.checked_sub(1).and_then(|i| self.events.get(i)) {
+            Some(e) => e.0,
+            None => self.span().0,
+        }
     }
 
     /// The run at `now` (Unix ms): everything said up to then.
     pub fn at(&self, now: i64) -> Moment {
+        self.after(self.said_by(now), now)
+    }
+
+    /// The run after its first `count` events, its clock at `now` (Unix ms): stepping event by
+    /// event shows events of the same millisecond one at a time.
+    pub fn after(&self, count: usize, now: i64) -> Moment {
         let mut moment = Moment::default();
         let mut progress: Vec<(Option<String>, Option<Progress>)> = Vec::new();
         let mut notes: Vec<(Option<String>, String)> = Vec::new();
-        for (_, said) in self.events.iter().take_while(|e| e.0 <= now) {
+        for (_, said) in self.events.iter().take(count) {
             moment.said += 1;
             match said {
                 Said::Phase { agent, progress: p } => {
@@ -191,17 +243,10 @@ impl Replay {
             }
         }
         let name_of = |id: &str| {
-            moment
-                .tree
-                .as_ref()
-                .and_then(|t| {
-                    t.agents
-                        .iter()
-                        .chain(&t.ended)
-                        .find(|a| a.id == id)
-                        .map(|a| a.name.clone())
-                })
-                .unwrap_or_else(|| id.to_string())
+            self.names
+                .iter()
+                .find(|(known, _)| known == id)
+                .map_or_else(|| id.to_string(), |(_, name)| name.clone())
         };
         let keep = notes.len().saturating_sub(8);
         moment.log = notes
@@ -273,11 +318,35 @@ mod tests {
     }
 
     #[test]
-    fn a_line_that_is_not_an_event_is_named() {
-        assert_eq!(
-            Replay::read("{\"at\":1,\"type\":\"phase\",\"progress\":null}\n{\"at\": 2}")
-                .unwrap_err(),
-            "line 2: not an event (it has no `type`)"
+    fn a_subagent_is_named_from_its_first_line_and_events_of_one_millisecond_step_one_at_a_time() {
+        let early = format!("{}\n{{\"at\":1100,\"type\":\"tool_start\",\"agent\":\"s1\",\"tool\":\"read\",\"what\":\"a\"}}\n{{\"at\":1100,\"type\":\"tool_end\",\"agent\":\"s1\",\"tool\":\"read\"}}", RUN.lines().next().unwrap());
+        let rest: Vec<&str> = RUN.lines().skip(1).collect();
+        let replay = Replay::read(&format!("{early}\n{}", rest.join("\n"))).unwrap();
+        // Before the tree is said, s1 is already "writer".
+        assert_eq!(replay.at(1100).log, ["writer: read a", "writer: read done"]);
+        assert_eq!(replay.said_by(1100), 3);
+        assert_eq!(replay.after(2, replay.time_of(2)).log, ["writer: read a"]);
+        assert_eq!(replay.time_of(0), 1000);
+    }
+
+    #[test]
+    fn a_line_that_is_not_an_event_is_skipped_and_named() {
+        let cut = Replay::read(
+            "{\"at\":1,\"type\":\"phase\",\"progress\":null}\n{\"at\": 2}\n{\"at\":3,\"type\":\"do",
+        )
+        .unwrap();
+        assert_eq!(cut.len(), 1);
+        assert_eq!(cut.skipped().len(), 2);
+        assert_eq!(cut.skipped()[0], "line 2: not an event (it has no `type`)");
+        assert!(
+            cut.skipped()[1].starts_with("line 3, column "),
+            "{:?}",
+            cut.skipped()
+        );
+        assert!(
+            cut.skipped()[1].contains("ends inside a string"),
+            "{:?}",
+            cut.skipped()
         );
         assert!(Replay::read("nope")
             .unwrap_err()

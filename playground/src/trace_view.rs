@@ -45,8 +45,9 @@ fn decided_by_words(by: &DecidedBy) -> String {
             action.as_str()
         ),
         DecidedBy::Mode { mode, class } => format!(
-            "the mode {} for a {} call, no rule matching it",
+            "the mode {} for {} {} call, no rule matching it",
             mode.as_str(),
+            a_or_an(class.as_str()),
             class.as_str()
         ),
         DecidedBy::OutsideRoot { path } => format!("the path {path}, outside the project"),
@@ -74,7 +75,13 @@ fn part_words(part: &TracedPart) -> String {
             permission,
             class,
         } => format!(
-            "the path {path} (as {permission}, a {} call)",
+            "{} (as {permission}, {} {} call)",
+            if path.is_empty() {
+                "an empty path, read as the project root".to_string()
+            } else {
+                format!("the path {path}")
+            },
+            a_or_an(class.as_str()),
             class.as_str()
         ),
         TracedPart::Hardline { entry, part } => {
@@ -224,5 +231,32 @@ pub fn delegation_why(d: &DelegationTrace) -> impl IntoView {
             <p data-testid="why-combined">"How they combine (subagents.md §7): " {combined_words(d.combined)}</p>
             <p>"The answer: " <b>{d.verdict.answer.as_str()}</b> {d.verdict.text.clone().map(|t| format!(" — {t}"))}</p>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lembas_rules::permission::{Mode, RiskClass};
+
+    #[test]
+    fn a_class_takes_its_article_and_an_empty_path_is_said() {
+        let by = DecidedBy::Mode {
+            mode: Mode::Edit,
+            class: RiskClass::Interact,
+        };
+        assert_eq!(
+            decided_by_words(&by),
+            "the mode edit for an interact call, no rule matching it"
+        );
+        let empty = TracedPart::Path {
+            path: String::new(),
+            permission: "read".into(),
+            class: RiskClass::Read,
+        };
+        assert_eq!(
+            part_words(&empty),
+            "an empty path, read as the project root (as read, a read call)"
+        );
     }
 }

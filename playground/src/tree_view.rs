@@ -287,6 +287,8 @@ pub fn TreeView(
     address_out: RwSignal<Option<String>>,
     /// A session from the page's address to make again (a link, Back, Forward).
     address_in: RwSignal<Option<String>>,
+    /// The page: the exported session opens in its editor.
+    page: crate::page::Page,
 ) -> impl IntoView {
     let min = RwSignal::new(1u32);
     let max = RwSignal::new(4u32);
@@ -303,6 +305,8 @@ pub fn TreeView(
     let used = RwSignal::new(String::from("9000"));
     let window = RwSignal::new(String::from("10000"));
     let error = RwSignal::new(String::new());
+    let note = RwSignal::new(String::new());
+    let export_status = RwSignal::new(String::new());
     let begin = move || {
         // A setting no team can have is said, not clamped out of sight (team.md §2).
         if let Some(why) = Team::impossible_setting(min.get(), max.get()) {
@@ -313,6 +317,12 @@ pub fn TreeView(
             group: None,
             parallel: parallel.get().trim().parse().ok().filter(|p: &u64| *p > 0),
         };
+        // Why a team of one model that serves one request at a time has no subagents.
+        note.set(if capacity.one_at_a_time() {
+            "Its model serves one request at a time (capacity 1) and no other model is given: no subagent can run beside the main agent, so subagents are not offered (subagents.md §4) and every team tool answers that there is no team.".into()
+        } else {
+            String::new()
+        });
         let t = Team::new(&TeamOptions {
             min: min.get(),
             max: max.get(),
@@ -530,14 +540,17 @@ pub fn TreeView(
     view! {
         <section class="tree-view">
             <div class="filters">
-                <label>"Min " <input type="number" min="1" prop:value=move || min.get().to_string() on:input=move |ev| min.set(event_target_value(&ev).parse().unwrap_or(1)) /></label>
-                <label>"Max " <input type="number" min="1" prop:value=move || max.get().to_string() on:input=move |ev| max.set(event_target_value(&ev).parse().unwrap_or(1)) /></label>
-                <label>"Capacity: requests at once (empty: no limit) " <input size="3" on:input=move |ev| parallel.set(event_target_value(&ev)) /></label>
+                <label>"Min " <input type="number" min="1" data-testid="tree-min" prop:value=move || min.get().to_string() on:input=move |ev| min.set(event_target_value(&ev).parse().unwrap_or(1)) /></label>
+                <label>"Max " <input type="number" min="1" data-testid="tree-max" prop:value=move || max.get().to_string() on:input=move |ev| max.set(event_target_value(&ev).parse().unwrap_or(1)) /></label>
+                <label>"Capacity: requests at once (empty: no limit) " <input size="3" data-testid="tree-parallel" prop:value=move || parallel.get() on:input=move |ev| parallel.set(event_target_value(&ev)) /></label>
                 <label>"Main agent's mode " <select on:change=move |ev| { if let Some(m) = Mode::parse(&event_target_value(&ev)) { mode.set(m); } }>
                     {Mode::ALL.iter().map(|m| view! { <option value=m.as_str() selected=*m == Mode::Edit>{m.as_str()}</option> }).collect_view()}
                 </select></label>
                 <button data-testid="tree-start" on:click=start>"Start a team"</button>
             </div>
+            // Said with or without a team: a setting that cannot start one is said here too.
+            <p class="error" role="alert" data-testid="tree-error">{move || error.get()}</p>
+            <p role="status" data-testid="tree-note">{move || note.get()}</p>
             <Show when=move || team.with(|t| t.is_some())>
                 <div class="filters">
                     <label>"Act as " <select data-testid="tree-by" prop:value=move || by.get() on:change=move |ev| by.set(event_target_value(&ev))>
@@ -566,7 +579,6 @@ pub fn TreeView(
                     <button data-testid="tree-person-stop" on:click=move |_| run(Operation::PersonStop { name: by.get_untracked() })>"The person stops it"</button>
                     <button on:click=undo>"Undo"</button>
                 </div>
-                <p class="error">{move || error.get()}</p>
                 <div data-testid="tree">{move || info().map(|(i, lines)| drawn(&i, lines.first().cloned().unwrap_or_default()))}</div>
                 <details open><summary>"team_read, as the main agent"</summary>
                     <pre data-testid="team-read">{move || team.with(|t| t.as_ref().map(|t| t.read("lead", 0)).unwrap_or_default())}</pre>
@@ -579,7 +591,35 @@ pub fn TreeView(
                         </li>
                     }).collect_view()}
                 </ol>
-                <details><summary>"Export as a team case"</summary><label for="tree-export" class="visually-hidden">"The session as a team case"</label><textarea id="tree-export" data-testid="tree-export" rows="12" readonly prop:value=export></textarea></details>
+                <section class="tree-export">
+                    <h2>"The session as a team case"</h2>
+                    <p class="actions">
+                        <button data-testid="tree-export-open" on:click=move |_| {
+                            if let Err(e) = page.add_and_open("tree-session", &export()) { export_status.set(e); }
+                        }>"Open in the editor"</button>" "
+                        <button data-testid="tree-export-download" on:click=move |_| {
+                            export_status.set(match crate::storage::download("tree-session.json", &export()) {
+                                Ok(()) => "Downloaded tree-session.json.".into(),
+                                Err(e) => e,
+                            });
+                        }>"Download"</button>" "
+                        <button data-testid="tree-export-copy" on:click=move |_| {
+                            let Some(clipboard) = web_sys::window().map(|w| w.navigator().clipboard()) else {
+                                export_status.set("This browser has no clipboard for the page.".into());
+                                return;
+                            };
+                            let promise = clipboard.write_text(&export());
+                            leptos::task::spawn_local(async move {
+                                export_status.set(match wasm_bindgen_futures::JsFuture::from(promise).await {
+                                    Ok(_) => "Copied: paste it as a case file anywhere.".into(),
+                                    Err(_) => "The browser did not let the page copy: select the text and copy it.".into(),
+                                });
+                            });
+                        }>"Copy"</button>
+                    </p>
+                    <p role="status" data-testid="tree-export-status">{move || export_status.get()}</p>
+                    <details><summary>"Its text"</summary><label for="tree-export" class="visually-hidden">"The session as a team case"</label><textarea id="tree-export" data-testid="tree-export" rows="12" readonly prop:value=export></textarea></details>
+                </section>
             </Show>
         </section>
     }

@@ -114,7 +114,9 @@ pub fn App(builtin: Vec<CaseFile>) -> impl IntoView {
             <nav role="tablist">
                 {Tab::ALL.map(tab_button).collect_view()}
             </nav>
+            <crate::theme::ThemeToggle />
         </header>
+        <crate::shortcuts::Shortcuts />
         // Every tab's panel stays on the page, hidden when another is selected: switching tabs
         // keeps the editor's text, the filters and a Tree session as they were.
         <main>
@@ -127,7 +129,7 @@ pub fn App(builtin: Vec<CaseFile>) -> impl IntoView {
                 }}
             }.into_any())}
             {panel(Tab::Progress, view! { <crate::progress_view::ProgressView /> }.into_any())}
-            {panel(Tab::Tree, view! { <crate::tree_view::TreeView address_out=page.tree_session address_in=page.tree_restore /> }.into_any())}
+            {panel(Tab::Tree, view! { <crate::tree_view::TreeView address_out=page.tree_session address_in=page.tree_restore page=page /> }.into_any())}
             {panel(Tab::Delegation, view! { <crate::explore::Delegation /> }.into_any())}
             {panel(Tab::Replay, view! { <crate::replay_view::ReplayView /> }.into_any())}
         </main>
