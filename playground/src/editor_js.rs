@@ -1,6 +1,6 @@
 //! The bridge to the case editor (playground/editor/editor.js: CodeMirror 6 driven by the case
-//! format's schemas), which the page loads beside the wasm as `globalThis.lembasEditor`, a
-//! promise of its module. The Rust side owns the text and the verdict; the editor tells each
+//! format's schemas), which the page fetches when it is first needed: `globalThis.lembasEditor`
+//! has `load()`, a promise of its module (index.html). The Rust side owns the text and the verdict; the editor tells each
 //! change, Run (Ctrl/Cmd+Enter) and Save (Ctrl/Cmd+S), and is told the problems to mark and the
 //! first difference.
 
@@ -75,7 +75,12 @@ pub async fn mount(
     on_save: impl FnMut() + 'static,
 ) -> Result<(EditorHandle, EditorCalls), JsValue> {
     let window = web_sys::window().ok_or("no window")?;
-    let ready: Promise = Reflect::get(&window, &JsValue::from_str("lembasEditor"))?
+    let loader = Reflect::get(&window, &JsValue::from_str("lembasEditor"))?;
+    let load: Function = Reflect::get(&loader, &JsValue::from_str("load"))?
+        .dyn_into()
+        .map_err(|_| JsValue::from_str("the page has no editor to load"))?;
+    let ready: Promise = load
+        .call0(&loader)?
         .dyn_into()
         .map_err(|_| JsValue::from_str("the editor's module was not loaded"))?;
     let module = JsFuture::from(ready).await?;

@@ -1,7 +1,7 @@
-//! A case's JSON as the editor shows it: its text coloured by kind (keys, strings, numbers,
-//! literals) and the line where a path (`steps[3].expect.result`) is written, so that the first
-//! difference and a parse error are marked in place. A reader that never fails: the text is
-//! read as far as it goes while the author types.
+//! A case's JSON read as far as it goes, the way an author types it: its pieces by kind (keys,
+//! strings, numbers, literals) and the line where each path (`steps[3].expect.result`) is
+//! written, so that a difference says its line ("line 4"); and Format. A reader that never fails.
+//! (The editor's own colours and marks are CodeMirror's: `editor/editor.js`.)
 
 /// What a piece of the text is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,19 +16,6 @@ pub enum Kind {
     Literal,
     /// Anything else: brackets, commas, colons, spaces, a stray character.
     Plain,
-}
-
-impl Kind {
-    /// Its class in the page's style sheet.
-    pub fn class(self) -> &'static str {
-        match self {
-            Kind::Key => "j-key",
-            Kind::Text => "j-str",
-            Kind::Number => "j-num",
-            Kind::Literal => "j-lit",
-            Kind::Plain => "",
-        }
-    }
 }
 
 /// A container being read, with the path to it and the key or index inside it.

@@ -41,17 +41,6 @@ fn typing(ev: &web_sys::KeyboardEvent) -> bool {
         || target.is_content_editable()
 }
 
-/// Moves the keyboard to the element `id`, if it is on the page.
-fn focus(id: &str) {
-    let element = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.get_element_by_id(id))
-        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
-    if let Some(e) = element {
-        let _ = e.focus();
-    }
-}
-
 /// The list of keys, opened by `?`.
 #[component]
 pub(crate) fn Shortcuts() -> impl IntoView {
@@ -76,7 +65,7 @@ pub(crate) fn Shortcuts() -> impl IntoView {
                 .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
             before.set_value(active);
             open.set(true);
-            request_animation_frame(|| focus("shortcuts-close"));
+            crate::page::focus_after_render("shortcuts-close");
         } else if ev.key() == "Escape" && open.get_untracked() {
             ev.prevent_default();
             close();
