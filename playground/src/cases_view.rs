@@ -13,6 +13,10 @@ use wasm_bindgen::JsCast;
 /// The most rows the Cases table draws at once.
 const ROWS_SHOWN: usize = 1000;
 
+/// The rows drawn with the page's first frame; the others a frame later, so that the summary is
+/// on screen before the browser draws a thousand rows.
+const FIRST_ROWS: usize = 40;
+
 #[component]
 pub(crate) fn Cases(page: Page, rows: Memo<Vec<Row>>) -> impl IntoView {
     let Page { files, filter, .. } = page;
@@ -32,7 +36,15 @@ pub(crate) fn Cases(page: Page, rows: Memo<Vec<Row>>) -> impl IntoView {
             })
         })
     });
-    let shown = move || kept.with(|k| k.iter().take(ROWS_SHOWN).cloned().collect::<Vec<_>>());
+    let drawn = RwSignal::new(FIRST_ROWS);
+    request_animation_frame(move || {
+        // After the first frame is painted: the rest of the table.
+        request_animation_frame(move || drawn.set(ROWS_SHOWN));
+    });
+    let shown = move || {
+        let limit = drawn.get();
+        kept.with(|k| k.iter().take(limit).cloned().collect::<Vec<_>>())
+    };
     let cut = move || {
         kept.with(|k| {
             (k.len() > ROWS_SHOWN).then(|| {
