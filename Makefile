@@ -59,7 +59,7 @@ playground-dist: toolchain
 ## server, so it builds both), after the case editor's reading of the schemas in Node.
 playground-test: playground-dist
 	cargo build -q -p lembas-harness --bin lembas --examples
-	node --test playground/editor/schema.test.mjs
+	node --test playground/editor/schema.test.mjs playground/editor/editor.test.mjs
 	node playground/e2e/e2e.mjs
 
 ## Every test: formatting, clippy (native and wasm32), the tests, the wasm32 build of rules/, the

@@ -29,7 +29,14 @@ function accepted(header = "") {
 
 export async function serve(dir, { routes = {}, index = "index.html", port = 0 } = {}) {
   const root = path.resolve(dir);
-  const server = createServer(async (req, res) => {
+  const server = createServer((req, res) => {
+    // Whatever a request holds, it gets an answer and the server goes on.
+    answer(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(400);
+      res.end();
+    });
+  });
+  async function answer(req, res) {
     const url = new URL(req.url, "http://127.0.0.1");
     if (routes[url.pathname] !== undefined) {
       res.writeHead(200, { "content-type": "text/html" }).end(routes[url.pathname]);
@@ -72,10 +79,10 @@ export async function serve(dir, { routes = {}, index = "index.html", port = 0 }
       headers.etag = `"${hash}${encoding ? "-" + encoding : ""}"`;
       headers["last-modified"] = (await stat(file)).mtime.toUTCString();
       const asked = (req.headers["if-none-match"] ?? "").split(",").map((t) => t.trim().replace(/^W\//, ""));
-      if (asked.includes(headers.etag)) return res.writeHead(304, headers).end();
+      if (asked.includes(headers.etag) || asked.includes("*")) return res.writeHead(304, headers).end();
     }
     res.writeHead(200, { ...headers, "content-length": body.length }).end(body);
-  });
+  }
   await new Promise((ok, fail) => {
     server.once("error", fail);
     server.listen(port, "127.0.0.1", ok);

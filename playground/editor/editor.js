@@ -11,7 +11,7 @@ import { EditorState, StateEffect, StateField, Annotation } from "@codemirror/st
 import { EditorView, keymap, lineNumbers, highlightActiveLineGutter, drawSelection, Decoration, hoverTooltip } from "@codemirror/view";
 import { history, historyField, defaultKeymap, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { json } from "@codemirror/lang-json";
-import { syntaxTree, bracketMatching, indentOnInput, syntaxHighlighting, HighlightStyle } from "@codemirror/language";
+import { syntaxTree, ensureSyntaxTree, bracketMatching, indentOnInput, syntaxHighlighting, HighlightStyle } from "@codemirror/language";
 import { tags } from "@lezer/highlight";
 import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap } from "@codemirror/autocomplete";
 import { setDiagnostics, lintGutter } from "@codemirror/lint";
@@ -22,9 +22,12 @@ import { schemasAt, keysOf, valuesOf, docAt } from "./schema.js";
 /// A change the page made (Format, Revert): not told back to it.
 const fromPage = Annotation.define();
 
-/// The value a syntax node holds, read as far as it is written.
-function valueOf(node, state) {
-  if (!node) return undefined;
+/// How deep `valueOf` reads: a document nested deeper is read as far as that.
+const DEPTH = 256;
+
+/// The value a syntax node holds, read as far as it is written (and `DEPTH` levels deep).
+function valueOf(node, state, depth = 0) {
+  if (!node || depth > DEPTH) return undefined;
   const text = state.sliceDoc(node.from, node.to);
   switch (node.name) {
     case "String":
@@ -44,12 +47,13 @@ function valueOf(node, state) {
         if (p.name !== "Property") continue;
         const name = p.getChild("PropertyName");
         if (!name) continue;
-        out[valueOf(name, state)] = valueOf(propertyValue(p), state);
+        // Defined, not assigned: a key `__proto__` is a key like another.
+        Object.defineProperty(out, String(valueOf(name, state)), { value: valueOf(propertyValue(p), state, depth + 1), enumerable: true, writable: true, configurable: true });
       }
       return out;
     }
-    case "Array": return items(node).map((n) => valueOf(n, state));
-    case "JsonText": return valueOf(node.firstChild, state);
+    case "Array": return items(node).map((n) => valueOf(n, state, depth + 1));
+    case "JsonText": return valueOf(node.firstChild, state, depth);
     default: return undefined;
   }
 }
@@ -98,9 +102,15 @@ function pathOf(node, state) {
   return path;
 }
 
+/// The whole document's syntax tree: parsed to its end (a long case opened is parsed only as far
+/// as the screen shows until the editor has time), within a fifth of a second.
+function wholeTree(state) {
+  return ensureSyntaxTree(state, state.doc.length, 200) ?? syntaxTree(state);
+}
+
 /// The node a path names, or the nearest written one above it.
 function nodeAt(state, path) {
-  let node = syntaxTree(state).topNode.firstChild;
+  let node = wholeTree(state).topNode.firstChild;
   let property;
   for (const key of path) {
     if (!node) break;
@@ -118,6 +128,33 @@ function nodeAt(state, path) {
     node = next;
   }
   return { node, property, whole: true };
+}
+
+/// A runner's path read against the document it is about: `models.lab/qwen2.5-7b.capacity` →
+/// ["models", "lab/qwen2.5-7b", "capacity"] when the document has that key (a key may hold dots
+/// and brackets); past what the document holds, read as `splitPath` reads it.
+export function splitPathIn(doc, path) {
+  const out = [];
+  let at = doc;
+  let rest = path;
+  while (rest) {
+    const index = /^\[(\d+)\]/.exec(rest);
+    if (index && Array.isArray(at)) {
+      out.push(Number(index[1]));
+      at = at[Number(index[1])];
+      rest = rest.slice(index[0].length).replace(/^\./, "");
+      continue;
+    }
+    const keys = at && typeof at === "object" && !Array.isArray(at) ? Object.keys(at) : [];
+    const key = keys
+      .filter((k) => rest === k || rest.startsWith(k + ".") || rest.startsWith(k + "["))
+      .sort((a, b) => b.length - a.length)[0];
+    if (key === undefined) return [...out, ...splitPath(rest)];
+    out.push(key);
+    at = at[key];
+    rest = rest.slice(key.length).replace(/^\./, "");
+  }
+  return out;
 }
 
 /// `steps[2].args.name` → ["steps", 2, "args", "name"].
@@ -146,20 +183,32 @@ function agentsOf(doc) {
 
 /// The text a key's completion writes, `"key": ` and an empty value of its type, and where the
 /// cursor goes in it (inside the quotes or brackets, or after a number or `false`).
-function keyText(key, type) {
-  const empty = { string: '""', object: "{}", array: "[]", integer: "0", number: "0", boolean: "false" }[type] ?? '""';
+function keyText(key, type, min) {
+  const number = String(min > 0 ? min : 0);
+  const empty = { string: '""', object: "{}", array: "[]", integer: number, number, boolean: "false" }[type] ?? '""';
   const prefix = `${JSON.stringify(key)}: `;
   return { text: prefix + empty, caret: prefix.length + (["\"\"", "{}", "[]"].includes(empty) ? 1 : empty.length) };
 }
 
 /// Completion of keys and values from the area's schema and the case's own words.
 export function completeFrom(area) {
+  // A document the reading cannot follow offers nothing, and completion goes on working.
   return (context) => {
+    try {
+      return complete(area, context);
+    } catch {
+      return null;
+    }
+  };
+}
+
+function complete(area, context) {
+  {
     const file = schemas[area];
     if (!file) return null;
     const top = file.$defs[`${area}_case`];
     const { state } = context;
-    const tree = syntaxTree(state);
+    const tree = wholeTree(state);
     let node = tree.resolveInner(context.pos, -1);
     const doc = valueOf(tree.topNode, state);
     const typed = context.matchBefore(/"?[\w-]*"?$/);
@@ -215,21 +264,26 @@ export function completeFrom(area) {
       }
     } else if (node.name === ":" && node.parent?.name === "Property") {
       place = node.parent;
+    } else if (node.name === "Property" && node.getChild(":") && context.pos >= node.getChild(":").to && !propertyValue(node)) {
+      // After a colon and a space, before the value is written.
+      place = node;
     } else if ((node.name === "[" || node.name === "," || node.name === "Array") && (node.name === "Array" ? node : node.parent)?.name === "Array") {
       place = undefined;
       const array = node.name === "Array" ? node : node.parent;
       const path = [...pathOf(array, state), items(array).filter((n) => n.to <= context.pos).length];
-      return valueOptions(file, top, doc, path, from, to);
+      // After an item with no comma yet: the item comes with its comma.
+      const lead = /[[,]$/.test(state.sliceDoc(array.from, context.pos).trimEnd()) ? "" : ", ";
+      return valueOptions(file, top, doc, path, from, to, undefined, lead);
     }
     if (!place || (!context.explicit && !typed)) return null;
     const path = place.name === "Property" ? [...pathOf(place, state), valueOf(place.getChild("PropertyName"), state)] : pathOf(place, state);
     return valueOptions(file, top, doc, path, from, to, inString);
-  };
+  }
 }
 
 /// The values offered at `path`: the schema's words, the case's agents for `by` and `name`, and
 /// `{ }` or `[ ]` where an object or an array goes.
-function valueOptions(file, top, doc, path, from, to, inString) {
+function valueOptions(file, top, doc, path, from, to, inString, lead = "") {
   const schemasHere = schemasAt(file, top, doc, path);
   // In a string being typed, the words are matched against what is typed inside its quotes,
   // and the whole string is written again.
@@ -239,7 +293,7 @@ function valueOptions(file, top, doc, path, from, to, inString) {
     ...extra,
     apply: (view, _c, start, end) => {
       const [at, till] = inString ? [start - 1, Math.max(end, inString.to)] : [start, end];
-      const text = JSON.stringify(value);
+      const text = lead + JSON.stringify(value);
       view.dispatch({ changes: { from: at, to: till, insert: text }, selection: { anchor: at + text.length }, userEvent: "input.complete" });
     },
   });
@@ -249,8 +303,8 @@ function valueOptions(file, top, doc, path, from, to, inString) {
     for (const name of agentsOf(doc)) options.push(word(name, { detail: "agent", type: "variable" }));
   }
   const types = new Set(schemasHere.flatMap((s) => [s.type ?? []].flat()));
-  if (types.has("object") && !options.length) options.push({ label: "{ }", type: "keyword", apply: (view, _c, start, end) => insertAt(view, start, end, "{}", 1) });
-  if (types.has("array") && !options.length) options.push({ label: "[ ]", type: "keyword", apply: (view, _c, start, end) => insertAt(view, start, end, "[]", 1) });
+  if (types.has("object") && !options.length) options.push({ label: "{ }", type: "keyword", apply: (view, _c, start, end) => insertAt(view, start, end, lead + "{}", lead.length + 1) });
+  if (types.has("array") && !options.length) options.push({ label: "[ ]", type: "keyword", apply: (view, _c, start, end) => insertAt(view, start, end, lead + "[]", lead.length + 1) });
   return options.length ? { from, to, options, filter: true } : null;
 }
 
@@ -260,7 +314,7 @@ function insertAt(view, from, to, text, caret) {
 
 /// Writes a key and an empty value, with the comma it needs before it or after it.
 function applyKey(view, key, from, to) {
-  const { text, caret } = keyText(key.key, key.type);
+  const { text, caret } = keyText(key.key, key.type, key.min);
   const doc = view.state.doc.toString();
   const before = doc.slice(0, from).trimEnd();
   const after = doc.slice(to).trimStart();
@@ -279,6 +333,16 @@ function applyKey(view, key, from, to) {
 /// The doc of the key or value under the pointer.
 function hoverFrom(area) {
   return hoverTooltip((view, pos, side) => {
+    try {
+      return hoverAt(area, view, pos, side);
+    } catch {
+      return null;
+    }
+  });
+}
+
+function hoverAt(area, view, pos, side) {
+  {
     const file = schemas[area];
     if (!file) return null;
     const { state } = view;
@@ -305,7 +369,7 @@ function hoverFrom(area) {
         return { dom };
       },
     };
-  });
+  }
 }
 
 /// The first difference, marked where it is written.
@@ -330,7 +394,8 @@ function rangeOf(state, problem) {
     if (from === line.to && from > line.from) return { from: from - 1, to: from };
     return { from, to: Math.min(from + 1, state.doc.length) };
   }
-  const { node, property, whole } = nodeAt(state, splitPath(problem.path ?? ""));
+  const doc = valueOf(wholeTree(state).topNode, state);
+  const { node, property, whole } = nodeAt(state, splitPathIn(doc, problem.path ?? ""));
   if (whole && property) {
     const name = property.getChild("PropertyName");
     return { from: name.from, to: node?.to ?? name.to };

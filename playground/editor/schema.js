@@ -93,8 +93,8 @@ export function schemasAt(root, schema, value, path) {
   return here;
 }
 
-/// The keys an object may have where `schemas` hold, each `{ key, doc, type, required }`, in the
-/// order the schemas list them.
+/// The keys an object may have where `schemas` hold, each `{ key, doc, type, min, required }`
+/// (`min` the least a number may be), in the order the schemas list them.
 export function keysOf(schemas) {
   const keys = new Map();
   for (const s of schemas) {
@@ -102,7 +102,8 @@ export function keysOf(schemas) {
       const known = keys.get(key);
       const doc = sub.description ?? known?.doc ?? "";
       const type = typeOf([sub]) ?? known?.type;
-      keys.set(key, { key, doc, type, required: known?.required || (s.required ?? []).includes(key) });
+      const min = sub.minimum ?? known?.min;
+      keys.set(key, { key, doc, type, min, required: known?.required || (s.required ?? []).includes(key) });
     }
   }
   return [...keys.values()];

@@ -42,3 +42,10 @@ test("a permission case's words: modes, actions, tools; a hover's doc", () => {
   assert.ok(!keysOf(schemasAt(file, perm, { request: {}, context: {} }, [])).some((k) => k.key === "then"));
   assert.match(docAt(file, perm, doc, ["request", "line"]).doc, /command line/);
 });
+
+test("a count's least value comes with its key (a setting's max is at least 1)", () => {
+  const file = schema("team");
+  const keys = keysOf(schemasAt(file, caseOf(file, "team"), { start: {} }, ["start"]));
+  assert.equal(keys.find((k) => k.key === "max").min, 1);
+  assert.equal(keys.find((k) => k.key === "subagents").min, undefined);
+});

@@ -62,7 +62,7 @@ pub(crate) fn Cases(page: Page, rows: Memo<Vec<Row>>) -> impl IntoView {
             paste_error.set(String::new());
             return;
         }
-        let parsed = serde_json::from_str::<Value>(&text).map_err(|e| json_error(&text, &e));
+        let parsed = lembas_rules::json::parse_strict(&text).map_err(|e| json_error(&text, &e));
         let area = paste_area.get_untracked();
         match parsed.and_then(|v| read_value(&name, v, Source::Own, Some(&area))) {
             Ok(mut file) => {

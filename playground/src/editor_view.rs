@@ -109,7 +109,7 @@ pub(crate) fn Editor(page: Page) -> impl IntoView {
     let area = StoredValue::new(area);
     let file_name = StoredValue::new(file_name);
     let outcome = Memo::new(move |_| {
-        text.with(|t| match serde_json::from_str::<Value>(t) {
+        text.with(|t| match lembas_rules::json::parse_strict(t) {
             Err(e) => Err(json_problem(t, &e)),
             Ok(case) => Ok((
                 run_case(&area.get_value(), &case),
@@ -120,7 +120,7 @@ pub(crate) fn Editor(page: Page) -> impl IntoView {
     let diffs = Memo::new(move |_| match outcome.get() {
         Ok((r, _)) if !r.pass => text.with(|t| {
             // Compared as the runner compares the case.
-            let compare = serde_json::from_str::<Value>(t)
+            let compare = lembas_rules::json::parse_strict(t)
                 .ok()
                 .and_then(|case| lembas_rules::conformance::comparison(&area.get_value(), &case))
                 .unwrap_or(Compare::Whole);
@@ -135,7 +135,7 @@ pub(crate) fn Editor(page: Page) -> impl IntoView {
         Err(problem) => vec![Problem::Json(problem)],
         Ok(_) => text
             .with(|t| {
-                let case = serde_json::from_str::<Value>(t).ok()?;
+                let case = lembas_rules::json::parse_strict(t).ok()?;
                 let error = read_error(Area::parse(&area.get_value())?, &case)?;
                 let path = error
                     .path()
@@ -179,7 +179,7 @@ pub(crate) fn Editor(page: Page) -> impl IntoView {
     };
     let save = move || {
         let parsed = text
-            .with_untracked(|t| serde_json::from_str::<Value>(t).map_err(|e| json_error(t, &e)));
+            .with_untracked(|t| lembas_rules::json::parse_strict(t).map_err(|e| json_error(t, &e)));
         let result = parsed.and_then(|case| {
             files
                 .try_update(|list| {
@@ -229,7 +229,7 @@ pub(crate) fn Editor(page: Page) -> impl IntoView {
     // Copies the case as a case file that says its area: pasted anywhere, it opens as it is.
     let copy = move || {
         let case = text
-            .with_untracked(|t| serde_json::from_str::<Value>(t).map_err(|e| json_error(t, &e)));
+            .with_untracked(|t| lembas_rules::json::parse_strict(t).map_err(|e| json_error(t, &e)));
         match case {
             Ok(case) => {
                 let file = serde_json::json!({"area": area.get_value(), "cases": [case]});

@@ -88,8 +88,26 @@ fn place_of(text: &str, at: usize) -> (usize, usize) {
 
 /// `e`, an error of reading `text`, placed and said.
 pub fn json_problem(text: &str, e: &serde_json::Error) -> JsonProblem {
-    let (message, before) = said(&parser_words(e));
+    let (mut message, before) = said(&parser_words(e));
     let mut at = offset_of(text, e.line(), e.column());
+    // A control character in a string: said by what it is (a tab is not the end of a line).
+    if parser_words(e).starts_with("control character") {
+        // The character itself, or (a line's end, which the parser counts into the next line)
+        // the one before the place it gives.
+        let here = text.get(at..).and_then(|t| t.chars().next());
+        let found = here
+            .filter(|c| c.is_control())
+            .or_else(|| text.get(..at).and_then(|t| t.chars().next_back()));
+        message = match found {
+            Some('\t') => "a tab in a string: write it as \\t".into(),
+            Some('\n' | '\r') | None => message,
+            Some(c) => format!(
+                "a control character (U+{:04X}) in a string: write it escaped (\\u{:04x})",
+                u32::from(c),
+                u32::from(c)
+            ),
+        };
+    }
     if before {
         // Back over the spaces to the end of the last thing written.
         at = text.get(..at).map_or(at, |t| t.trim_end().len());
@@ -136,6 +154,13 @@ mod tests {
         assert!(problem("{\"a\": 1,}").message.contains("remove it"));
         assert!(problem("{\"a\" 1}").message.contains("colon is missing"));
         assert!(!problem("{\"a\": tru}").message.contains("ident"));
+    }
+
+    #[test]
+    fn a_tab_in_a_string_is_said_as_a_tab() {
+        let p = problem("{\"line\": \"git\tpush\"}");
+        assert_eq!(p.message, "a tab in a string: write it as \\t", "{p}");
+        assert_eq!((p.line, p.column), (1, 14), "{p}");
     }
 
     #[test]

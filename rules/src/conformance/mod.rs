@@ -218,9 +218,9 @@ fn about_field() -> crate::schema::Field {
     )
 }
 
-/// A case's `expect`, which must be there: an object of these keys.
+/// A case's `expect`, which must be there: an object of some of these keys, at least one.
 fn expect_field(keys: Vec<crate::schema::Field>, doc: &str) -> crate::schema::Field {
-    crate::schema::Field::required("expect", crate::schema::Shape::Object(keys), doc)
+    crate::schema::Field::required("expect", crate::schema::Shape::Named(keys), doc)
 }
 
 /// What an area makes of a case.
@@ -388,6 +388,7 @@ pub fn named_keys(expect: &Value) -> Vec<String> {
 /// no `area`.
 pub fn run_file(file: &Value, name: Option<&str>) -> Result<FileResult, ConformanceError> {
     let o = Obj::new("file", file)?;
+    o.opt_str("about")?;
     let area = match o.opt_str("area")? {
         Some(a) => a,
         None => name.ok_or(ConformanceError::NoArea)?,

@@ -57,6 +57,7 @@ pub fn run(case: &Obj<'_>) -> Result<CaseOutcome, InputError> {
         let path = input::index("steps", i);
         let o = Obj::new(&path, s)?;
         expected.push(o.get("expect").cloned().unwrap_or(Value::Null));
+        o.opt_str("about")?;
         let step = TeamStep::read(&o, &["expect", "about"])?;
         let answer = team.apply(&step).map_err(|e| e.under(&path))?;
         actual.push(answer.to_json(Audience::Case));

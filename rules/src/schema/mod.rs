@@ -7,8 +7,10 @@
 //! takes `null` as absent, so an optional field's schema allows `null` too; an object the reader
 //! checks with `only` is closed. The schemas are checked against the readers in this module's
 //! tests: every case of `conformance/` validates, and every case mutated (a field removed, a field
-//! of the wrong type, a field too many, a word no list has) is refused by both, with the same field
-//! named.
+//! of the wrong type, a field too many, a word no list has, a field set to `null`) is refused by
+//! both, with the same field named. Two things a schema cannot say: a team tool's arguments,
+//! which only the tool judges (described, never refused), and a whole number written `1.0`, which
+//! JSON Schema counts as an integer and the readers refuse.
 
 mod write;
 
@@ -52,6 +54,9 @@ pub enum Shape {
     List(Box<Shape>),
     /// An object with these fields and no others.
     Object(Vec<Field>),
+    /// An object of some of these fields and no others, at least one (a case's `expect`: it
+    /// names what it compares, and an empty one compares nothing).
+    Named(Vec<Field>),
     /// An object of any keys, each value of one shape (`{ "<served id>": model }`).
     Map {
         /// What a key is, for people (`a model's served id`).

@@ -118,7 +118,7 @@ fn is_in_arguments(path: &str) -> bool {
 }
 
 /// Every mutation of `value` (each place of it): a field removed, a field of another type, a
-/// field too many, a string no list has.
+/// field too many, a string no list has, a field set to `null`.
 fn mutations(value: &Value) -> Vec<Value> {
     let mut out = Vec::new();
     let mut places = Vec::new();
@@ -152,7 +152,9 @@ fn mutations(value: &Value) -> Vec<Value> {
             Value::Null => None,
         };
         let word = node.is_string().then(|| json!("no-such-word"));
-        for replacement in other.into_iter().chain(word) {
+        // `null`, which a reader takes as absent.
+        let null = (!node.is_null()).then_some(Value::Null);
+        for replacement in other.into_iter().chain(word).chain(null) {
             let mut changed = value.clone();
             if let Some(slot) = changed.pointer_mut(&place) {
                 *slot = replacement;
@@ -219,4 +221,49 @@ fn a_mutated_case_is_refused_by_the_schema_where_the_runner_refuses_it() {
     }
     assert!(checked > 10_000, "only {checked} mutations");
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Cases written by hand where a reader and a schema could part: each refused by both, naming
+/// the same field, or (a case that reads but can never pass) refused by the schema and failed
+/// by the runner.
+#[test]
+fn the_edges_are_judged_alike() {
+    let cases = [
+        (
+            Area::Permission,
+            json!({"request": {"tool": "bash", "line": null}, "context": {"mode": "auto"}, "expect": {"action": "allow"}}),
+            Some("request.line"),
+        ),
+        (
+            Area::Team,
+            json!({"start": {"min": 1, "max": 2}, "steps": [{"op": "state", "about": 5, "expect": {}}]}),
+            Some("steps[0].about"),
+        ),
+        (
+            Area::Progress,
+            json!({"progress": {"phase": "thinking", "since": 0}, "now": 0, "expect": {}}),
+            None,
+        ),
+        (
+            Area::Team,
+            json!({"start": {"min": 1, "max": 2}, "steps": [{"op": "tree"}]}),
+            None,
+        ),
+    ];
+    for (area, case, field) in cases {
+        let named = named_fields(&case_validator(area), &case);
+        assert!(!named.is_empty(), "the schema takes {case}");
+        match field {
+            Some(field) => {
+                let error =
+                    read_error(area, &case).unwrap_or_else(|| panic!("the runner reads {case}"));
+                assert_eq!(
+                    error.path().strip_prefix("case.").unwrap_or(error.path()),
+                    field
+                );
+                assert!(named.contains(field), "{case}: the schema names {named:?}");
+            }
+            None => assert!(!run_area_case(area, &case).pass, "{case} passes"),
+        }
+    }
 }

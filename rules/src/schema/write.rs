@@ -40,7 +40,7 @@ pub(super) fn file_schema(area: Option<Area>) -> Value {
         "type": "object",
         "properties": {
             "area": area_field,
-            "about": { "type": "string", "description": "What the file's cases show, in a sentence." },
+            "about": { "type": ["string", "null"], "description": "What the file's cases show, in a sentence." },
             "cases": cases,
         },
         "required": ["cases"],
@@ -80,7 +80,7 @@ fn reference(area: Area) -> Value {
 pub(super) fn schema(shape: &Shape) -> Value {
     match shape {
         Shape::Text => json!({ "type": "string" }),
-        Shape::Integer => json!({ "type": "integer" }),
+        Shape::Integer => json!({ "type": "integer", "minimum": i64::MIN, "maximum": i64::MAX }),
         Shape::Count => json!({ "type": "integer", "minimum": 0 }),
         Shape::Positive => json!({ "type": "integer", "minimum": 1 }),
         Shape::Number => json!({ "type": "number" }),
@@ -94,6 +94,13 @@ pub(super) fn schema(shape: &Shape) -> Value {
         }
         Shape::List(item) => json!({ "type": "array", "items": schema(item) }),
         Shape::Object(fields) => closed_object(fields),
+        Shape::Named(fields) => {
+            let mut object = closed_object(fields);
+            if let Value::Object(map) = &mut object {
+                map.insert("minProperties".into(), Value::from(1));
+            }
+            object
+        }
         Shape::Map { key, value } => json!({
             "type": "object",
             "propertyNames": { "description": key },
@@ -127,7 +134,11 @@ fn open_object<'a>(fields: impl Iterator<Item = &'a Field>) -> Map<String, Value
                     "properties": { (condition.field.clone()): { "const": condition.word } },
                     "required": [condition.field],
                 },
-                "then": { "required": [field.name] },
+                // There, and not `null` (which a reader takes as absent).
+                "then": {
+                    "required": [field.name],
+                    "properties": { (field.name.clone()): { "not": { "type": "null" } } },
+                },
             }));
         }
         for (word, shape) in field

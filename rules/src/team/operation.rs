@@ -259,9 +259,10 @@ fn operation_field(name: &str) -> Field {
 }
 
 /// A team tool's arguments as a case may write them: its parameters' names and descriptions
-/// (an editor's completion and hover), none required and none of a type — the arguments are the
-/// model's, and the tool judges them (one that is not offered answers its refusal without reading
-/// them), so a case is never refused for them.
+/// (an editor's completion and hover), none required and none of a type. The arguments are the
+/// model's and the tool judges them: a tool that is not offered answers its refusal without
+/// reading them, one that is reads them and may refuse the step for one it cannot read
+/// (`args.name: missing`) — which only running the case can tell, so the schema refuses none.
 fn offered_arguments(parameters: &Value) -> Shape {
     let mut properties = Map::new();
     if let Some(Value::Object(given)) = parameters.get("properties") {
@@ -378,20 +379,24 @@ impl TeamStep {
                     .filter(|name| **name != "now")
                     .map(|name| operation_field(name))
                     .collect();
+                // A step that answers something must say what it expects (none, or null, never
+                // equals an answer); one that answers nothing expects nothing.
                 let keys = kind.answer_keys();
-                let expect = match (keys.is_empty(), kind) {
-                    (_, OperationKind::State | OperationKind::Delivered) => Shape::Map {
-                        key: "an agent's name",
-                        value: Box::new(Shape::Any),
-                    },
-                    (true, _) => Shape::Null,
-                    (false, _) => Shape::Either(vec![Shape::Object(keys), Shape::Null]),
-                };
-                fields.push(Field::optional(
-                    "expect",
-                    expect,
-                    "What the step answers, compared on the keys it names (null: nothing).",
-                ));
+                let doc = "What the step answers, compared on the keys it names.";
+                fields.push(match (keys.is_empty(), kind) {
+                    (_, OperationKind::State | OperationKind::Delivered) => Field::required(
+                        "expect",
+                        Shape::Map {
+                            key: "an agent's name",
+                            value: Box::new(Shape::Any),
+                        },
+                        doc,
+                    ),
+                    (true, _) => {
+                        Field::optional("expect", Shape::Null, "Nothing: the step answers nothing.")
+                    }
+                    (false, _) => Field::required("expect", Shape::Object(keys), doc),
+                });
                 Variant {
                     word: kind.as_str().to_string(),
                     doc: kind.doc().to_string(),
@@ -419,7 +424,7 @@ impl TeamOptions {
             Field::required(
                 "min",
                 Shape::Positive,
-                "The fewest agents, the main agent included (1 ≤ min ≤ max ≤ 32).",
+                "The fewest agents, the main agent included (1 ≤ min ≤ max; a max above 32 is read as 32).",
             ),
             Field::required(
                 "max",
