@@ -190,6 +190,16 @@ impl Word {
         false
     }
 
+    /// An empty word with room for `bytes` of text and one piece: a word is read character by
+    /// character, and growing its text and its piece one character at a time was most of the
+    /// reader's allocations.
+    pub(super) fn with_capacity(bytes: usize) -> Word {
+        Word {
+            text: String::with_capacity(bytes),
+            pieces: Vec::with_capacity(1),
+        }
+    }
+
     pub(super) fn push_text(&mut self, c: char, quoted: bool) {
         self.text.push(c);
         if let Some(Piece::Text { text, quoted: q }) = self.pieces.last_mut() {
@@ -198,10 +208,11 @@ impl Word {
                 return;
             }
         }
-        self.pieces.push(Piece::Text {
-            text: c.to_string(),
-            quoted,
-        });
+        // A new piece gets the room the word's text has left: most words are one piece.
+        let room = self.text.capacity() - self.text.len() + c.len_utf8();
+        let mut text = String::with_capacity(room);
+        text.push(c);
+        self.pieces.push(Piece::Text { text, quoted });
     }
 }
 
@@ -347,7 +358,8 @@ pub struct Command {
 impl Command {
     /// The command as written, quotes removed, words joined by one space: what rules match.
     pub fn text(&self) -> String {
-        let mut out = String::new();
+        let bytes = self.words.iter().map(|w| w.text.len() + 1).sum();
+        let mut out = String::with_capacity(bytes);
         for (i, w) in self.words.iter().enumerate() {
             if i > 0 {
                 out.push(' ');
