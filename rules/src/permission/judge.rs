@@ -552,12 +552,9 @@ impl Judge<'_> {
     /// made.txt` runs. A write the hardline guards, one outside the root, and one a rule asks or
     /// refuses are judged as before.
     pub(super) fn decisions(&self, prepared: &Prepared) -> Vec<Decision> {
-        let parts: Vec<&Part> = std::iter::once(&prepared.first)
-            .chain(&prepared.rest)
-            .collect();
-        let mut decisions: Vec<Decision> = parts.iter().map(|p| self.part(prepared, p)).collect();
-        let mut commands = parts
-            .iter()
+        let parts = || std::iter::once(&prepared.first).chain(&prepared.rest);
+        let mut decisions: Vec<Decision> = parts().map(|p| self.part(prepared, p)).collect();
+        let mut commands = parts()
             .zip(&decisions)
             .filter(|(p, _)| matches!(p, Part::Command(_)))
             .peekable();
@@ -572,13 +569,17 @@ impl Judge<'_> {
                     }
                 )
         });
-        let allowing = parts
-            .iter()
-            .zip(&decisions)
-            .find(|(p, _)| matches!(p, Part::Command(_)))
-            .map(|(_, d)| d.clone());
-        if let (true, true, Some(allowing)) = (has_commands, by_own_rules, allowing) {
-            for (part, d) in parts.iter().zip(decisions.iter_mut()) {
+        // The first command's decision, copied only when it is used.
+        let allowing = (has_commands && by_own_rules)
+            .then(|| {
+                parts()
+                    .zip(&decisions)
+                    .find(|(p, _)| matches!(p, Part::Command(_)))
+                    .map(|(_, d)| d.clone())
+            })
+            .flatten();
+        if let Some(allowing) = allowing {
+            for (part, d) in parts().zip(decisions.iter_mut()) {
                 let inside_root = matches!(
                     part,
                     Part::Path { abs, class: RiskClass::Write, .. }

@@ -517,9 +517,15 @@ impl Walker<'_> {
                 .collect::<Vec<_>>()
                 .join(" ")
         };
+        // Arguments with no option and no expansion read alike whatever an entry's option
+        // lists: read once for every entry of the program instead of once an entry.
+        let plain = args
+            .iter()
+            .all(|w| !w.dynamic() && !w.text.starts_with('-'));
+        let shared = plain.then(|| Options::read(args, |_| None, &[], &[]));
         for e in self.hardline.commands.iter() {
             if e.programs.iter().any(|p| names(p, program)) {
-                let holds = self.entry(e, args, scope);
+                let holds = self.entry(e, args, scope, shared.as_ref());
                 if holds != Holds::No {
                     self.hit(e, part(), holds);
                 }
@@ -527,14 +533,30 @@ impl Walker<'_> {
         }
     }
 
-    /// Whether an entry's conditions hold for a command's arguments.
-    pub(super) fn entry(&mut self, e: &HardCommand, args: &[Word], scope: &Scope<'_>) -> Holds {
-        let opts = Options::read(
-            args,
-            |w| self.values(w, scope),
-            &e.value_options,
-            &e.attached_options,
-        );
+    /// Whether an entry's conditions hold for a command's arguments; `shared` is their options
+    /// read with no option lists, when they hold no option and no expansion.
+    pub(super) fn entry(
+        &mut self,
+        e: &HardCommand,
+        args: &[Word],
+        scope: &Scope<'_>,
+        shared: Option<&Options<'_>>,
+    ) -> Holds {
+        // A word spelling one of the entry's value options would make the next one its value.
+        let names_a_value = |w: &Word| e.value_options.iter().any(|v| *v == w.text);
+        let own;
+        let opts = match shared.filter(|_| !args.iter().any(names_a_value)) {
+            Some(o) => o,
+            None => {
+                own = Options::read(
+                    args,
+                    |w| self.values(w, scope),
+                    &e.value_options,
+                    &e.attached_options,
+                );
+                &own
+            }
+        };
         // An option that spares a command counts only spelled whole: a prefix that names it may
         // name another option too.
         if e.unless.iter().any(|f| opts.has_exactly(f)) {
