@@ -1,10 +1,12 @@
 //! The npm package's calls run natively, for `wasm/bench/bench.mjs` to set beside its own figures:
 //! `cargo run --release -p lembas-rules --features wasm --example api_bench -- DIR`. Prints one
 //! JSON object: the median µs of each call (text in, text out, as the package's wasm does) and of
-//! a whole run of every case file in DIR, by the runner alone and through the API.
+//! a whole run of every case file in DIR, by the runner alone and through the API; and of one
+//! `evaluate` of `git push origin main` by the rules alone, as `make bench` calls it.
 
 use lembas_rules::api;
 use lembas_rules::conformance::run_file;
+use lembas_rules::permission::{evaluate, Context, Mode, Request};
 use std::time::Instant;
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -58,8 +60,16 @@ fn main() {
     let push = r#"[{"tool":"bash","line":"git push origin main"},{"mode":"edit"}]"#;
     let who = r#"[{"tool":"bash","line":"git push origin main"},{"mainMode":"auto","mode":"edit","request":["execute"],"grants":[{"tool":"bash","pattern":"git push *"}]}]"#;
     let line = r#"[{"phase":"running_tool","since":1762790400000,"tool":"bash","what":"bun test"},1762790461000]"#;
+    let ctx = Context::new(Mode::Edit);
+    let git_push = Request::bash("git push origin main");
     let figures = [
         ("evaluate", bench(2000, || call("evaluate", push))),
+        (
+            "evaluate (the rules)",
+            bench(20_000, || {
+                std::hint::black_box(evaluate(std::hint::black_box(&git_push), &ctx));
+            }),
+        ),
         ("whoDecides", bench(2000, || call("whoDecides", who))),
         ("progressLine", bench(5000, || call("progressLine", line))),
         ("specVersion", bench(5000, || call("specVersion", "[]"))),

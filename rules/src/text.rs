@@ -6,11 +6,12 @@ use std::fmt::{Display, Write};
 /// `template` with every `{{key}}` replaced by its value.
 pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(template.len() + 32);
-    let shown: Vec<(&str, &dyn Display)> = values
-        .iter()
-        .map(|(k, v)| (*k, v as &dyn Display))
-        .collect();
-    fill_into(&mut out, template, &shown);
+    fill_with(&mut out, template, |key, out| {
+        match values.iter().find(|(k, _)| *k == key) {
+            Some((_, v)) => out.write_str(v).is_ok(),
+            None => false,
+        }
+    });
     out
 }
 

@@ -85,14 +85,37 @@ impl CommandPart {
     }
 }
 
+/// A call's parts as they are found: the first apart, so that a call of one part (most are)
+/// needs no list.
+#[derive(Default)]
+struct Parts {
+    first: Option<Part>,
+    rest: Vec<Part>,
+}
+
+impl Parts {
+    fn push(&mut self, part: Part) {
+        match self.first {
+            None => self.first = Some(part),
+            Some(_) => self.rest.push(part),
+        }
+    }
+
+    fn extend(&mut self, parts: impl IntoIterator<Item = Part>) {
+        for part in parts {
+            self.push(part);
+        }
+    }
+}
+
 /// Reads a call once (see [`Prepared`]).
 pub fn prepare(req: &Request, ctx: &Context) -> Prepared {
-    let mut parts = Vec::new();
+    let mut parts = Parts::default();
     let place = Place {
         root: &ctx.root,
         home: ctx.home.as_deref(),
     };
-    let path = |parts: &mut Vec<Part>, abs: String, permission: &str, class: RiskClass| {
+    let path = |parts: &mut Parts, abs: String, permission: &str, class: RiskClass| {
         match hardline::check_path(&abs, class, ctx.home.as_deref(), &ctx.root) {
             Some(h) if !h.ask => parts.push(Part::Hard(h.hit)),
             Some(h) => parts.push(Part::Guarded(h.hit, class)),
@@ -172,15 +195,14 @@ pub fn prepare(req: &Request, ctx: &Context) -> Prepared {
         }
         Target::Tool => parts.push(Part::Tool),
     }
-    let mut parts = parts.into_iter();
     Prepared {
         permission: req.permission.clone(),
         class: req.class,
         // A line with nothing to run is the command "", judged as one.
         first: parts
-            .next()
-            .unwrap_or(Part::Command(CommandPart::plain(""))),
-        rest: parts.collect(),
+            .first
+            .unwrap_or_else(|| Part::Command(CommandPart::plain(""))),
+        rest: parts.rest,
     }
 }
 
@@ -552,12 +574,9 @@ impl Judge<'_> {
     /// made.txt` runs. A write the hardline guards, one outside the root, and one a rule asks or
     /// refuses are judged as before.
     pub(super) fn decisions(&self, prepared: &Prepared) -> Vec<Decision> {
-        let parts: Vec<&Part> = std::iter::once(&prepared.first)
-            .chain(&prepared.rest)
-            .collect();
-        let mut decisions: Vec<Decision> = parts.iter().map(|p| self.part(prepared, p)).collect();
-        let mut commands = parts
-            .iter()
+        let parts = || std::iter::once(&prepared.first).chain(&prepared.rest);
+        let mut decisions: Vec<Decision> = parts().map(|p| self.part(prepared, p)).collect();
+        let mut commands = parts()
             .zip(&decisions)
             .filter(|(p, _)| matches!(p, Part::Command(_)))
             .peekable();
@@ -572,13 +591,17 @@ impl Judge<'_> {
                     }
                 )
         });
-        let allowing = parts
-            .iter()
-            .zip(&decisions)
-            .find(|(p, _)| matches!(p, Part::Command(_)))
-            .map(|(_, d)| d.clone());
-        if let (true, true, Some(allowing)) = (has_commands, by_own_rules, allowing) {
-            for (part, d) in parts.iter().zip(decisions.iter_mut()) {
+        // The first command's decision, copied only when it is used.
+        let allowing = (has_commands && by_own_rules)
+            .then(|| {
+                parts()
+                    .zip(&decisions)
+                    .find(|(p, _)| matches!(p, Part::Command(_)))
+                    .map(|(_, d)| d.clone())
+            })
+            .flatten();
+        if let Some(allowing) = allowing {
+            for (part, d) in parts().zip(decisions.iter_mut()) {
                 let inside_root = matches!(
                     part,
                     Part::Path { abs, class: RiskClass::Write, .. }
@@ -593,11 +616,17 @@ impl Judge<'_> {
     }
 
     pub(super) fn decide(&self, prepared: &Prepared) -> Decision {
-        let mut decisions = self.decisions(prepared).into_iter();
-        let first = decisions
-            .next()
-            .unwrap_or_else(|| by_mode(self.mode, prepared.class));
-        let d = strictest(first, decisions);
+        // One part is its own decision (what [`Judge::decisions`] changes needs a command and a
+        // path): judged without a list of one.
+        let d = if prepared.rest.is_empty() {
+            self.part(prepared, &prepared.first)
+        } else {
+            let mut decisions = self.decisions(prepared).into_iter();
+            let first = decisions
+                .next()
+                .unwrap_or_else(|| by_mode(self.mode, prepared.class));
+            strictest(first, decisions)
+        };
         if d.action != Action::Ask {
             return d;
         }

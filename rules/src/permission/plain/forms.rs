@@ -4,10 +4,11 @@
 
 use super::super::programs::{self, effects, grammar};
 use super::super::shell::{Command, Construct, Piece, Word};
-use super::values::{strip_word_prefix, Scope};
+use super::values::{strip_word_prefix, Scope, SH};
 use super::walk::Walker;
 use super::ReadOnly;
 use crate::spec::types::Reads;
+use std::borrow::Cow;
 
 impl Walker<'_> {
     /// Reads a command of the line (not one a shell inside it runs) by its program's grammar.
@@ -101,7 +102,7 @@ impl Walker<'_> {
         // Code its options give it to run: read as lines, or the line is opaque.
         for code in effects::code_of(entry, &words) {
             match code {
-                effects::Code::Line(line) => self.line(&line, Some(vec![Some("sh".into())]), depth),
+                effects::Code::Line(line) => self.line(&line, Some(Cow::Borrowed(SH)), depth),
                 effects::Code::Unreadable(_) => self.opaque(Construct::WrapperLine),
             }
         }

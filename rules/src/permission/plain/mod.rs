@@ -28,7 +28,8 @@ use super::programs::effects::Effect;
 use super::programs::grammar::Outside;
 use super::shell::{self, Construct};
 use crate::spec::spec;
-use values::Scope;
+use std::borrow::Cow;
+use values::{Scope, BASH};
 use walk::Walker;
 
 /// What a line runs, read plainly.
@@ -105,7 +106,7 @@ pub fn analyse_guarded(line: &str, place: Place<'_>, guarded: &dyn Fn(&str) -> b
         hardline: spec().hardline,
         place,
         out: Analysis::default(),
-        cwds: Some(vec![place.root.to_string()]),
+        cwds: Some(vec![Cow::Borrowed(place.root)]),
         links: Vec::new(),
         links_lost: false,
         current: None,
@@ -120,7 +121,7 @@ pub fn analyse_guarded(line: &str, place: Place<'_>, guarded: &dyn Fn(&str) -> b
             effects: Vec::new(),
         })
         .collect();
-    let scope = Scope::new(&reading, Some(vec![Some("bash".to_string())]));
+    let scope = Scope::new(&reading, Some(Cow::Borrowed(BASH)));
     walker.reading(&reading, &scope, 0);
     walker.out
 }

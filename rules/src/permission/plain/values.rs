@@ -2,13 +2,24 @@
 //! parameters, `$HOME` and `$PWD`, `find`'s `{}`, and the paths they name.
 
 use super::super::path::resolve;
-use super::super::shell::{self, Piece, Reading, Word};
+use super::super::shell::{self, Piece, Pieces, Reading, Word};
 use super::walk::Walker;
+use std::borrow::Cow;
+
+/// A line's positional parameters, `$0` first (`None`: one not known); borrowed when they are
+/// only a shell's name, so that reading a line copies nothing for them.
+pub(super) type Positional = Cow<'static, [Option<Cow<'static, str>>]>;
+
+/// `$0` alone, as bash runs the line.
+pub(super) const BASH: &[Option<Cow<'static, str>>] = &[Some(Cow::Borrowed("bash"))];
+
+/// `$0` alone, as a shell inside the line runs its own.
+pub(super) const SH: &[Option<Cow<'static, str>>] = &[Some(Cow::Borrowed("sh"))];
 
 /// The values known in one line: its variables, its positional parameters (`None`: unknown).
 pub(super) struct Scope<'a> {
     pub(super) reading: &'a Reading,
-    pub(super) positional: Option<Vec<Option<String>>>,
+    pub(super) positional: Option<Positional>,
     /// `{}` of a `find -exec`: the paths it stands for.
     pub(super) find: Vec<String>,
     /// Names some command of the reading names as a word (`read X`, `unset X`, `printf -v X`):
@@ -17,7 +28,7 @@ pub(super) struct Scope<'a> {
 }
 
 impl<'a> Scope<'a> {
-    pub(super) fn new(reading: &'a Reading, positional: Option<Vec<Option<String>>>) -> Scope<'a> {
+    pub(super) fn new(reading: &'a Reading, positional: Option<Positional>) -> Scope<'a> {
         Scope {
             reading,
             positional,
@@ -114,14 +125,18 @@ impl Walker<'_> {
         if let Ok(n) = name.parse::<usize>() {
             let pos = scope.positional.as_ref()?;
             return match pos.get(n) {
-                Some(v) => v.clone().map(|v| vec![v]),
+                Some(v) => v.as_ref().map(|v| vec![v.to_string()]),
                 None => Some(vec![String::new()]),
             };
         }
         match name {
             "@" | "*" => {
                 let pos = scope.positional.as_ref()?;
-                let vals: Option<Vec<String>> = pos.iter().skip(1).cloned().collect();
+                let vals: Option<Vec<String>> = pos
+                    .iter()
+                    .skip(1)
+                    .map(|v| v.as_ref().map(|v| v.to_string()))
+                    .collect();
                 let vals = vals?;
                 return Some(if vals.is_empty() {
                     vec![String::new()]
@@ -135,7 +150,12 @@ impl Walker<'_> {
             | "LINENO" | "SECONDS" => return Some(vec!["[0-9]*".into()]),
             "-" => return Some(vec!["hB".into()]),
             "HOME" => return self.resolve_all("~"),
-            "PWD" => return self.cwds.clone(),
+            "PWD" => {
+                return self
+                    .cwds
+                    .as_ref()
+                    .map(|c| c.iter().map(|c| c.to_string()).collect())
+            }
             _ => {}
         }
         // The line's own variables: every value any binding gives, unless some command names
@@ -270,17 +290,17 @@ pub(super) fn shape(w: &Word) -> Option<String> {
 pub(super) fn unknown_word() -> Word {
     Word {
         text: "$(…)".into(),
-        pieces: vec![Piece::Substitution { quoted: true }],
+        pieces: Pieces::One(Piece::Substitution { quoted: true }),
     }
 }
 
 pub(super) fn found_word() -> Word {
     Word {
         text: FOUND.into(),
-        pieces: vec![Piece::Parameter {
+        pieces: Pieces::One(Piece::Parameter {
             name: FOUND.into(),
             quoted: true,
-        }],
+        }),
     }
 }
 
@@ -293,7 +313,7 @@ pub(super) fn is_found(w: &Word) -> bool {
 pub(super) fn strip_word_prefix(w: &Word, skip: usize, rest: &str) -> Word {
     let mut out = Word {
         text: rest.to_string(),
-        pieces: Vec::new(),
+        pieces: Pieces::default(),
     };
     let mut left = skip;
     for p in &w.pieces {

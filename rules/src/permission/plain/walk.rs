@@ -7,10 +7,12 @@ use super::super::hardline::Hit;
 use super::super::shell::{self, Construct, Reading, Word, MAX_DEPTH};
 use super::super::wildcard;
 use super::values::{
-    found_word, is_found, strip_word_prefix, unknown_word, values_inside, Scope, FOUND, MAX_VALUES,
+    found_word, is_found, strip_word_prefix, unknown_word, values_inside, Positional, Scope, FOUND,
+    MAX_VALUES, SH,
 };
 use super::{Analysis, FileRead, Place};
 use crate::spec::types::{HardCommand, HardlineFile, TargetSet};
+use std::borrow::Cow;
 
 pub(super) struct Walker<'a> {
     /// Which argument words the caller wants kept (see [`analyse_guarded`]).
@@ -18,8 +20,8 @@ pub(super) struct Walker<'a> {
     pub(super) hardline: &'static HardlineFile,
     pub(super) place: Place<'a>,
     pub(super) out: Analysis,
-    /// The folders relative paths may mean (`None`: unknown).
-    pub(super) cwds: Option<Vec<String>>,
+    /// The folders relative paths may mean (`None`: unknown); the root borrowed.
+    pub(super) cwds: Option<Vec<Cow<'a, str>>>,
     /// Symbolic links the line makes: (link, target), both absolute.
     pub(super) links: Vec<(String, String)>,
     /// The line makes links that are not followed: no path is known.
@@ -271,7 +273,7 @@ impl Walker<'_> {
         }
         if let Some(w) = plain.wrappers.get(program) {
             // A wrapper is a program too (`strace -p 1`).
-            self.entries(program, words, scope);
+            self.entries(program, words, scope, None);
             self.wrapper(w, args, scope, stdin_fed, depth);
             return;
         }
@@ -329,28 +331,23 @@ impl Walker<'_> {
             return;
         }
         let rest = args.get(i + 1..).unwrap_or(&[]);
-        let positional: Vec<Option<String>> = rest
+        let positional: Vec<Option<Cow<'static, str>>> = rest
             .iter()
             .map(|w| match self.values(w, scope) {
-                Some(v) if v.len() == 1 => v.into_iter().next(),
+                Some(v) if v.len() == 1 => v.into_iter().next().map(Cow::Owned),
                 _ => None,
             })
             .collect();
         let positional = if positional.is_empty() {
-            vec![Some("sh".to_string())]
+            Cow::Borrowed(SH)
         } else {
-            positional
+            Cow::Owned(positional)
         };
         self.line(&line.text, Some(positional), depth);
     }
 
     /// A line run by a shell inside the line.
-    pub(super) fn line(
-        &mut self,
-        text: &str,
-        positional: Option<Vec<Option<String>>>,
-        depth: usize,
-    ) {
+    pub(super) fn line(&mut self, text: &str, positional: Option<Positional>, depth: usize) {
         if depth + 1 > MAX_DEPTH {
             self.opaque(Construct::TooDeep);
             return;
@@ -374,7 +371,7 @@ impl Walker<'_> {
             .map(|w| w.text.as_str())
             .collect::<Vec<_>>()
             .join(" ");
-        self.line(&text, Some(vec![Some("sh".into())]), depth);
+        self.line(&text, Some(Cow::Borrowed(SH)), depth);
     }
 
     /// `find`: the commands of `-exec`, `-execdir`, `-ok` and `-okdir`, their `{}` standing for
@@ -458,15 +455,15 @@ impl Walker<'_> {
     pub(super) fn judge(&mut self, program: &str, words: &[Word], scope: &Scope<'_>, depth: usize) {
         let args = words.get(1..).unwrap_or(&[]);
         // The command as the refusal names it, written only when something is found.
-        let part = || {
-            words
-                .iter()
-                .map(|w| w.text.as_str())
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
+        let part = || command_text(words);
+        // Arguments with no option and no expansion read alike whatever an entry's option
+        // lists: read once for every entry of the program instead of once an entry.
+        let plain = args
+            .iter()
+            .all(|w| !w.dynamic() && !w.text.starts_with('-'));
+        let shared = plain.then(|| Options::read(args, |_| None, &[], &[]));
         let hardline = self.hardline;
-        self.entries(program, words, scope);
+        self.entries(program, words, scope, shared.as_ref());
         self.effects(program, args, scope, depth);
         self.operand_reads(program, args, scope);
         if !hardline.plain.metadata.iter().any(|m| names(m, program)) {
@@ -485,7 +482,7 @@ impl Walker<'_> {
             .iter()
             .any(|w| w.programs.iter().any(|p| names(p, program)))
         {
-            self.hidden_writes(program, args, scope, &part());
+            self.hidden_writes(program, args, scope, shared.as_ref(), &part);
         }
         if hardline
             .plain
@@ -501,8 +498,15 @@ impl Walker<'_> {
     }
 
     /// The hardline's command entries for a program's words (`--help` or `--version` first is
-    /// never refused).
-    pub(super) fn entries(&mut self, program: &str, words: &[Word], scope: &Scope<'_>) {
+    /// never refused); `shared` is the arguments' options read with no option lists, when they
+    /// hold no option and no expansion.
+    pub(super) fn entries(
+        &mut self,
+        program: &str,
+        words: &[Word],
+        scope: &Scope<'_>,
+        shared: Option<&Options<'_>>,
+    ) {
         let args = words.get(1..).unwrap_or(&[]);
         let help = args
             .first()
@@ -510,31 +514,40 @@ impl Walker<'_> {
         if help {
             return;
         }
-        let part = || {
-            words
-                .iter()
-                .map(|w| w.text.as_str())
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
         for e in self.hardline.commands.iter() {
             if e.programs.iter().any(|p| names(p, program)) {
-                let holds = self.entry(e, args, scope);
+                let holds = self.entry(e, args, scope, shared);
                 if holds != Holds::No {
-                    self.hit(e, part(), holds);
+                    self.hit(e, command_text(words), holds);
                 }
             }
         }
     }
 
-    /// Whether an entry's conditions hold for a command's arguments.
-    pub(super) fn entry(&mut self, e: &HardCommand, args: &[Word], scope: &Scope<'_>) -> Holds {
-        let opts = Options::read(
-            args,
-            |w| self.values(w, scope),
-            &e.value_options,
-            &e.attached_options,
-        );
+    /// Whether an entry's conditions hold for a command's arguments; `shared` is their options
+    /// read with no option lists, when they hold no option and no expansion.
+    pub(super) fn entry(
+        &mut self,
+        e: &HardCommand,
+        args: &[Word],
+        scope: &Scope<'_>,
+        shared: Option<&Options<'_>>,
+    ) -> Holds {
+        // A word spelling one of the entry's value options would make the next one its value.
+        let names_a_value = |w: &Word| e.value_options.iter().any(|v| *v == w.text);
+        let own;
+        let opts = match shared.filter(|_| !args.iter().any(names_a_value)) {
+            Some(o) => o,
+            None => {
+                own = Options::read(
+                    args,
+                    |w| self.values(w, scope),
+                    &e.value_options,
+                    &e.attached_options,
+                );
+                &own
+            }
+        };
         // An option that spares a command counts only spelled whole: a prefix that names it may
         // name another option too.
         if e.unless.iter().any(|f| opts.has_exactly(f)) {
@@ -737,19 +750,28 @@ impl Walker<'_> {
         }
     }
 
-    /// The files a writing program names (hardline.json `writes`).
+    /// The files a writing program names (hardline.json `writes`); `shared` as for
+    /// [`Walker::entries`], and `part` the command as a write names it.
     pub(super) fn hidden_writes(
         &mut self,
         program: &str,
         args: &[Word],
         scope: &Scope<'_>,
-        part: &str,
+        shared: Option<&Options<'_>>,
+        part: &dyn Fn() -> String,
     ) {
+        let own;
+        let opts = match shared {
+            Some(o) => o,
+            None => {
+                own = Options::read(args, |w| self.values(w, scope), &[], &[]);
+                &own
+            }
+        };
         for wr in self.hardline.writes.iter() {
             if !wr.programs.iter().any(|p| names(p, program)) {
                 continue;
             }
-            let opts = Options::read(args, |w| self.values(w, scope), &[], &[]);
             if !wr.subcommands.is_empty()
                 && !opts
                     .operands
@@ -761,12 +783,13 @@ impl Walker<'_> {
             if !wr.when.is_empty() && !wr.when.iter().any(|f| opts.has(f)) {
                 continue;
             }
+            let part = &part();
             // Option values in any spelling (`-o f`, `-of`, `-so f`, `--output=f`, `--out f`).
             for (value, _) in option_values(args, &wr.options) {
                 self.write_target(&value, scope, part);
             }
             if !wr.when.is_empty() {
-                self.backup_writes(args, &opts, scope, part);
+                self.backup_writes(args, opts, scope, part);
             }
             let operands: Vec<&Word> = opts
                 .operands
@@ -854,8 +877,8 @@ impl Walker<'_> {
         match (to, self.cwds.as_mut()) {
             (Some(paths), Some(cwds)) => {
                 for p in paths {
-                    if !cwds.contains(&p) {
-                        cwds.push(p);
+                    if !cwds.iter().any(|c| *c == p) {
+                        cwds.push(Cow::Owned(p));
                     }
                 }
                 if cwds.len() > MAX_VALUES {
@@ -907,6 +930,18 @@ impl Walker<'_> {
             .iter()
             .any(|p| path_meets(path, p) || dir.is_some_and(|d| path_meets(d, p)))
     }
+}
+
+/// A command's words joined by one space: the command as a refusal or a write names it.
+fn command_text(words: &[Word]) -> String {
+    let mut out = String::with_capacity(words.iter().map(|w| w.text.len() + 1).sum());
+    for (i, w) in words.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(&w.text);
+    }
+    out
 }
 
 /// The options and operands of a command's arguments.

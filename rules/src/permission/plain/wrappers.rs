@@ -3,19 +3,20 @@
 
 use super::super::shell::{self, Construct, Word};
 use super::super::wildcard;
-use super::values::{strip_word_prefix, unknown_word, Scope};
+use super::values::{strip_word_prefix, unknown_word, Scope, SH};
 use super::walk::Walker;
 use crate::spec::types::Wrapper;
+use std::borrow::Cow;
 
 /// Where a wrapper's `chdir` option (`env -C`, `sudo -D`) left the wrapped command.
-pub(super) enum Moved {
+pub(super) enum Moved<'a> {
     /// It runs in the line's folders.
     Stayed,
     /// It runs elsewhere; the line's own folders (`None`: unknown), put back after it.
-    From(Option<Vec<String>>),
+    From(Option<Vec<Cow<'a, str>>>),
 }
 
-impl Walker<'_> {
+impl<'a> Walker<'a> {
     pub(super) fn wrapper(
         &mut self,
         spec: &Wrapper,
@@ -33,8 +34,10 @@ impl Walker<'_> {
     }
 
     /// Sets the folder the wrapped command runs in, keeping the line's in `moved`.
-    pub(super) fn run_in(&mut self, dir: &Word, scope: &Scope<'_>, moved: &mut Moved) {
-        let to = self.targets(dir, scope);
+    pub(super) fn run_in(&mut self, dir: &Word, scope: &Scope<'_>, moved: &mut Moved<'a>) {
+        let to = self
+            .targets(dir, scope)
+            .map(|to| to.into_iter().map(Cow::Owned).collect());
         let before = std::mem::replace(&mut self.cwds, to);
         // The first move keeps the line's folders; a second one moves from the first.
         if let Moved::Stayed = moved {
@@ -49,7 +52,7 @@ impl Walker<'_> {
         scope: &Scope<'_>,
         stdin_fed: bool,
         depth: usize,
-        moved: &mut Moved,
+        moved: &mut Moved<'a>,
     ) {
         // A word that makes it run what cannot be read (`ssh -o ProxyCommand=…`, tmux's `;`).
         let opaque_word = args.iter().any(|w| {
@@ -89,7 +92,7 @@ impl Walker<'_> {
             if line.dynamic() {
                 self.opaque(Construct::WrapperLine);
             } else {
-                self.line(&line.text, Some(vec![Some("sh".into())]), depth);
+                self.line(&line.text, Some(Cow::Borrowed(SH)), depth);
             }
         }
         if lines.is_empty() && rest.is_empty() && spec.input_commands {
@@ -167,7 +170,7 @@ impl Walker<'_> {
         let text = own.text.trim_start();
         for prefix in spec.command_lines.iter() {
             if let Some(line) = text.strip_prefix(prefix.as_ref()) {
-                self.line(line, Some(vec![Some("sh".into())]), depth);
+                self.line(line, Some(Cow::Borrowed(SH)), depth);
                 return;
             }
         }

@@ -71,7 +71,8 @@ fn code(
 ) -> Vec<Code> {
     let mut out = Vec::new();
     let mut script: Vec<&str> = Vec::new();
-    let mut operands: Vec<&str> = Vec::new();
+    // Only the first two operands are read (no list of them: one allocation less per command).
+    let mut operands: [Option<&str>; 2] = [None, None];
     let mut i = 0;
     while let Some(w) = args.get(i) {
         i += 1;
@@ -132,20 +133,19 @@ fn code(
             }
         }
         if !t.starts_with('-') {
-            operands.push(t);
+            if let Some(free) = operands.iter_mut().find(|o| o.is_none()) {
+                *free = Some(t);
+            }
         }
     }
     // `git config KEY VALUE`: the value is run when git next reads the key.
-    if let (true, [key, value, ..]) = (entry.settings, operands.as_slice()) {
+    let [first, second] = operands;
+    if let (true, Some(key), Some(value)) = (entry.settings, first, second) {
         config_line(config_lines, key, value, &mut out);
     }
     if let Some(kind) = entry.script.as_deref() {
         let program = if script.is_empty() {
-            operands
-                .first()
-                .copied()
-                .map(|p| vec![p])
-                .unwrap_or_default()
+            first.map(|p| vec![p]).unwrap_or_default()
         } else {
             script
         };
@@ -219,7 +219,8 @@ fn takes_value(entry: &Effects, word: &str) -> bool {
 }
 
 fn scan(entry: &Effects, args: &[EffectWord<'_>], out: &mut Vec<Effect>) {
-    let mut operands: Vec<&str> = Vec::new();
+    // Only the first operand is read (no list of them: one allocation less per command).
+    let mut first_operand: Option<&str> = None;
     let mut scripts_given: Vec<&str> = Vec::new();
     let mut script_file = false;
     let mut ended = false;
@@ -237,14 +238,14 @@ fn scan(entry: &Effects, args: &[EffectWord<'_>], out: &mut Vec<Effect>) {
         }
         let option = !ended && text.len() > 1 && (text.starts_with('-') || text.starts_with('+'));
         if !option {
-            if entry.first_operand_options && operands.is_empty() && !text.starts_with('-') {
+            if entry.first_operand_options && first_operand.is_none() && !text.starts_with('-') {
                 // Old tar: `tar xIf zstd a.tar` — the first word is a cluster of options.
                 for letter in text.chars() {
                     let short = format!("-{letter}");
                     found(entry, &short, text, out);
                 }
             }
-            operands.push(text);
+            first_operand = first_operand.or(Some(text));
             if entry
                 .runs_operands
                 .iter()
@@ -282,7 +283,7 @@ fn scan(entry: &Effects, args: &[EffectWord<'_>], out: &mut Vec<Effect>) {
     }
     // Without `-e` the first operand is the program.
     let programs: Vec<&str> = if scripts_given.is_empty() {
-        operands.first().copied().into_iter().collect()
+        first_operand.into_iter().collect()
     } else {
         scripts_given
     };

@@ -130,6 +130,95 @@ pub enum Piece {
     },
 }
 
+/// A word's pieces, in order. Most words are one piece, which is held in place: a list of one
+/// was an allocation for every word of every line.
+#[derive(Debug, Clone)]
+pub enum Pieces {
+    /// Exactly one piece.
+    One(Piece),
+    /// None, or more than one.
+    Many(Vec<Piece>),
+}
+
+impl Pieces {
+    /// Adds a piece at the end.
+    pub fn push(&mut self, piece: Piece) {
+        *self = match std::mem::take(self) {
+            Pieces::One(first) => Pieces::Many(vec![first, piece]),
+            Pieces::Many(list) if list.is_empty() => Pieces::One(piece),
+            Pieces::Many(mut list) => {
+                list.push(piece);
+                Pieces::Many(list)
+            }
+        };
+    }
+}
+
+impl Default for Pieces {
+    fn default() -> Pieces {
+        Pieces::Many(Vec::new())
+    }
+}
+
+impl From<Vec<Piece>> for Pieces {
+    fn from(mut list: Vec<Piece>) -> Pieces {
+        match (list.pop(), list.is_empty()) {
+            (Some(only), true) => Pieces::One(only),
+            (Some(last), false) => {
+                list.push(last);
+                Pieces::Many(list)
+            }
+            (None, _) => Pieces::default(),
+        }
+    }
+}
+
+impl std::ops::Deref for Pieces {
+    type Target = [Piece];
+
+    fn deref(&self) -> &[Piece] {
+        match self {
+            Pieces::One(piece) => std::slice::from_ref(piece),
+            Pieces::Many(list) => list,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Pieces {
+    fn deref_mut(&mut self) -> &mut [Piece] {
+        match self {
+            Pieces::One(piece) => std::slice::from_mut(piece),
+            Pieces::Many(list) => list,
+        }
+    }
+}
+
+impl PartialEq for Pieces {
+    fn eq(&self, other: &Pieces) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Pieces {}
+
+impl<'a> IntoIterator for &'a Pieces {
+    type Item = &'a Piece;
+    type IntoIter = std::slice::Iter<'a, Piece>;
+
+    fn into_iter(self) -> std::slice::Iter<'a, Piece> {
+        self.iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a mut Pieces {
+    type Item = &'a mut Piece;
+    type IntoIter = std::slice::IterMut<'a, Piece>;
+
+    fn into_iter(self) -> std::slice::IterMut<'a, Piece> {
+        self.iter_mut()
+    }
+}
+
 /// One word of a command: its pieces, and its text with quotes removed (expansions written as
 /// `$NAME` and `$(…)`), which is what rules match.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -137,7 +226,7 @@ pub struct Word {
     /// The word with quotes removed, expansions written as they stand: what rules match.
     pub text: String,
     /// The word as bash expands it, piece by piece.
-    pub pieces: Vec<Piece>,
+    pub pieces: Pieces,
 }
 
 impl Word {
@@ -145,10 +234,10 @@ impl Word {
     pub fn literal(text: &str) -> Word {
         Word {
             text: text.to_string(),
-            pieces: vec![Piece::Text {
+            pieces: Pieces::One(Piece::Text {
                 text: text.to_string(),
                 quoted: true,
-            }],
+            }),
         }
     }
 
@@ -190,6 +279,16 @@ impl Word {
         false
     }
 
+    /// An empty word with room for `bytes` of text: a word is read character by character, and
+    /// growing its text and its piece one character at a time was most of the reader's
+    /// allocations.
+    pub(super) fn with_capacity(bytes: usize) -> Word {
+        Word {
+            text: String::with_capacity(bytes),
+            pieces: Pieces::default(),
+        }
+    }
+
     pub(super) fn push_text(&mut self, c: char, quoted: bool) {
         self.text.push(c);
         if let Some(Piece::Text { text, quoted: q }) = self.pieces.last_mut() {
@@ -198,10 +297,11 @@ impl Word {
                 return;
             }
         }
-        self.pieces.push(Piece::Text {
-            text: c.to_string(),
-            quoted,
-        });
+        // A new piece gets the room the word's text has left: most words are one piece.
+        let room = self.text.capacity() - self.text.len() + c.len_utf8();
+        let mut text = String::with_capacity(room);
+        text.push(c);
+        self.pieces.push(Piece::Text { text, quoted });
     }
 }
 
@@ -347,7 +447,8 @@ pub struct Command {
 impl Command {
     /// The command as written, quotes removed, words joined by one space: what rules match.
     pub fn text(&self) -> String {
-        let mut out = String::new();
+        let bytes = self.words.iter().map(|w| w.text.len() + 1).sum();
+        let mut out = String::with_capacity(bytes);
         for (i, w) in self.words.iter().enumerate() {
             if i > 0 {
                 out.push(' ');

@@ -30,7 +30,8 @@ pub fn read_nested(line: &str, depth: usize) -> Reading {
         });
         return reading;
     }
-    let chars: Vec<char> = line.chars().collect();
+    let mut chars: Vec<char> = Vec::with_capacity(line.len());
+    chars.extend(line.chars());
     let mut p = Parser {
         s: &chars,
         i: 0,
@@ -71,6 +72,13 @@ const RESERVED: [&str; 16] = [
     "esac", "select", "function", "coproc",
 ];
 
+/// Every word the parser looks for ahead of it: the reserved words and the marks that open or
+/// close a compound command or start a pipeline.
+const KEYWORDS: [&str; 21] = [
+    "if", "then", "elif", "else", "fi", "while", "until", "do", "done", "for", "in", "case",
+    "esac", "select", "function", "coproc", "{", "}", "[[", "!", "time",
+];
+
 fn is_meta(c: char) -> bool {
     matches!(
         c,
@@ -78,7 +86,7 @@ fn is_meta(c: char) -> bool {
     )
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     fn peek(&self) -> Option<char> {
         self.s.get(self.i).copied()
     }
@@ -165,21 +173,24 @@ impl Parser<'_> {
     }
 
     /// The plain word ahead (letters, digits and a few marks, up to a metacharacter), without
-    /// reading it: for reserved words.
-    fn bare_ahead(&self) -> Option<String> {
-        let mut k = self.i;
-        let mut w = String::new();
-        while let Some(&c) = self.s.get(k) {
-            if is_meta(c) {
-                break;
-            }
-            if matches!(c, '\'' | '"' | '\\' | '$' | '`') {
-                return None;
-            }
-            w.push(c);
-            k += 1;
-        }
-        (!w.is_empty()).then_some(w)
+    /// reading it: for reserved words. Borrowed from the line: this is asked several times a
+    /// command, and a copy each time was a third of the reader's allocations.
+    fn bare_ahead(&self) -> Option<&'a [char]> {
+        let rest = self.s.get(self.i..)?;
+        let end = rest.iter().position(|&c| is_meta(c)).unwrap_or(rest.len());
+        let w = rest.get(..end)?;
+        let quoted = w.iter().any(|c| matches!(c, '\'' | '"' | '\\' | '$' | '`'));
+        (!w.is_empty() && !quoted).then_some(w)
+    }
+
+    /// The plain word ahead when it is one of [`KEYWORDS`] (or `-p` after `time`).
+    fn keyword_ahead(&self) -> Option<&'static str> {
+        let w = self.bare_ahead()?;
+        KEYWORDS
+            .iter()
+            .chain(&["-p"])
+            .find(|k| k.chars().eq(w.iter().copied()))
+            .copied()
     }
 
     fn take_bare(&mut self, word: &str) {
@@ -206,8 +217,8 @@ impl Parser<'_> {
                 Some(')') if paren => return Ok(()),
                 _ => {}
             }
-            if let Some(w) = self.bare_ahead() {
-                if stops.contains(&w.as_str()) {
+            if let Some(w) = self.keyword_ahead() {
+                if stops.contains(&w) {
                     return Ok(());
                 }
             }
@@ -230,8 +241,8 @@ impl Parser<'_> {
                 Some('#') => self.comment(),
                 Some(')') if paren => return Ok(()),
                 _ => {
-                    if let Some(w) = self.bare_ahead() {
-                        if stops.contains(&w.as_str()) {
+                    if let Some(w) = self.keyword_ahead() {
+                        if stops.contains(&w) {
                             return Ok(());
                         }
                     }
@@ -257,11 +268,11 @@ impl Parser<'_> {
             self.blanks();
             // `!` and the `time` keyword stand only at the start of a pipeline (after a `|`,
             // `time` is a program and `!` a syntax error).
-            if piped && matches!(self.bare_ahead().as_deref(), Some("!" | "time")) {
+            if piped && matches!(self.keyword_ahead(), Some("!" | "time")) {
                 // Parsers disagree on `| time` (bash runs the program, others the keyword).
                 return Err(self.fail(Construct::Keyword));
             }
-            match self.bare_ahead().as_deref().filter(|_| !piped) {
+            match self.keyword_ahead().filter(|_| !piped) {
                 Some("!") => {
                     self.i += 1;
                     continue;
@@ -269,7 +280,7 @@ impl Parser<'_> {
                 Some("time") => {
                     self.i += 4;
                     self.blanks();
-                    if self.bare_ahead().as_deref() == Some("-p") {
+                    if self.keyword_ahead() == Some("-p") {
                         self.i += 2;
                     }
                     continue;
@@ -308,8 +319,8 @@ impl Parser<'_> {
             self.i += 1;
             return self.trailing_redirects(piped);
         }
-        if let Some(w) = self.bare_ahead() {
-            match w.as_str() {
+        if let Some(w) = self.keyword_ahead() {
+            match w {
                 "{" => {
                     self.take_bare("{");
                     self.deeper(|p| p.list(&["}"], false))?;
@@ -320,7 +331,7 @@ impl Parser<'_> {
                     return self.deeper(|p| p.if_rest(piped));
                 }
                 "while" | "until" => {
-                    self.take_bare(&w);
+                    self.take_bare(w);
                     return self.deeper(|p| {
                         p.list(&["do"], false)?;
                         p.expect_word("do")?;
@@ -350,7 +361,7 @@ impl Parser<'_> {
 
     fn expect_word(&mut self, word: &str) -> Step {
         self.blank_lines()?;
-        if self.bare_ahead().as_deref() == Some(word) {
+        if self.keyword_ahead() == Some(word) {
             self.take_bare(word);
             Ok(())
         } else {
@@ -371,7 +382,7 @@ impl Parser<'_> {
             self.expect_word("then")?;
             self.list(&["elif", "else", "fi"], false)?;
             self.blank_lines()?;
-            match self.bare_ahead().as_deref() {
+            match self.keyword_ahead() {
                 Some("elif") => self.take_bare("elif"),
                 Some("else") => {
                     self.take_bare("else");
@@ -389,14 +400,14 @@ impl Parser<'_> {
         if self.peek() == Some('(') {
             return Err(self.fail(Construct::Arithmetic));
         }
-        let name = match self.bare_ahead() {
-            Some(n) if is_name(&n) => n,
-            _ => return Err(self.fail(Construct::Syntax)),
-        };
+        let name: String = self.bare_ahead().unwrap_or(&[]).iter().collect();
+        if !is_name(&name) {
+            return Err(self.fail(Construct::Syntax));
+        }
         self.take_bare(&name);
         self.blank_lines()?;
         let mut values = Some(Vec::new());
-        if self.bare_ahead().as_deref() == Some("in") {
+        if self.keyword_ahead() == Some("in") {
             self.take_bare("in");
             let mut words = Vec::new();
             loop {
@@ -639,7 +650,14 @@ impl Parser<'_> {
 
     /// One word, up to an unquoted metacharacter.
     fn word(&mut self) -> Result<Word, Stop> {
-        let mut w = Word::default();
+        // Room for the text up to the next metacharacter: all of a word without quotes.
+        let rest = self.s.get(self.i..).unwrap_or(&[]);
+        let bytes = rest
+            .iter()
+            .take_while(|&&c| !is_meta(c))
+            .map(|c| c.len_utf8())
+            .sum();
+        let mut w = Word::with_capacity(bytes);
         while let Some(c) = self.peek() {
             if is_meta(c) {
                 break;
