@@ -66,8 +66,6 @@ pub enum Shape {
     },
     /// An object whose fields depend on the word of one of them (`op`, `phase`).
     Variants(Variants),
-    /// One of several shapes.
-    Either(Vec<Shape>),
     /// `null`.
     Null,
     /// Anything at all.

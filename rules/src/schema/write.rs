@@ -107,7 +107,6 @@ pub(super) fn schema(shape: &Shape) -> Value {
             "additionalProperties": schema(value),
         }),
         Shape::Variants(variants) => variants_schema(variants),
-        Shape::Either(shapes) => json!({ "anyOf": shapes.iter().map(schema).collect::<Vec<_>>() }),
     }
 }
 
