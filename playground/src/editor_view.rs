@@ -234,19 +234,11 @@ pub(crate) fn Editor(page: Page) -> impl IntoView {
             Ok(case) => {
                 let file = serde_json::json!({"area": area.get_value(), "cases": [case]});
                 let body = serde_json::to_string_pretty(&file).unwrap_or_default();
-                let clipboard = web_sys::window().map(|w| w.navigator().clipboard());
-                match clipboard {
-                    Some(c) => {
-                        let promise = c.write_text(&body);
-                        leptos::task::spawn_local(async move {
-                            match wasm_bindgen_futures::JsFuture::from(promise).await {
-                                Ok(_) => status.set(format!("Copied as a case file of {} (with its area).", area.get_value())),
-                                Err(_) => status.set("The browser did not let the page copy: select the text and copy it.".into()),
-                            }
-                        });
-                    }
-                    None => status.set("This browser has no clipboard for the page.".into()),
-                }
+                let copied = format!(
+                    "Copied as a case file of {} (with its area).",
+                    area.get_value()
+                );
+                crate::storage::copy_text(&body, copied, move |s| status.set(s));
             }
             Err(e) => status.set(format!("Not copied: {e}")),
         }

@@ -11,8 +11,25 @@ const STORAGE_KEY: &str = "lembas.playground.files";
 /// Where it keeps the edits not yet saved into their files, by case.
 const DRAFTS_KEY: &str = "lembas.playground.drafts";
 
-fn storage() -> Option<web_sys::Storage> {
+/// The browser's storage for the page, when it has one.
+pub(crate) fn storage() -> Option<web_sys::Storage> {
     web_sys::window().and_then(|w| w.local_storage().ok().flatten())
+}
+
+/// Copies `text` to the clipboard; `said` hears what came of it: `copied` once it is there, or
+/// why not.
+pub(crate) fn copy_text(text: &str, copied: String, said: impl Fn(String) + 'static) {
+    let Some(clipboard) = web_sys::window().map(|w| w.navigator().clipboard()) else {
+        said("This browser has no clipboard for the page.".into());
+        return;
+    };
+    let promise = clipboard.write_text(text);
+    leptos::task::spawn_local(async move {
+        said(match wasm_bindgen_futures::JsFuture::from(promise).await {
+            Ok(_) => copied,
+            Err(_) => "The browser did not let the page copy: select the text and copy it.".into(),
+        });
+    });
 }
 
 /// The built-in files with the author's changes saved into them, then the author's own files.

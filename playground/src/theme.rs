@@ -40,10 +40,6 @@ impl Theme {
 
 const KEY: &str = "lembas.theme";
 
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
-}
-
 /// Sets the page's colours and keeps the choice.
 fn apply(theme: Theme) {
     let root = web_sys::window()
@@ -55,7 +51,7 @@ fn apply(theme: Theme) {
             other => root.set_attribute("data-theme", other.word()),
         };
     }
-    if let Some(s) = storage() {
+    if let Some(s) = crate::storage::storage() {
         let _ = match theme {
             Theme::System => s.remove_item(KEY),
             other => s.set_item(KEY, other.word()),
@@ -66,7 +62,7 @@ fn apply(theme: Theme) {
 /// A button that moves from the system's colours to light, to dark, and back.
 #[component]
 pub(crate) fn ThemeToggle() -> impl IntoView {
-    let kept = storage()
+    let kept = crate::storage::storage()
         .and_then(|s| s.get_item(KEY).ok().flatten())
         .map_or(Theme::System, |w| Theme::parse(&w));
     let theme = RwSignal::new(kept);

@@ -20,10 +20,6 @@ use serde_json::{json, Value};
 /// Where this browser keeps the Tree tab's session.
 const SESSION_KEY: &str = "lembas.playground.tree";
 
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
-}
-
 /// One step made in this session, for the log and the export: the operation and its answer.
 #[derive(Clone, PartialEq)]
 struct Step {
@@ -317,12 +313,7 @@ pub fn TreeView(
             group: None,
             parallel: parallel.get().trim().parse().ok().filter(|p: &u64| *p > 0),
         };
-        // Why a team of one model that serves one request at a time has no subagents.
-        note.set(if capacity.one_at_a_time() {
-            "Its model serves one request at a time (capacity 1) and no other model is given: no subagent can run beside the main agent, so subagents are not offered (subagents.md §4) and every team tool answers that there is no team.".into()
-        } else {
-            String::new()
-        });
+        let one_at_a_time = capacity.one_at_a_time();
         let t = Team::new(&TeamOptions {
             min: min.get(),
             max: max.get(),
@@ -340,6 +331,15 @@ pub fn TreeView(
         });
         min.set(read_min);
         max.set(read_max);
+        // Whether subagents are offered is the rules' (subagents.md §4); the tab says why not.
+        let offered = t
+            .clone()
+            .apply(&TeamStep::untimed(Operation::Offered { by: "lead".into() }));
+        note.set(match offered {
+            Ok(TeamAnswer::Offered { setting: false, .. }) if one_at_a_time => "Subagents are not offered (subagents.md §4): its model serves one request at a time (capacity 1) and no other model is given, so no subagent can run beside the main agent and every team tool answers that there is no team.".into(),
+            Ok(TeamAnswer::Offered { setting: false, .. }) => "Subagents are not offered (subagents.md §4): every team tool answers that there is no team.".into(),
+            _ => String::new(),
+        });
         team.set(Some(t));
         steps.set(Vec::new());
         history.set(Vec::new());
@@ -415,7 +415,7 @@ pub fn TreeView(
         });
         let text = kept.map(|k| k.to_string());
         address_out.set(text.as_deref().map(crate::link::pack));
-        if let Some(s) = storage() {
+        if let Some(s) = crate::storage::storage() {
             let _ = match text {
                 Some(k) => s.set_item(SESSION_KEY, &k),
                 None => s.remove_item(SESSION_KEY),
@@ -462,7 +462,7 @@ pub fn TreeView(
             }
         }
     };
-    if let Some(k) = storage()
+    if let Some(k) = crate::storage::storage()
         .and_then(|s| s.get_item(SESSION_KEY).ok().flatten())
         .and_then(|t| serde_json::from_str::<Value>(&t).ok())
     {
@@ -604,17 +604,7 @@ pub fn TreeView(
                             });
                         }>"Download"</button>" "
                         <button data-testid="tree-export-copy" on:click=move |_| {
-                            let Some(clipboard) = web_sys::window().map(|w| w.navigator().clipboard()) else {
-                                export_status.set("This browser has no clipboard for the page.".into());
-                                return;
-                            };
-                            let promise = clipboard.write_text(&export());
-                            leptos::task::spawn_local(async move {
-                                export_status.set(match wasm_bindgen_futures::JsFuture::from(promise).await {
-                                    Ok(_) => "Copied: paste it as a case file anywhere.".into(),
-                                    Err(_) => "The browser did not let the page copy: select the text and copy it.".into(),
-                                });
-                            });
+                            crate::storage::copy_text(&export(), "Copied: paste it as a case file anywhere.".into(), move |s| export_status.set(s));
                         }>"Copy"</button>
                     </p>
                     <p role="status" data-testid="tree-export-status">{move || export_status.get()}</p>
