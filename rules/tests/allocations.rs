@@ -40,7 +40,10 @@ fn one_evaluate_of_git_push_stays_within_its_allocation_budget() {
     });
     println!("one evaluate of `git push origin main`: {count} allocations (budget {BUDGET})");
     // The counter counts: a decision holds its reason as a text of its own.
-    assert!(count > 0, "no allocation was counted: the counting allocator is not in use");
+    assert!(
+        count > 0,
+        "no allocation was counted: the counting allocator is not in use"
+    );
     assert!(
         count <= BUDGET,
         "one evaluate of `git push origin main` made {count} allocations; the budget is {BUDGET}"
