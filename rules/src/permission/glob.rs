@@ -14,9 +14,49 @@ pub(crate) fn broad_contents(path: &str) -> Option<&str> {
 /// Whether two paths, each a glob whose `*`, `?` and `[…]` stand within a segment, can name the
 /// same path.
 pub fn path_meets(a: &str, b: &str) -> bool {
-    let sa: Vec<&str> = a.split('/').filter(|s| !s.is_empty()).collect();
-    let sb: Vec<&str> = b.split('/').filter(|s| !s.is_empty()).collect();
-    a.starts_with('/') == b.starts_with('/') && segments_meet(&sa, &sb)
+    Segments::of(a).meets(b)
+}
+
+/// A path's segments, empty ones left out (`/a//b/` is `a`, `b`).
+fn segments_of(path: &str) -> impl Iterator<Item = &str> {
+    path.split('/').filter(|s| !s.is_empty())
+}
+
+/// A path cut into its segments once, to be compared with many globs ([`path_meets`]).
+pub(crate) struct Segments<'a> {
+    absolute: bool,
+    parts: Vec<&'a str>,
+}
+
+impl<'a> Segments<'a> {
+    /// The segments of `path`, a glob too.
+    pub(crate) fn of(path: &'a str) -> Segments<'a> {
+        Segments {
+            absolute: path.starts_with('/'),
+            parts: segments_of(path).collect(),
+        }
+    }
+
+    /// Whether this path and `glob` can name the same path (`glob`'s `**` stands for any
+    /// segments). A glob of up to 16 segments is cut on the stack.
+    pub(crate) fn meets(&self, glob: &str) -> bool {
+        if self.absolute != glob.starts_with('/') {
+            return false;
+        }
+        let mut on_stack: [&str; 16] = [""; 16];
+        let mut count = 0;
+        for part in segments_of(glob) {
+            match on_stack.get_mut(count) {
+                Some(slot) => *slot = part,
+                None => {
+                    let parts: Vec<&str> = segments_of(glob).collect();
+                    return segments_meet(&self.parts, &parts);
+                }
+            }
+            count += 1;
+        }
+        segments_meet(&self.parts, on_stack.get(..count).unwrap_or(&[]))
+    }
 }
 
 /// Segment by segment; a `**` segment of `b` (a set's pattern) stands for any segments.

@@ -6,6 +6,9 @@ use super::path::inside;
 use super::wildcard::matches;
 use super::RiskClass;
 use crate::spec::spec;
+use crate::spec::types::HardPath;
+use std::borrow::Cow;
+use std::sync::OnceLock;
 
 /// A hardline entry that refuses a call (or, for a guarding path entry, asks).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,43 +30,131 @@ pub struct PathHit {
     pub ask: bool,
 }
 
+/// A text in lower case (as `str::to_lowercase` writes it), borrowed when it already is (most
+/// paths are).
+pub(crate) fn lower(text: &str) -> Cow<'_, str> {
+    let unchanged = if text.is_ascii() {
+        !text.bytes().any(|b| b.is_ascii_uppercase())
+    } else {
+        // A title-case letter (`ǅ`) is not upper case and still changes.
+        text.chars().all(|c| {
+            let mut lowered = c.to_lowercase();
+            lowered.next() == Some(c) && lowered.next().is_none()
+        })
+    };
+    if unchanged {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(text.to_lowercase())
+    }
+}
+
+/// A pattern of a path entry in lower case, with the longest run of it that holds no wildcard:
+/// a path that does not hold that run cannot match, and most paths are ruled out by it at once.
+pub(crate) struct LowerPattern {
+    text: String,
+    /// The longest piece between wildcards.
+    needle: String,
+}
+
+impl LowerPattern {
+    fn new(pattern: &str) -> LowerPattern {
+        let text = pattern.to_lowercase();
+        // A pattern ending in ` *` matches without that ending too: the piece comes from before.
+        let needle = text
+            .strip_suffix(" *")
+            .unwrap_or(&text)
+            .split(['*', '?'])
+            .max_by_key(|piece| piece.len())
+            .unwrap_or("")
+            .to_string();
+        LowerPattern { text, needle }
+    }
+
+    /// Whether a path in lower case matches the pattern (see [`matches`]).
+    pub(crate) fn matches(&self, lower_path: &str) -> bool {
+        lower_path.contains(self.needle.as_str()) && matches(&self.text, lower_path)
+    }
+
+    /// The pattern, in lower case.
+    pub(crate) fn as_str(&self) -> &str {
+        &self.text
+    }
+}
+
+/// A path entry of the hardline (`paths`) with its patterns in lower case, made once: a path is
+/// compared with them in lower case on every call.
+pub(crate) struct LowerPath {
+    /// The entry as the spec data has it.
+    pub(crate) entry: &'static HardPath,
+    /// Its `patterns`, in lower case.
+    pub(crate) patterns: Vec<LowerPattern>,
+    /// Its `root_patterns`, in lower case.
+    pub(crate) root_patterns: Vec<LowerPattern>,
+    /// Its `except` patterns, in lower case.
+    pub(crate) except_patterns: Vec<LowerPattern>,
+}
+
+impl LowerPath {
+    /// Whether the entry covers calls of this class.
+    pub(crate) fn applies_to(&self, class: RiskClass) -> bool {
+        self.entry.classes.iter().any(|c| c == class.as_str())
+    }
+}
+
+/// The hardline's path entries, their patterns in lower case (made on the first call).
+pub(crate) fn lower_paths() -> &'static [LowerPath] {
+    static PATHS: OnceLock<Vec<LowerPath>> = OnceLock::new();
+    PATHS.get_or_init(|| {
+        let all = |patterns: &[crate::spec::types::Str]| {
+            patterns.iter().map(|p| LowerPattern::new(p)).collect()
+        };
+        spec()
+            .hardline
+            .paths
+            .iter()
+            .map(|entry| LowerPath {
+                entry,
+                patterns: all(&entry.patterns),
+                root_patterns: all(&entry.root_patterns),
+                except_patterns: all(&entry.except_patterns),
+            })
+            .collect()
+    })
+}
+
 /// The protected path (`paths`) a call of this class touches, refusing entries first. `abs` is
 /// the normalised absolute path (or `~/…`); `home`, when known, lets `~/…` patterns match;
 /// `root`, the project root, lets `root_patterns` match.
 pub fn check_path(abs: &str, class: RiskClass, home: Option<&str>, root: &str) -> Option<PathHit> {
-    let hardline = &spec().hardline;
-    let lower = abs.to_lowercase();
+    let lower_abs = lower(abs);
+    let lower_abs = lower_abs.as_ref();
     let tilde = home.and_then(|home| {
-        let home = home.trim_end_matches('/').to_lowercase();
-        lower
-            .strip_prefix(home.as_str())
+        let home = lower(home.trim_end_matches('/'));
+        lower_abs
+            .strip_prefix(home.as_ref())
             .filter(|r| r.is_empty() || r.starts_with('/'))
             .map(|r| format!("~{r}"))
     });
-    let relative = inside(&root.to_lowercase(), &lower);
-    let any = |patterns: &[crate::spec::types::Str]| {
-        patterns.iter().any(|p| {
-            let p = p.to_lowercase();
-            matches(&p, &lower) || tilde.as_deref().is_some_and(|t| matches(&p, t))
-        })
+    let relative = inside(&lower(root), lower_abs);
+    let any = |patterns: &[LowerPattern]| {
+        patterns
+            .iter()
+            .any(|p| p.matches(lower_abs) || tilde.as_deref().is_some_and(|t| p.matches(t)))
     };
     let hit = |ask: bool| {
-        hardline
-            .paths
+        lower_paths()
             .iter()
-            .filter(move |e| e.ask == ask)
+            .filter(move |e| e.entry.ask == ask && e.applies_to(class))
             .find_map(|e| {
-                let applies = e.classes.iter().any(|c| c == class.as_str());
-                let in_root = relative.as_deref().is_some_and(|rel| {
-                    e.root_patterns
-                        .iter()
-                        .any(|p| matches(&p.to_lowercase(), rel))
-                });
+                let in_root = relative
+                    .as_deref()
+                    .is_some_and(|rel| e.root_patterns.iter().any(|p| p.matches(rel)));
                 let hit = (any(&e.patterns) || in_root) && !any(&e.except_patterns);
-                (applies && hit).then(|| PathHit {
+                hit.then(|| PathHit {
                     hit: Hit {
-                        entry: e.id.to_string(),
-                        reason: e.reason.to_string(),
+                        entry: e.entry.id.to_string(),
+                        reason: e.entry.reason.to_string(),
                         part: abs.to_string(),
                     },
                     ask,
@@ -76,6 +167,57 @@ pub fn check_path(abs: &str, class: RiskClass, home: Option<&str>, root: &str) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The piece a pattern's match needs never rules out a path the pattern matches: every
+    /// pattern against paths made from every pattern (its wildcards spelled several ways).
+    #[test]
+    fn a_pattern_s_piece_rules_out_no_match() {
+        let patterns: Vec<&LowerPattern> = lower_paths()
+            .iter()
+            .flat_map(|e| {
+                e.patterns
+                    .iter()
+                    .chain(&e.root_patterns)
+                    .chain(&e.except_patterns)
+            })
+            .collect();
+        let mut paths: Vec<String> = Vec::new();
+        for p in &patterns {
+            for star in ["", "x", "a/b", "*"] {
+                for one in ["q", "/", "?"] {
+                    let path = p.as_str().replace('*', star).replace('?', one);
+                    paths.push(format!("{path}/more"));
+                    paths.push(path);
+                }
+            }
+        }
+        let mut matched = 0;
+        for p in &patterns {
+            for path in &paths {
+                let whole = matches(p.as_str(), path);
+                assert_eq!(p.matches(path), whole, "{} against {path}", p.as_str());
+                matched += usize::from(whole);
+            }
+        }
+        assert!(matched > patterns.len());
+    }
+
+    #[test]
+    fn lower_is_to_lowercase() {
+        for text in [
+            "/home/me/.ssh",
+            "/HOME/Me",
+            "ǅ/x",
+            "/tmp/Σ",
+            "ΑΣ",
+            "/proc/İ",
+            "",
+            "ß",
+        ] {
+            assert_eq!(lower(text), text.to_lowercase(), "{text}");
+        }
+        assert!(matches!(lower("/home/me"), Cow::Borrowed(_)));
+    }
 
     #[test]
     fn protected_paths() {

@@ -14,6 +14,7 @@
 //! [`Analysis::unknown`]: auto refuses it and the other modes ask.
 
 mod forms;
+mod index;
 mod secrets;
 mod values;
 mod walk;

@@ -2,13 +2,13 @@
 //! environment, named plainly, through a glob or through a value known only when the line runs.
 
 use super::super::glob::{hidden_names_spelled, may_match_under, tokens, tokens_meet_crossing};
-use super::super::hardline::{self, Hit};
+use super::super::hardline::{self, lower, Hit, LowerPath, LowerPattern};
 use super::super::path::SOME_HOME;
 use super::super::shell::Word;
 use super::super::RiskClass;
 use super::values::{shape, strip_word_prefix, values_inside, Scope};
 use super::walk::Walker;
-use crate::spec::spec;
+use std::borrow::Cow;
 
 impl Walker<'_> {
     /// Operands that name a path no tool may read (keys, a process's environment): a command
@@ -67,6 +67,14 @@ impl Walker<'_> {
     }
 }
 
+/// The hardline's path entries that refuse a read (keys, a process's environment), their
+/// patterns in lower case.
+fn refusing_reads() -> impl Iterator<Item = &'static LowerPath> {
+    hardline::lower_paths()
+        .iter()
+        .filter(|e| !e.entry.ask && e.applies_to(RiskClass::Read))
+}
+
 /// Whether a text holds a literal piece of a path no tool may read (no case): one that holds none
 /// names no such path.
 pub(super) fn secret_may(t: &str) -> bool {
@@ -83,19 +91,15 @@ pub(super) fn secret_fragments() -> &'static [String] {
     static FRAGMENTS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     FRAGMENTS.get_or_init(|| {
         let mut out: Vec<String> = Vec::new();
-        for e in spec().hardline.paths.iter() {
-            if e.ask || !e.classes.iter().any(|c| c == "read") {
-                continue;
-            }
-            for p in e.patterns.iter() {
+        for e in refusing_reads() {
+            for p in e.patterns.iter().map(LowerPattern::as_str) {
                 // The longest literal piece of the pattern stands for it.
                 let longest = p
                     .split(['*', '?', '/'])
                     .max_by_key(|f| f.len())
-                    .unwrap_or("")
-                    .to_lowercase();
-                if longest.len() >= 3 && !out.contains(&longest) {
-                    out.push(longest);
+                    .unwrap_or("");
+                if longest.len() >= 3 && !out.iter().any(|f| f == longest) {
+                    out.push(longest.to_string());
                 }
             }
         }
@@ -105,26 +109,22 @@ pub(super) fn secret_fragments() -> &'static [String] {
 
 /// The refusing read entry (keys, a process's environment) a glob can name a path of, if any.
 pub(super) fn secret_glob(path: &str, home: Option<&str>) -> Option<Hit> {
-    let lower = path.to_lowercase();
-    let path_tokens = hidden_names_spelled(tokens(&lower));
-    let home = home.map(|h| h.trim_end_matches('/').to_lowercase());
-    for e in spec().hardline.paths.iter() {
-        if e.ask || !e.classes.iter().any(|c| c == "read") {
-            continue;
-        }
+    let path_tokens = hidden_names_spelled(tokens(&lower(path)));
+    let home = home.map(|h| lower(h.trim_end_matches('/')));
+    for e in refusing_reads() {
         let found = e.patterns.iter().any(|p| {
-            let p = p.to_lowercase();
+            let p = p.as_str();
             let p = match (p.strip_prefix('~'), &home) {
-                (Some(rest), Some(h)) => format!("{h}{rest}"),
-                (Some(rest), None) => format!("{SOME_HOME}{rest}"),
-                _ => p,
+                (Some(rest), Some(h)) => Cow::Owned(format!("{h}{rest}")),
+                (Some(rest), None) => Cow::Owned(format!("{SOME_HOME}{rest}")),
+                _ => Cow::Borrowed(p),
             };
             tokens_meet_crossing(&path_tokens, &tokens(&p), true)
         });
         if found {
             return Some(Hit {
-                entry: e.id.to_string(),
-                reason: e.reason.to_string(),
+                entry: e.entry.id.to_string(),
+                reason: e.entry.reason.to_string(),
                 part: path.to_string(),
             });
         }
@@ -138,30 +138,24 @@ impl Walker<'_> {
     /// `/proc`). Only entries anchored at a folder count: `*/.ssh/*` names keys wherever they
     /// are, which a folder of the project is not known to hold.
     pub(super) fn secret_tree(&mut self, path: &str) {
-        let folder = path.to_lowercase();
-        let home = self
-            .place
-            .home
-            .map(|h| h.trim_end_matches('/').to_lowercase());
-        for e in spec().hardline.paths.iter() {
-            if e.ask || !e.classes.iter().any(|c| c == "read") {
-                continue;
-            }
+        let folder = lower(path);
+        let home = self.place.home.map(|h| lower(h.trim_end_matches('/')));
+        for e in refusing_reads() {
             let under = e.patterns.iter().any(|p| {
-                let p = p.to_lowercase();
+                let p = p.as_str();
                 let anchored = match (p.strip_prefix('~'), &home) {
-                    (Some(rest), Some(h)) => format!("{h}{rest}"),
-                    (Some(_), None) if folder.starts_with('~') => p,
-                    (Some(rest), None) => format!("{SOME_HOME}{rest}"),
-                    (None, _) if p.starts_with('/') => p,
+                    (Some(rest), Some(h)) => Cow::Owned(format!("{h}{rest}")),
+                    (Some(_), None) if folder.starts_with('~') => Cow::Borrowed(p),
+                    (Some(rest), None) => Cow::Owned(format!("{SOME_HOME}{rest}")),
+                    (None, _) if p.starts_with('/') => Cow::Borrowed(p),
                     _ => return false,
                 };
                 may_match_under(&anchored, &folder)
             });
             if under {
                 self.out.hits.push(Hit {
-                    entry: e.id.to_string(),
-                    reason: e.reason.to_string(),
+                    entry: e.entry.id.to_string(),
+                    reason: e.entry.reason.to_string(),
                     part: path.to_string(),
                 });
                 return;

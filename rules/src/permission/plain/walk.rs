@@ -2,7 +2,7 @@
 //! hardline's entries judged against it, the files it writes, the folders it moves to and the
 //! links it makes.
 
-use super::super::glob::{broad_contents, path_meets};
+use super::super::glob::{broad_contents, Segments};
 use super::super::hardline::Hit;
 use super::super::shell::{self, Construct, Reading, Word, MAX_DEPTH};
 use super::super::wildcard;
@@ -514,12 +514,10 @@ impl Walker<'_> {
         if help {
             return;
         }
-        for e in self.hardline.commands.iter() {
-            if e.programs.iter().any(|p| names(p, program)) {
-                let holds = self.entry(e, args, scope, shared);
-                if holds != Holds::No {
-                    self.hit(e, command_text(words), holds);
-                }
+        for e in super::index::entries_naming(program) {
+            let holds = self.entry(e, args, scope, shared);
+            if holds != Holds::No {
+                self.hit(e, command_text(words), holds);
             }
         }
     }
@@ -914,21 +912,21 @@ impl Walker<'_> {
     /// Whether a path (a glob) can name a path of the set, or all of a protected folder's
     /// contents (`~/*`, `/usr/.*`).
     pub(super) fn in_set(&self, set: &TargetSet, path: &str) -> bool {
-        let home = self.place.home.map(|h| h.trim_end_matches('/'));
-        let exact = set
-            .exact
-            .iter()
-            .map(|e| e.as_ref().to_string())
-            .chain(home.filter(|h| !h.is_empty()).map(str::to_string));
-        let dir = broad_contents(path);
-        for e in exact {
-            if path_meets(path, &e) || dir.is_some_and(|d| path_meets(d, &e)) {
-                return true;
-            }
-        }
-        set.patterns
-            .iter()
-            .any(|p| path_meets(path, p) || dir.is_some_and(|d| path_meets(d, p)))
+        let home = self
+            .place
+            .home
+            .map(|h| h.trim_end_matches('/'))
+            .filter(|h| !h.is_empty());
+        // The path, and the folder a glob naming all its entries stands for.
+        let candidates = std::iter::once(path).chain(broad_contents(path));
+        candidates.map(Segments::of).any(|candidate| {
+            set.exact
+                .iter()
+                .map(|e| e.as_ref())
+                .chain(home)
+                .chain(set.patterns.iter().map(|p| p.as_ref()))
+                .any(|glob| candidate.meets(glob))
+        })
     }
 }
 
