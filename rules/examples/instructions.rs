@@ -1,0 +1,54 @@
+//! The work whose instructions `scripts/instructions.sh` counts (under valgrind's callgrind: the
+//! same count on a loaded machine as on a quiet one, unlike a time): `evaluate N` judges
+//! `git push origin main` in edit mode N times, `run N DIR` runs every case file of DIR N times.
+
+use lembas_rules::conformance::run_file;
+use lembas_rules::permission::{evaluate, Context, Mode, Request};
+use std::hint::black_box;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let times: u32 = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(1);
+    match args.get(1).map(String::as_str) {
+        Some("evaluate") => {
+            let context = Context::new(Mode::Edit);
+            let push = Request::bash("git push origin main");
+            for _ in 0..times {
+                black_box(evaluate(black_box(&push), &context));
+            }
+        }
+        Some("run") => {
+            let dir = args.get(3).map_or("conformance", String::as_str);
+            let mut files: Vec<(String, serde_json::Value)> = Vec::new();
+            for path in std::fs::read_dir(dir)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path())
+            {
+                let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
+                    continue;
+                };
+                if path.extension().is_some_and(|x| x == "json") {
+                    let text = std::fs::read_to_string(&path).unwrap_or_default();
+                    if let Ok(value) = serde_json::from_str(&text) {
+                        files.push((stem.to_string(), value));
+                    }
+                }
+            }
+            if files.is_empty() {
+                eprintln!("no case file in {dir}");
+                std::process::exit(2);
+            }
+            for _ in 0..times {
+                for (name, value) in &files {
+                    black_box(run_file(value, Some(name)).map_or(0, |r| r.passed));
+                }
+            }
+        }
+        _ => {
+            eprintln!("usage: instructions evaluate N | run N [DIR]");
+            std::process::exit(2);
+        }
+    }
+}
