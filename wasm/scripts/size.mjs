@@ -3,12 +3,13 @@
 // 640 KB (260 KB gzipped): over that budget, because the budget was set against the package before
 // issue 19's grammars (112.8 KB more at "z") — docs/figures.md says by how much. So that nothing
 // else grows unseen, this check fails above what the package measures plus a little room
-// (645 KB, 262 KB gzipped).
+// (650 KB, 264 KB gzipped: it was 645 KB and 262 KB until the rules' speed work of stop 27 made
+// a whole runFile 22% faster for 4.8 KB, 2.2 KB gzipped — docs/figures.md).
 // `--report` prints the figures and never fails.
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 const BUDGET = { raw: 480_000, gz: 200_000 };
-const GUARD = { raw: 645_000, gz: 262_000 };
+const GUARD = { raw: 650_000, gz: 264_000 };
 const file = new URL("../pkg/lembas_wasm_bg.wasm", import.meta.url);
 const bytes = readFileSync(file);
 const gz = gzipSync(bytes, { level: 9 }).length;

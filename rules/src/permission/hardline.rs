@@ -2,6 +2,7 @@
 //! file tool may touch. A line's commands are judged as [`super::plain`] reads them; every part
 //! counts. A path is compared without letter case (`.SSH` is `.ssh` on a case-insensitive disk).
 
+use super::glob::{tokens, Token};
 use super::path::inside;
 use super::wildcard::matches;
 use super::RiskClass;
@@ -49,31 +50,65 @@ pub(crate) fn lower(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// A pattern of a path entry in lower case, with the longest run of it that holds no wildcard:
-/// a path that does not hold that run cannot match, and most paths are ruled out by it at once.
+/// A pattern of a path entry in lower case, with what a match must start with and the longest
+/// run of it that holds no wildcard: a path that does not hold them cannot match, and most paths
+/// are ruled out by them at once.
 pub(crate) struct LowerPattern {
     text: String,
-    /// The longest piece between wildcards.
+    /// What comes before its first wildcard: a match starts with it.
+    head: String,
+    /// The longest piece between wildcards, when the pattern starts with one (`*/.ssh/*`).
     needle: String,
+    /// The pattern as a glob's tokens, after its `~` if it starts with one (see [`Self::glob`]).
+    glob_tokens: Vec<Token>,
 }
 
 impl LowerPattern {
     fn new(pattern: &str) -> LowerPattern {
         let text = pattern.to_lowercase();
         // A pattern ending in ` *` matches without that ending too: the piece comes from before.
-        let needle = text
-            .strip_suffix(" *")
-            .unwrap_or(&text)
-            .split(['*', '?'])
-            .max_by_key(|piece| piece.len())
-            .unwrap_or("")
-            .to_string();
-        LowerPattern { text, needle }
+        let body = text.strip_suffix(" *").unwrap_or(&text);
+        let mut pieces = body.split(['*', '?']);
+        let head = pieces.next().unwrap_or("").to_string();
+        let needle = if head.is_empty() {
+            pieces.max_by_key(|piece| piece.len()).unwrap_or("")
+        } else {
+            ""
+        }
+        .to_string();
+        let glob_tokens = tokens(text.strip_prefix('~').unwrap_or(&text));
+        LowerPattern {
+            text,
+            head,
+            needle,
+            glob_tokens,
+        }
+    }
+
+    /// The pattern as a glob's tokens, its `~` standing for `home` (a folder in lower case):
+    /// what `tokens` makes of the pattern with its `~` replaced, read once instead of on every
+    /// call.
+    pub(crate) fn glob(&self, home: &str) -> Cow<'_, [Token]> {
+        if !self.text.starts_with('~') {
+            return Cow::Borrowed(&self.glob_tokens);
+        }
+        // A home with a wildcard's letter in it would read with the pattern as one glob.
+        if home.contains(['*', '?', '[']) {
+            return Cow::Owned(tokens(&format!(
+                "{home}{}",
+                self.text.get(1..).unwrap_or("")
+            )));
+        }
+        let mut glob = tokens(home);
+        glob.extend(self.glob_tokens.iter().cloned());
+        Cow::Owned(glob)
     }
 
     /// Whether a path in lower case matches the pattern (see [`matches`]).
     pub(crate) fn matches(&self, lower_path: &str) -> bool {
-        lower_path.contains(self.needle.as_str()) && matches(&self.text, lower_path)
+        lower_path.starts_with(self.head.as_str())
+            && lower_path.contains(self.needle.as_str())
+            && matches(&self.text, lower_path)
     }
 
     /// The pattern, in lower case.
@@ -200,6 +235,22 @@ mod tests {
             }
         }
         assert!(matched > patterns.len());
+    }
+
+    /// A pattern's tokens read once are what reading the pattern with its `~` replaced gives.
+    #[test]
+    fn a_pattern_s_tokens_are_its_text_s() {
+        for e in lower_paths() {
+            for p in &e.patterns {
+                for home in ["/home/me", "/home/~home", "/h[o]me/*", ""] {
+                    let text = match p.as_str().strip_prefix('~') {
+                        Some(rest) => format!("{home}{rest}"),
+                        None => p.as_str().to_string(),
+                    };
+                    assert_eq!(p.glob(home).as_ref(), tokens(&text).as_slice(), "{text}");
+                }
+            }
+        }
     }
 
     #[test]

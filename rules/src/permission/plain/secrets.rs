@@ -113,13 +113,8 @@ pub(super) fn secret_glob(path: &str, home: Option<&str>) -> Option<Hit> {
     let home = home.map(|h| lower(h.trim_end_matches('/')));
     for e in refusing_reads() {
         let found = e.patterns.iter().any(|p| {
-            let p = p.as_str();
-            let p = match (p.strip_prefix('~'), &home) {
-                (Some(rest), Some(h)) => Cow::Owned(format!("{h}{rest}")),
-                (Some(rest), None) => Cow::Owned(format!("{SOME_HOME}{rest}")),
-                _ => Cow::Borrowed(p),
-            };
-            tokens_meet_crossing(&path_tokens, &tokens(&p), true)
+            let home = home.as_deref().unwrap_or(SOME_HOME);
+            tokens_meet_crossing(&path_tokens, &p.glob(home), true)
         });
         if found {
             return Some(Hit {
