@@ -92,7 +92,9 @@ impl LowerPattern {
         if !self.text.starts_with('~') {
             return Cow::Borrowed(&self.glob_tokens);
         }
-        // A home with a wildcard's letter in it would read with the pattern as one glob.
+        // Reading a glob never looks back past a plain letter, so the home's tokens and the
+        // rest's read apart are the whole text's — unless the home holds a wildcard's letter
+        // (a `*` at its end merges with one after it, a `[` opens a class): then it is read whole.
         if home.contains(['*', '?', '[']) {
             return Cow::Owned(tokens(&format!(
                 "{home}{}",
@@ -242,7 +244,15 @@ mod tests {
     fn a_pattern_s_tokens_are_its_text_s() {
         for e in lower_paths() {
             for p in &e.patterns {
-                for home in ["/home/me", "/home/~home", "/h[o]me/*", ""] {
+                for home in [
+                    "/home/me",
+                    "/home/~home",
+                    "/h[o]me/*",
+                    "",
+                    "/home/x*",
+                    "/home/a\\b",
+                    "/home/[x",
+                ] {
                     let text = match p.as_str().strip_prefix('~') {
                         Some(rest) => format!("{home}{rest}"),
                         None => p.as_str().to_string(),

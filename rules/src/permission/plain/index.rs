@@ -2,7 +2,7 @@
 //! one search of a sorted list of names instead of a test of every entry's programs for every
 //! command of a line. An entry naming its program by a wildcard (`mkfs.*`) is tested as before.
 
-use super::super::wildcard;
+use super::walk::names;
 use crate::spec::spec;
 use crate::spec::types::HardCommand;
 use std::sync::OnceLock;
@@ -65,7 +65,7 @@ pub(super) fn entries_naming(program: &str) -> impl Iterator<Item = &'static Har
     let by_wildcard = index
         .by_wildcard
         .iter()
-        .filter(move |(_, wildcards)| wildcards.iter().any(|w| wildcard::matches(w, program)))
+        .filter(move |(_, wildcards)| wildcards.iter().any(|w| names(w, program)))
         .map(|(at, _)| *at);
     // Both lists are in the spec data's order: merged, an entry in both given once.
     let mut plainly = plainly.iter().copied().peekable();
