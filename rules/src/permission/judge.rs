@@ -8,6 +8,7 @@ use super::hardline;
 use super::path::{inside, resolve, Place, OUTSIDE_ROOT};
 use super::plain;
 use super::request::{default_rules, Context, Request, Rule, Target};
+use super::rule_match::{default_rules_for, ReadRule};
 use super::shell;
 use super::wildcard;
 use super::words::{Action, DecidedBy, Decision, Mode, RiskClass, RuleSource};
@@ -337,24 +338,30 @@ impl Judge<'_> {
 
     /// Whether a rule is for `permission` (its key, or a wildcard that matches it).
     pub(super) fn is_for(rule: &Rule, permission: &str) -> bool {
-        rule.permission == permission
-            || (rule.permission.contains('*') && wildcard::matches(&rule.permission, permission))
+        ReadRule::new(rule).is_for(permission)
     }
 
-    /// Whether a rule is for `permission` and its pattern matches the subject.
-    pub(super) fn matches(rule: &Rule, permission: &str, subject: &str) -> bool {
-        Judge::is_for(rule, permission) && wildcard::matches(&rule.pattern, subject)
-    }
-
-    /// The last rule for `permission` that matches and covers `subject`, as a decision.
+    /// The last rule for `permission` that matches and covers `subject`, as a decision: the
+    /// extra grants, the context's grants, approvals and rules, then the defaults (read once),
+    /// each last first.
     pub(super) fn by_rule(&self, permission: &str, subject: Subject<'_>) -> Option<Decision> {
-        let rule = self
+        let found = |rule: &ReadRule<'_>| {
+            rule.matches(permission, subject.text) && self.covers(rule.rule(), subject)
+        };
+        let own = self
             .ctx
-            .all_rules()
+            .own_rules()
             .chain(self.extra)
             .rev()
-            .find(|r| Judge::matches(r, permission, subject.text) && self.covers(r, subject))?;
-        Some(rule_decision(rule))
+            .map(ReadRule::new)
+            .find(found);
+        let defaults: &[ReadRule<'static>] = if self.ctx.defaults {
+            default_rules_for(permission)
+        } else {
+            &[]
+        };
+        let rule = own.or_else(|| defaults.iter().rev().copied().find(found))?;
+        Some(rule_decision(rule.rule()))
     }
 
     /// The strictest read rule that guards a file (ask or deny) and may match one inside a

@@ -25,6 +25,7 @@ pub mod path;
 pub mod plain;
 pub mod programs;
 pub mod request;
+pub mod rule_match;
 pub mod sandbox;
 pub mod shell;
 #[cfg(feature = "trace")]

@@ -413,11 +413,12 @@ impl Context {
     /// Every rule in force, earliest first.
     pub(crate) fn all_rules(&self) -> impl DoubleEndedIterator<Item = &Rule> {
         let defaults: &[Rule] = if self.defaults { default_rules() } else { &[] };
-        defaults
-            .iter()
-            .chain(&self.rules)
-            .chain(&self.approvals)
-            .chain(&self.grants)
+        defaults.iter().chain(self.own_rules())
+    }
+
+    /// The rules after the defaults: the session's, its approvals, its grants.
+    pub(crate) fn own_rules(&self) -> impl DoubleEndedIterator<Item = &Rule> {
+        self.rules.iter().chain(&self.approvals).chain(&self.grants)
     }
 }
 

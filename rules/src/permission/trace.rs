@@ -4,6 +4,8 @@
 use super::judge::{Judge, Part, Prepared, Subject};
 use super::path::inside;
 use super::request::{Context, Rule};
+#[cfg(feature = "trace")]
+use super::rule_match::ReadRule;
 use super::shell;
 use super::words::{Decision, Mode, RiskClass};
 
@@ -106,7 +108,7 @@ impl Judge<'_> {
             .ctx
             .all_rules()
             .chain(self.extra)
-            .filter(|r| Judge::matches(r, permission, subject.text))
+            .filter(|r| ReadRule::new(r).matches(permission, subject.text))
             .cloned()
             .partition(|r| self.covers(r, subject));
         Matched { matched, uncovered }

@@ -4,24 +4,54 @@
 
 /// Whether `subject` matches `pattern`.
 pub fn matches(pattern: &str, subject: &str) -> bool {
-    // The common shape — a literal, then ` *` (`git push *`) — without the general matcher.
-    if let Some(head) = pattern.strip_suffix(" *") {
-        if !head.contains(['*', '?']) {
-            return subject == head
-                || subject
-                    .strip_prefix(head)
-                    .is_some_and(|rest| rest.starts_with(' '));
+    Wildcard::new(pattern).matches(subject)
+}
+
+/// A pattern read once: what [`matches`] finds out about a pattern before it looks at a subject,
+/// kept for a pattern tested against many subjects (the default rules, on every call).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Wildcard<'a> {
+    text: &'a str,
+    shape: Shape<'a>,
+}
+
+/// What a pattern is, as far as matching it goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape<'a> {
+    /// No wildcard: the subject is the text.
+    Literal,
+    /// A literal, then ` *` (`git push *`): the literal, alone or followed by a space.
+    LiteralThenAny { head: &'a str },
+    /// Anything else, read by the general matcher.
+    Glob,
+}
+
+impl<'a> Wildcard<'a> {
+    /// The pattern `text`, read.
+    pub fn new(text: &'a str) -> Wildcard<'a> {
+        let shape = match text.strip_suffix(" *") {
+            Some(head) if !head.contains(['*', '?']) => Shape::LiteralThenAny { head },
+            _ if !text.contains(['*', '?']) => Shape::Literal,
+            _ => Shape::Glob,
+        };
+        Wildcard { text, shape }
+    }
+
+    /// Whether `subject` matches the pattern.
+    pub fn matches(&self, subject: &str) -> bool {
+        match self.shape {
+            Shape::Literal => self.text == subject,
+            Shape::LiteralThenAny { head } => subject
+                .strip_prefix(head)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(' ')),
+            Shape::Glob => {
+                glob(self.text, subject)
+                    || self
+                        .text
+                        .strip_suffix(" *")
+                        .is_some_and(|head| glob(head, subject))
+            }
         }
-    }
-    if !pattern.contains(['*', '?']) {
-        return pattern == subject;
-    }
-    if glob(pattern, subject) {
-        return true;
-    }
-    match pattern.strip_suffix(" *") {
-        Some(head) => glob(head, subject),
-        None => false,
     }
 }
 
@@ -89,5 +119,62 @@ mod tests {
         assert!(matches("mkfs.*", "mkfs.ext4"));
         assert!(matches("*/.ssh/*", "/home/me/.ssh/id_rsa"));
         assert!(matches("**a*b**", "xxaxxbxx"));
+    }
+
+    /// The rule of the module's first lines, written as plainly as it reads: recursive, on
+    /// characters.
+    fn reference(pattern: &[char], subject: &[char]) -> bool {
+        match pattern.split_first() {
+            None => subject.is_empty(),
+            Some(('*', rest)) => (0..=subject.len()).any(|k| reference(rest, &subject[k..])),
+            Some(('?', rest)) => !subject.is_empty() && reference(rest, &subject[1..]),
+            Some((c, rest)) => subject.first() == Some(c) && reference(rest, &subject[1..]),
+        }
+    }
+
+    fn by_reference(pattern: &str, subject: &str) -> bool {
+        let p: Vec<char> = pattern.chars().collect();
+        let s: Vec<char> = subject.chars().collect();
+        reference(&p, &s)
+            || pattern
+                .strip_suffix(" *")
+                .is_some_and(|head| reference(&head.chars().collect::<Vec<_>>(), &s))
+    }
+
+    /// Every pattern and subject of up to four characters from a small alphabet (with `*`, `?`,
+    /// a space and a two-byte letter), and a few longer ones: the matcher agrees with the rule.
+    #[test]
+    fn agrees_with_the_rule_written_plainly() {
+        let alphabet = ['a', 'b', ' ', '*', '?', 'é'];
+        let mut texts: Vec<String> = vec![String::new()];
+        let mut last = texts.clone();
+        for _ in 0..4 {
+            last = last
+                .iter()
+                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+                .collect();
+            texts.extend(last.iter().cloned());
+        }
+        texts.extend(
+            [
+                "git push *",
+                "git push",
+                "git push origin",
+                "git pushx",
+                "a b *",
+                "ab *",
+            ]
+            .map(String::from),
+        );
+        let subjects: Vec<&String> = texts.iter().collect();
+        for pattern in texts.iter().step_by(7).chain(texts.iter().rev().take(6)) {
+            for subject in &subjects {
+                assert_eq!(
+                    matches(pattern, subject),
+                    by_reference(pattern, subject),
+                    "{pattern:?} against {subject:?}"
+                );
+            }
+        }
     }
 }

@@ -186,10 +186,12 @@ impl<'a> Parser<'a> {
     /// The plain word ahead when it is one of [`KEYWORDS`] (or `-p` after `time`).
     fn keyword_ahead(&self) -> Option<&'static str> {
         let w = self.bare_ahead()?;
+        // Every keyword is ASCII, so its length in characters is its length in bytes: a word of
+        // another length is no keyword, without comparing its characters.
         KEYWORDS
             .iter()
             .chain(&["-p"])
-            .find(|k| k.chars().eq(w.iter().copied()))
+            .find(|k| k.len() == w.len() && k.chars().eq(w.iter().copied()))
             .copied()
     }
 
@@ -943,4 +945,15 @@ fn value_of_assignment(w: &Word) -> Option<Word> {
         }
     }
     Some(value)
+}
+
+#[cfg(test)]
+mod keyword_tests {
+    use super::KEYWORDS;
+
+    /// `keyword_ahead` compares a keyword's byte length with a word's length in characters.
+    #[test]
+    fn every_keyword_is_ascii() {
+        assert!(KEYWORDS.iter().chain(&["-p"]).all(|k| k.is_ascii()));
+    }
 }
