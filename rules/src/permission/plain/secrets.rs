@@ -78,10 +78,35 @@ fn refusing_reads() -> impl Iterator<Item = &'static LowerPath> {
 /// Whether a text holds a literal piece of a path no tool may read (no case): one that holds none
 /// names no such path.
 pub(super) fn secret_may(t: &str) -> bool {
-    secret_fragments().iter().any(|f| {
-        t.as_bytes()
-            .windows(f.len())
-            .any(|w| w.eq_ignore_ascii_case(f.as_bytes()))
+    let by_first = fragments_by_first_byte();
+    let bytes = t.as_bytes();
+    (0..bytes.len()).any(|at| {
+        let Some(rest) = bytes.get(at..) else {
+            return false;
+        };
+        let first = rest.first().map_or(0, u8::to_ascii_lowercase);
+        by_first.get(usize::from(first)).is_some_and(|fragments| {
+            fragments.iter().any(|f| {
+                rest.get(..f.len())
+                    .is_some_and(|piece| piece.eq_ignore_ascii_case(f.as_bytes()))
+            })
+        })
+    })
+}
+
+/// [`secret_fragments`] by their first byte in lower case (a word's byte is looked up, and only
+/// the pieces that start with it compared): most of a command's words start no piece anywhere.
+fn fragments_by_first_byte() -> &'static [Vec<&'static str>] {
+    static BY_FIRST: std::sync::OnceLock<Vec<Vec<&'static str>>> = std::sync::OnceLock::new();
+    BY_FIRST.get_or_init(|| {
+        let mut by_first: Vec<Vec<&'static str>> = vec![Vec::new(); 256];
+        for f in secret_fragments() {
+            let first = f.as_bytes().first().map_or(0, u8::to_ascii_lowercase);
+            if let Some(group) = by_first.get_mut(usize::from(first)) {
+                group.push(f.as_str());
+            }
+        }
+        by_first
     })
 }
 
@@ -156,5 +181,53 @@ impl Walker<'_> {
                 return;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{secret_fragments, secret_may};
+
+    /// What a scan of every piece at every place finds, for texts made of the pieces themselves
+    /// (whole, cut, in other letter cases, inside other text) and of other words.
+    #[test]
+    fn finds_what_a_scan_of_every_piece_finds() {
+        let scan = |t: &str| {
+            secret_fragments().iter().any(|f| {
+                t.as_bytes()
+                    .windows(f.len())
+                    .any(|w| w.eq_ignore_ascii_case(f.as_bytes()))
+            })
+        };
+        let mut texts: Vec<String> = vec![
+            String::new(),
+            "git".into(),
+            "push origin main".into(),
+            "é/ü~".into(),
+            "ǅx".into(),
+        ];
+        for f in secret_fragments() {
+            texts.push(f.clone());
+            texts.push(f.to_uppercase());
+            texts.push(format!("x/{f}/y"));
+            texts.push(format!("~/{}", f.to_ascii_uppercase()));
+            for cut in 1..f.len() {
+                if let (Some(head), Some(tail)) = (f.get(..cut), f.get(cut..)) {
+                    texts.push(head.to_string());
+                    texts.push(tail.to_string());
+                    texts.push(format!("{head}-{tail}"));
+                }
+            }
+        }
+        let mut found = 0;
+        for t in &texts {
+            assert_eq!(secret_may(t), scan(t), "{t:?}");
+            found += usize::from(scan(t));
+        }
+        assert!(
+            found > secret_fragments().len(),
+            "the texts hold pieces to find"
+        );
+        assert!(found < texts.len(), "and texts that hold none");
     }
 }
