@@ -1,6 +1,8 @@
 //! The work whose instructions `scripts/instructions.sh` counts (under valgrind's callgrind: the
 //! same count on a loaded machine as on a quiet one, unlike a time): `evaluate N` judges
-//! `git push origin main` in edit mode N times, `run N DIR` runs every case file of DIR N times.
+//! `git push origin main` in edit mode N times, `api N` the same through the npm package's API
+//! (JSON text in and out, as its `.wasm` runs it; built with the `wasm` feature), `run N DIR` runs
+//! every case file of DIR N times.
 
 use lembas_rules::conformance::run_file;
 use lembas_rules::permission::{evaluate, Context, Mode, Request};
@@ -15,6 +17,17 @@ fn main() {
             let push = Request::bash("git push origin main");
             for _ in 0..times {
                 black_box(evaluate(black_box(&push), &context));
+            }
+        }
+        #[cfg(feature = "wasm")]
+        Some("api") => {
+            let push = r#"[{"tool":"bash","line":"git push origin main"},{"mode":"edit"}]"#;
+            for _ in 0..times {
+                let args = lembas_rules::api::parse("arguments", black_box(push));
+                let answer = args
+                    .and_then(|args| lembas_rules::api::dispatch("evaluate", &args))
+                    .map(|v| lembas_rules::api::text(&v));
+                black_box(answer).ok();
             }
         }
         Some("run") => {
@@ -47,7 +60,7 @@ fn main() {
             }
         }
         _ => {
-            eprintln!("usage: instructions evaluate N | run N [DIR]");
+            eprintln!("usage: instructions evaluate N | api N | run N [DIR]");
             std::process::exit(2);
         }
     }

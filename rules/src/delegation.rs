@@ -9,7 +9,7 @@
 //! - [`tighten`] — the main agent made stricter: every subagent looser than its parent is made as
 //!   strict as it, down the tree; a looser switch changes no subagent.
 
-use crate::json::{Object, ToJson};
+use crate::json::{Keys, Object, ToJson};
 use crate::permission::{
     decide, prepare, Action, Context, Decision, Mode, Request, RiskClass, Rule, RuleSource,
 };
@@ -39,8 +39,8 @@ pub struct SubagentMode {
 }
 
 impl ToJson for SubagentMode {
-    fn to_json(&self) -> Value {
-        Object::new()
+    fn write_json(&self, keys: Keys) -> Value {
+        Object::keyed(keys)
             .with("mode", self.mode)
             .with("request", &self.request)
             .done()
@@ -208,8 +208,8 @@ pub struct Verdict {
 
 impl ToJson for Verdict {
     /// `text` and `main` are left out when there is none.
-    fn to_json(&self) -> Value {
-        Object::new()
+    fn write_json(&self, keys: Keys) -> Value {
+        Object::keyed(keys)
             .with("answer", self.answer)
             .with_some("text", &self.text)
             .with("own", &self.own)
@@ -219,8 +219,8 @@ impl ToJson for Verdict {
 }
 
 impl ToJson for Grant {
-    fn to_json(&self) -> Value {
-        Object::new()
+    fn write_json(&self, keys: Keys) -> Value {
+        Object::keyed(keys)
             .with("tool", &self.tool)
             .with("permission", &self.permission)
             .with("pattern", &self.pattern)

@@ -2,7 +2,9 @@
 //! each of these types is that writer too (`serialize_as_json!`), so the npm package's answers,
 //! the conformance runner's actual values and the harness's events are written by one piece of
 //! code each — and the `.wasm` holds no generic serde serializer for them (derived ones were
-//! 18 KB of it). Keys are snake_case as the spec writes them; the npm API turns them to camelCase.
+//! 18 KB of it). Keys are written snake_case as the spec writes them, and spelled when written:
+//! snake_case for the spec's cases and the harness, camelCase for the npm API ([`Keys`]), with no
+//! second pass over an answer.
 
 use serde_json::{Map, Value};
 
@@ -91,34 +93,67 @@ impl<'de> serde::de::Visitor<'de> for StrictVisitor {
     }
 }
 
+/// How a JSON object's keys are spelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keys {
+    /// snake_case, as the spec and its cases write them.
+    Snake,
+    /// camelCase, as the npm package answers JavaScript.
+    Camel,
+}
+
+impl Keys {
+    /// `key` (written snake_case) spelled so.
+    pub fn spell(self, key: &str) -> String {
+        match self {
+            Keys::Snake => key.to_string(),
+            Keys::Camel => camel(key),
+        }
+    }
+
+    /// A value from elsewhere (a case's own, a whole object) with its keys spelled so.
+    pub fn respell(self, value: Value) -> Value {
+        match self {
+            Keys::Snake => value,
+            Keys::Camel => camel_keys(value),
+        }
+    }
+}
+
 /// A value as the spec's JSON writes it.
 pub trait ToJson {
-    /// The value as JSON.
-    fn to_json(&self) -> Value;
+    /// The value as JSON, its keys spelled `keys`: each key written once, in the spelling asked
+    /// for (no second pass over the value).
+    fn write_json(&self, keys: Keys) -> Value;
+
+    /// The value as JSON, its keys snake_case as the spec writes them.
+    fn to_json(&self) -> Value {
+        self.write_json(Keys::Snake)
+    }
 }
 
 impl ToJson for str {
-    fn to_json(&self) -> Value {
+    fn write_json(&self, _keys: Keys) -> Value {
         Value::String(self.to_string())
     }
 }
 
 impl ToJson for String {
-    fn to_json(&self) -> Value {
+    fn write_json(&self, _keys: Keys) -> Value {
         Value::String(self.clone())
     }
 }
 
 impl ToJson for Value {
-    fn to_json(&self) -> Value {
-        self.clone()
+    fn write_json(&self, keys: Keys) -> Value {
+        keys.respell(self.clone())
     }
 }
 
 macro_rules! to_json_number {
     ($($t:ty),*) => {$(
         impl ToJson for $t {
-            fn to_json(&self) -> Value {
+            fn write_json(&self, _keys: Keys) -> Value {
                 Value::from(*self)
             }
         }
@@ -127,48 +162,67 @@ macro_rules! to_json_number {
 to_json_number!(bool, u32, u64, i64, usize, f64);
 
 impl<T: ToJson> ToJson for Option<T> {
-    fn to_json(&self) -> Value {
-        self.as_ref().map_or(Value::Null, ToJson::to_json)
+    fn write_json(&self, keys: Keys) -> Value {
+        self.as_ref().map_or(Value::Null, |v| v.write_json(keys))
     }
 }
 
 impl<T: ToJson> ToJson for [T] {
-    fn to_json(&self) -> Value {
-        Value::Array(self.iter().map(ToJson::to_json).collect())
+    fn write_json(&self, keys: Keys) -> Value {
+        Value::Array(self.iter().map(|v| v.write_json(keys)).collect())
     }
 }
 
 impl<T: ToJson> ToJson for Vec<T> {
-    fn to_json(&self) -> Value {
-        self.as_slice().to_json()
+    fn write_json(&self, keys: Keys) -> Value {
+        self.as_slice().write_json(keys)
     }
 }
 
 impl<T: ToJson + ?Sized> ToJson for &T {
-    fn to_json(&self) -> Value {
-        (**self).to_json()
+    fn write_json(&self, keys: Keys) -> Value {
+        (**self).write_json(keys)
     }
 }
 
-/// A JSON object written field by field.
-#[derive(Debug, Default)]
-pub struct Object(Map<String, Value>);
+/// A JSON object written field by field, its keys (written snake_case) spelled as asked.
+#[derive(Debug)]
+pub struct Object {
+    map: Map<String, Value>,
+    keys: Keys,
+}
+
+impl Default for Object {
+    fn default() -> Object {
+        Object::new()
+    }
+}
 
 impl Object {
-    /// An empty object.
+    /// An empty object, its keys snake_case.
     pub fn new() -> Object {
-        Object(Map::new())
+        Object::keyed(Keys::Snake)
+    }
+
+    /// An empty object, its keys (and its values' keys) spelled `keys`.
+    pub fn keyed(keys: Keys) -> Object {
+        Object {
+            map: Map::new(),
+            keys,
+        }
     }
 
     /// `key: value`.
     pub fn with(mut self, key: &str, value: impl ToJson) -> Object {
-        self.0.insert(key.to_string(), value.to_json());
+        self.map
+            .insert(self.keys.spell(key), value.write_json(self.keys));
         self
     }
 
-    /// `key: value`, the value moved in.
+    /// `key: value`, the value moved in (its keys spelled as this object's).
     pub fn with_value(mut self, key: &str, value: Value) -> Object {
-        self.0.insert(key.to_string(), value);
+        self.map
+            .insert(self.keys.spell(key), self.keys.respell(value));
         self
     }
 
@@ -180,17 +234,18 @@ impl Object {
         }
     }
 
-    /// Every key of `object` (an object value), as if written here.
+    /// Every key of `object` (an object value written with this object's [`Keys`]), as if
+    /// written here.
     pub fn with_all(mut self, object: Value) -> Object {
         if let Value::Object(m) = object {
-            self.0.extend(m);
+            self.map.extend(m);
         }
         self
     }
 
     /// The object as a JSON value.
     pub fn done(self) -> Value {
-        Value::Object(self.0)
+        Value::Object(self.map)
     }
 }
 
@@ -275,7 +330,7 @@ macro_rules! words {
         }
 
         impl $crate::json::ToJson for $t {
-            fn to_json(&self) -> serde_json::Value {
+            fn write_json(&self, _keys: $crate::json::Keys) -> serde_json::Value {
                 serde_json::Value::from(self.as_str())
             }
         }

@@ -12,7 +12,7 @@
 //! Time is always an argument: nothing here reads a clock.
 
 use crate::input::{InputError, Obj};
-use crate::json::{Object, ToJson};
+use crate::json::{Keys, Object, ToJson};
 use crate::schema::{Field, Shape, Variant, Variants};
 use crate::spec::loop_spec;
 use crate::text::{fill, fill_args, fill_with, Arg};
@@ -411,8 +411,8 @@ fn phase_text(kind: PhaseKind) -> &'static str {
 impl ToJson for Phase {
     /// `{ phase: name, …its data }`, data that is not there left out (`retrying`'s `in_secs` is
     /// `in`).
-    fn to_json(&self) -> Value {
-        let o = Object::new().with("phase", self.name());
+    fn write_json(&self, keys: Keys) -> Value {
+        let o = Object::keyed(keys).with("phase", self.name());
         match self {
             Phase::Queued { ahead } => o.with_some("ahead", ahead),
             Phase::WaitingForModel { model, reason } => {
@@ -443,9 +443,9 @@ impl ToJson for Phase {
 }
 
 impl ToJson for Progress {
-    fn to_json(&self) -> Value {
-        Object::new()
-            .with_all(self.phase.to_json())
+    fn write_json(&self, keys: Keys) -> Value {
+        Object::keyed(keys)
+            .with_all(self.phase.write_json(keys))
             .with("since", self.since)
             .done()
     }
@@ -794,11 +794,13 @@ pub enum Paced {
 
 impl ToJson for Paced {
     /// Tagged by `do`: `{ do: "send", progress }`, `{ do: "later", due }`, `{ do: "unchanged" }`.
-    fn to_json(&self) -> Value {
+    fn write_json(&self, keys: Keys) -> Value {
         match self {
-            Paced::Send { progress } => Object::new().with("do", "send").with("progress", progress),
-            Paced::Later { due } => Object::new().with("do", "later").with("due", *due),
-            Paced::Unchanged => Object::new().with("do", "unchanged"),
+            Paced::Send { progress } => Object::keyed(keys)
+                .with("do", "send")
+                .with("progress", progress),
+            Paced::Later { due } => Object::keyed(keys).with("do", "later").with("due", *due),
+            Paced::Unchanged => Object::keyed(keys).with("do", "unchanged"),
         }
         .done()
     }

@@ -10,7 +10,7 @@
 //!   time (`own`), or some other model is not on its one-model server.
 
 use crate::input::{self, InputError, Obj};
-use crate::json::{Object, ToJson};
+use crate::json::{Keys, Object, ToJson};
 use crate::schema::{Field, Shape};
 use crate::spec::loop_spec;
 use crate::text::fill;
@@ -27,8 +27,8 @@ pub struct Capacity {
 
 impl ToJson for Capacity {
     /// What is not set is left out.
-    fn to_json(&self) -> Value {
-        Object::new()
+    fn write_json(&self, keys: Keys) -> Value {
+        Object::keyed(keys)
             .with_some("group", &self.group)
             .with_some("parallel", &self.parallel)
             .done()
@@ -321,8 +321,8 @@ pub struct Offer {
 }
 
 impl ToJson for Model {
-    fn to_json(&self) -> Value {
-        Object::new()
+    fn write_json(&self, keys: Keys) -> Value {
+        Object::keyed(keys)
             .with("served", &self.served)
             .with("id", &self.id)
             .with("name", &self.name)
@@ -332,8 +332,8 @@ impl ToJson for Model {
 }
 
 impl ToJson for Offer {
-    fn to_json(&self) -> Value {
-        Object::new()
+    fn write_json(&self, keys: Keys) -> Value {
+        Object::keyed(keys)
             .with("offered", self.offered)
             .with("own", self.own)
             .with("note", &self.note)

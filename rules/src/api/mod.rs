@@ -13,7 +13,7 @@ pub use team::{team_methods, ApiTeam};
 use crate::conformance;
 use crate::delegation::{self, Grant, Subagent, TreeMember};
 use crate::input::{self, InputError, Obj};
-use crate::json::{camel_keys, Object, ToJson};
+use crate::json::{Keys, Object, ToJson};
 use crate::permission::{self, approval, Context, Mode, Request, RiskClass};
 use crate::progress::{self, Paced, Pacer, Progress};
 use crate::subagents::{self, Models};
@@ -62,7 +62,7 @@ pub fn text(v: &Value) -> String {
 }
 
 fn out<T: ToJson>(t: &T) -> ApiResult {
-    Ok(camel_keys(t.to_json()))
+    Ok(t.write_json(Keys::Camel))
 }
 
 /// `{ key: value }`.
@@ -141,7 +141,7 @@ fn optional_progress(v: &Value) -> Result<Option<Progress>, ApiError> {
 }
 
 fn paced(p: Option<Paced>) -> Value {
-    p.map_or(Value::Null, |p| camel_keys(p.to_json()))
+    p.map_or(Value::Null, |p| p.write_json(Keys::Camel))
 }
 
 /// The pacer (progress.md §5), for JavaScript.
@@ -191,7 +191,7 @@ pub fn approve(request: &Value, context: &Value) -> ApiResult {
     let req = Request::from_json("request", request)?;
     let ctx = Context::from_json("context", context)?;
     Ok(match approval::approve(&req, &ctx) {
-        Ok(rules) => camel_keys(one("rules", &rules)),
+        Ok(rules) => Object::keyed(Keys::Camel).with("rules", &rules).done(),
         Err(e) => one("refused", e.to_string()),
     })
 }

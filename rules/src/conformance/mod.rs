@@ -18,7 +18,7 @@ mod subagents;
 mod team;
 
 use crate::input::{InputError, Obj};
-use crate::json::{Object, ToJson};
+use crate::json::{Keys, Object, ToJson};
 use serde_json::Value;
 use thiserror::Error;
 
@@ -144,8 +144,8 @@ pub struct FileResult {
 }
 
 impl ToJson for CaseResult {
-    fn to_json(&self) -> Value {
-        self.clone().into()
+    fn write_json(&self, keys: Keys) -> Value {
+        keys.respell(self.clone().into())
     }
 }
 
@@ -163,8 +163,8 @@ impl From<CaseResult> for Value {
 }
 
 impl ToJson for FileResult {
-    fn to_json(&self) -> Value {
-        self.clone().into()
+    fn write_json(&self, keys: Keys) -> Value {
+        keys.respell(self.clone().into())
     }
 }
 
@@ -435,6 +435,66 @@ mod tests {
             }
         }
         out
+    }
+
+    /// An answer written with camelCase keys is the snake_case answer with its keys respelled
+    /// (what a second pass over it made before): for the decision of every permission case, the
+    /// progress of every progress case (and its pacing), and the tree after every step of every
+    /// team case, with the team's answer to each step.
+    #[test]
+    fn answers_written_camel_case_are_the_snake_case_ones_respelled() {
+        use crate::json::{camel_keys, Keys};
+        use crate::progress::{Pacer, Progress};
+        use crate::team::operation::{Audience, TeamStep};
+        use crate::team::{Team, TeamOptions};
+        fn same<T: ToJson>(value: &T, case: &Value) {
+            assert_eq!(
+                value.write_json(Keys::Camel),
+                camel_keys(value.to_json()),
+                "{case}"
+            );
+        }
+        let (mut decisions, mut progresses, mut trees) = (0, 0, 0);
+        for (area, case) in &every_case() {
+            let o = Obj::new("case", case).unwrap();
+            match area {
+                Area::Permission => {
+                    let (req, ctx) = permission::read(&o).unwrap();
+                    same(&crate::permission::evaluate(&req, &ctx), case);
+                    decisions += 1;
+                }
+                Area::Progress => {
+                    let p = Progress::from_json("progress", &case["progress"]).unwrap();
+                    same(&p, case);
+                    let mut pacer = Pacer::new();
+                    same(&pacer.push(Some(p.clone()), p.since), case);
+                    same(&pacer.push(Some(p.clone()), p.since + 10), case);
+                    progresses += 1;
+                }
+                Area::Team => {
+                    let start = o.opt_obj("start", "start").unwrap().unwrap();
+                    let mut team =
+                        Team::new(&TeamOptions::read(&start, TeamOptions::default()).unwrap());
+                    for s in case["steps"].as_array().unwrap() {
+                        let step = Obj::new("step", s).unwrap();
+                        let step = TeamStep::read(&step, &["expect", "about"]).unwrap();
+                        let Ok(answer) = team.apply(&step) else {
+                            break;
+                        };
+                        if let crate::team::operation::TeamAnswer::Tree(info) = &answer {
+                            assert_eq!(
+                                answer.to_json(Audience::Package),
+                                camel_keys(info.to_json())
+                            );
+                        }
+                        same(&team.info(), case);
+                        trees += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        assert!(decisions > 1000 && progresses > 10 && trees > 100);
     }
 
     #[cfg(feature = "trace")]

@@ -5,7 +5,7 @@
 use super::path::normalize;
 use super::words::{Action, Mode, RiskClass, RuleSource};
 use crate::input::{self, InputError, Obj};
-use crate::json::{Object, ToJson};
+use crate::json::{Keys, Object, ToJson};
 use crate::schema::{Field, Shape};
 use crate::spec::{spec, types::Setting, types::SettingValue};
 use serde_json::Value;
@@ -28,8 +28,8 @@ pub struct Rule {
 }
 
 impl ToJson for Rule {
-    fn to_json(&self) -> Value {
-        Object::new()
+    fn write_json(&self, keys: Keys) -> Value {
+        Object::keyed(keys)
             .with("permission", &self.permission)
             .with("pattern", &self.pattern)
             .with("action", self.action)

@@ -2,7 +2,7 @@
 //! comes from, and a decision with what decided it. The spec data's reader imports only these.
 
 use super::shell::Construct;
-use crate::json::{Object, ToJson};
+use crate::json::{Keys, Object, ToJson};
 use serde_json::Value;
 use std::fmt;
 
@@ -149,9 +149,9 @@ pub enum DecidedBy {
 
 impl ToJson for DecidedBy {
     /// Tagged by `by`: `{ by: "rule", source, permission, pattern, action }`, …
-    fn to_json(&self) -> Value {
+    fn write_json(&self, keys: Keys) -> Value {
         match self {
-            DecidedBy::Hardline { entry, part } => Object::new()
+            DecidedBy::Hardline { entry, part } => Object::keyed(keys)
                 .with("by", "hardline")
                 .with("entry", entry)
                 .with("part", part),
@@ -160,25 +160,27 @@ impl ToJson for DecidedBy {
                 permission,
                 pattern,
                 action,
-            } => Object::new()
+            } => Object::keyed(keys)
                 .with("by", "rule")
                 .with("source", *source)
                 .with("permission", permission)
                 .with("pattern", pattern)
                 .with("action", *action),
-            DecidedBy::Mode { mode, class } => Object::new()
+            DecidedBy::Mode { mode, class } => Object::keyed(keys)
                 .with("by", "mode")
                 .with("mode", *mode)
                 .with("class", *class),
-            DecidedBy::OutsideRoot { path } => {
-                Object::new().with("by", "outside_root").with("path", path)
-            }
-            DecidedBy::Unattended => Object::new().with("by", "unattended"),
-            DecidedBy::Opaque { construct } => Object::new()
+            DecidedBy::OutsideRoot { path } => Object::keyed(keys)
+                .with("by", "outside_root")
+                .with("path", path),
+            DecidedBy::Unattended => Object::keyed(keys).with("by", "unattended"),
+            DecidedBy::Opaque { construct } => Object::keyed(keys)
                 .with("by", "opaque")
                 .with("construct", *construct),
-            DecidedBy::Network { part } => Object::new().with("by", "network").with("part", part),
-            DecidedBy::UnknownTarget { entry, part } => Object::new()
+            DecidedBy::Network { part } => {
+                Object::keyed(keys).with("by", "network").with("part", part)
+            }
+            DecidedBy::UnknownTarget { entry, part } => Object::keyed(keys)
                 .with("by", "unknown_target")
                 .with("entry", entry)
                 .with("part", part),
@@ -199,8 +201,8 @@ pub struct Decision {
 }
 
 impl ToJson for Decision {
-    fn to_json(&self) -> Value {
-        Object::new()
+    fn write_json(&self, keys: Keys) -> Value {
+        Object::keyed(keys)
             .with("action", self.action)
             .with("reason", &self.reason)
             .with("decided_by", &self.decided_by)

@@ -1046,7 +1046,7 @@ impl TeamAnswer {
                 .done(),
             TeamAnswer::Tree(info) => match audience {
                 Audience::Case => case_tree(info),
-                Audience::Package => crate::json::camel_keys(info.to_json()),
+                Audience::Package => info.write_json(crate::json::Keys::Camel),
             },
             TeamAnswer::Context { reached } => match audience {
                 Audience::Case => Value::Null,
