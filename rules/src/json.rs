@@ -251,6 +251,10 @@ impl Object {
 
 /// `snake_case` → `camelCase` (the keys are ASCII: no Unicode case tables for them).
 pub fn camel(key: &str) -> String {
+    // Most keys are one word: nothing to change.
+    if !key.contains('_') {
+        return key.to_string();
+    }
     let mut out = String::with_capacity(key.len());
     let mut up = false;
     for c in key.chars() {
@@ -342,6 +346,23 @@ macro_rules! words {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn camel_case_keys() {
+        for (snake, camel_cased) in [
+            ("decided_by", "decidedBy"),
+            ("open_slots", "openSlots"),
+            ("a_b_c", "aBC"),
+            ("action", "action"),
+            ("", ""),
+            ("_x", "X"),
+            ("x_", "x"),
+        ] {
+            assert_eq!(camel(snake), camel_cased);
+            assert_eq!(Keys::Camel.spell(snake), camel_cased);
+            assert_eq!(Keys::Snake.spell(snake), snake);
+        }
+    }
 
     #[test]
     fn a_duplicate_key_is_an_error_naming_it() {
