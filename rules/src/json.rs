@@ -213,9 +213,16 @@ impl Object {
     }
 
     /// `key: value`.
-    pub fn with(mut self, key: &str, value: impl ToJson) -> Object {
-        self.map
-            .insert(self.keys.spell(key), value.write_json(self.keys));
+    pub fn with(self, key: &str, value: impl ToJson) -> Object {
+        let value = value.write_json(self.keys);
+        self.put(key, value)
+    }
+
+    /// `key`, spelled, with a value already written in this object's spelling: one copy of the
+    /// code for every type [`Object::with`] writes.
+    #[inline(never)]
+    fn put(mut self, key: &str, value: Value) -> Object {
+        self.map.insert(self.keys.spell(key), value);
         self
     }
 
