@@ -15,6 +15,7 @@
 
 mod forms;
 mod index;
+mod program_sets;
 mod secrets;
 mod values;
 mod walk;

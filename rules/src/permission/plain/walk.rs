@@ -6,6 +6,7 @@ use super::super::glob::{broad_contents, Segments};
 use super::super::hardline::Hit;
 use super::super::shell::{self, Construct, Reading, Word, MAX_DEPTH};
 use super::super::wildcard;
+use super::program_sets::program_sets;
 use super::values::{
     found_word, is_found, strip_word_prefix, unknown_word, values_inside, Positional, Scope, FOUND,
     MAX_VALUES, SH,
@@ -256,15 +257,15 @@ impl Walker<'_> {
             self.opaque(Construct::parse(construct).unwrap_or(Construct::ShellState));
             return;
         }
-        if plain.shells.iter().any(|s| names(s, program)) {
+        if program_sets().shells.names(program) {
             self.shell(args, scope, depth);
             return;
         }
-        if plain.other_shells.iter().any(|s| names(s, program)) {
+        if program_sets().other_shells.names(program) {
             self.opaque(Construct::OtherShell);
             return;
         }
-        if plain.input_shells.iter().any(|s| names(s, program)) {
+        if program_sets().input_shells.names(program) {
             self.opaque(Construct::ShellInput);
             return;
         }
@@ -462,11 +463,10 @@ impl Walker<'_> {
             .iter()
             .all(|w| !w.dynamic() && !w.text.starts_with('-'));
         let shared = plain.then(|| Options::read(args, |_| None, &[], &[]));
-        let hardline = self.hardline;
         self.entries(program, words, scope, shared.as_ref());
         self.effects(program, args, scope, depth);
         self.operand_reads(program, args, scope);
-        if !hardline.plain.metadata.iter().any(|m| names(m, program)) {
+        if !program_sets().metadata.names(program) {
             self.secret_reads(args, scope);
         }
         for w in args.iter().filter(|w| !w.dynamic()) {
@@ -477,22 +477,13 @@ impl Walker<'_> {
                 }
             }
         }
-        if hardline
-            .writes
-            .iter()
-            .any(|w| w.programs.iter().any(|p| names(p, program)))
-        {
+        if program_sets().writers.names(program) {
             self.hidden_writes(program, args, scope, shared.as_ref(), &part);
         }
-        if hardline
-            .plain
-            .changes_directory
-            .iter()
-            .any(|c| names(c, program))
-        {
+        if program_sets().changes_directory.names(program) {
             self.cd(args, scope);
         }
-        if hardline.plain.links.iter().any(|c| names(c, program)) {
+        if program_sets().links.names(program) {
             self.link(args, scope);
         }
     }
