@@ -18,7 +18,7 @@ pub(super) struct ProgramSet {
 }
 
 impl ProgramSet {
-    fn of<'a>(lists: impl IntoIterator<Item = &'static Str>) -> ProgramSet {
+    fn of(lists: impl IntoIterator<Item = &'static Str>) -> ProgramSet {
         let mut set = ProgramSet::default();
         for name in lists {
             let name: &'static str = name;
