@@ -3,6 +3,8 @@
 //! harness's file tools read their paths with these functions too, so that a tool and a command
 //! naming the same path are judged alike.
 
+use std::borrow::Cow;
+
 /// `.`, `..` and doubled slashes folded, lexically.
 pub fn normalize(path: &str) -> String {
     let absolute = path.starts_with('/');
@@ -22,7 +24,7 @@ pub fn normalize(path: &str) -> String {
     }
     let joined = parts.join("/");
     if absolute {
-        format!("/{joined}")
+        ["/", joined.as_str()].concat()
     } else {
         joined
     }
@@ -59,10 +61,10 @@ pub struct Place<'a> {
 /// `/dev/fd/../environ` is the process's environment) and `/dev/stdin`, `/dev/stdout`,
 /// `/dev/stderr` are its descriptors 0, 1 and 2. Only a path that climbs out of them is read
 /// through them; `/dev/fd/1` itself stays the device it is.
-fn through_kernel_links(path: &str) -> String {
+fn through_kernel_links(path: &str) -> Cow<'_, str> {
     let climbs = path.split('/').any(|s| s == "..");
     if !climbs {
-        return path.to_string();
+        return Cow::Borrowed(path);
     }
     for (device, target) in [
         ("/dev/fd/", "/proc/self/fd/"),
@@ -71,10 +73,10 @@ fn through_kernel_links(path: &str) -> String {
         ("/dev/stderr/", "/proc/self/fd/2/"),
     ] {
         if let Some(rest) = path.strip_prefix(device) {
-            return format!("{target}{rest}");
+            return Cow::Owned([target, rest].concat());
         }
     }
-    path.to_string()
+    Cow::Borrowed(path)
 }
 
 /// A home folder whose path is not known is read as this, so that `~/..` leaves it.
@@ -94,14 +96,14 @@ pub fn resolve(place: Place<'_>, cwd: &str, path: &str) -> String {
             None => (rest, ""),
         };
         match user {
-            "" => format!("{home}{tail}"),
-            "root" => format!("/root{tail}"),
-            u => format!("/home/{u}{tail}"),
+            "" => Cow::Owned([home, tail].concat()),
+            "root" => Cow::Owned(["/root", tail].concat()),
+            u => Cow::Owned(["/home/", u, tail].concat()),
         }
     } else if path.starts_with('/') {
-        path.to_string()
+        Cow::Borrowed(path)
     } else {
-        format!("{cwd}/{path}")
+        Cow::Owned([cwd, "/", path].concat())
     };
     let abs = normalize(&through_kernel_links(&expanded));
     if place.home.is_none() {
@@ -109,7 +111,7 @@ pub fn resolve(place: Place<'_>, cwd: &str, path: &str) -> String {
             return "~".into();
         }
         if let Some(rest) = abs.strip_prefix(SOME_HOME).filter(|r| r.starts_with('/')) {
-            return format!("~{rest}");
+            return ["~", rest].concat();
         }
     }
     abs

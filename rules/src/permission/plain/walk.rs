@@ -983,7 +983,7 @@ impl<'w> Options<'w> {
                 ended = true;
             } else if let Some(long) = t.strip_prefix("--") {
                 o.flags
-                    .push(format!("--{}", long.split('=').next().unwrap_or(long)));
+                    .push(["--", long.split('=').next().unwrap_or(long)].concat());
             } else if t.len() > 1
                 && t.starts_with('-')
                 && !t.chars().nth(1).is_some_and(|c| c.is_ascii_digit())
@@ -991,7 +991,7 @@ impl<'w> Options<'w> {
                 o.words.push(t.to_string());
                 // A letter whose value may be joined (`date -Iseconds`) ends the cluster.
                 for c in t.chars().skip(1) {
-                    let flag = format!("-{c}");
+                    let flag = crate::permission::programs::short_option(c);
                     let ends = attached.iter().any(|a| *a == flag);
                     o.flags.push(flag);
                     if ends {

@@ -241,7 +241,7 @@ fn scan(entry: &Effects, args: &[EffectWord<'_>], out: &mut Vec<Effect>) {
             if entry.first_operand_options && first_operand.is_none() && !text.starts_with('-') {
                 // Old tar: `tar xIf zstd a.tar` — the first word is a cluster of options.
                 for letter in text.chars() {
-                    let short = format!("-{letter}");
+                    let short = super::short_option(letter);
                     found(entry, &short, text, out);
                 }
             }
@@ -366,7 +366,10 @@ fn names(option: &str, word: &str) -> bool {
                 .strip_prefix("--")
                 .is_some_and(|o| o == name || o.starts_with(name));
     }
-    if word == option || word.starts_with(&format!("{option}=")) {
+    if word
+        .strip_prefix(option)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
+    {
         return true;
     }
     let Some(letters) = word.strip_prefix('-') else {

@@ -11,6 +11,15 @@ use crate::spec::spec;
 use crate::spec::types;
 use crate::spec::types::{Effects, Grammar};
 
+/// The one-letter option `-LETTER` (a cluster `-rf` is `-r` and `-f`), written without the
+/// formatting machinery: this is asked for every letter of every cluster.
+pub(crate) fn short_option(letter: char) -> String {
+    let mut option = String::with_capacity(1 + letter.len_utf8());
+    option.push('-');
+    option.push(letter);
+    option
+}
+
 /// The grammar of a program's read-only forms, when it has one.
 pub fn read_only(program: &str) -> Option<&'static Grammar> {
     spec().programs.programs.get(program)?.read_only.as_ref()
