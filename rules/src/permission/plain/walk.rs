@@ -935,8 +935,11 @@ fn command_text(words: &[Word]) -> String {
 
 /// The options and operands of a command's arguments.
 pub(super) struct Options<'w> {
-    pub(super) flags: Vec<String>,
-    pub(super) words: Vec<String>,
+    /// Each option given, one letter of a cluster at a time (`-rf`: `-r`, `-f`), a long one
+    /// without its `=value`.
+    pub(super) flags: Vec<Cow<'w, str>>,
+    /// The one-dash words as written (`-delete`, `-rf`).
+    pub(super) words: Vec<&'w str>,
     pub(super) operands: Vec<&'w Word>,
     /// An argument is an expansion: it may be an option.
     pub(super) dynamic: bool,
@@ -981,17 +984,23 @@ impl<'w> Options<'w> {
                 o.operands.push(w);
             } else if t == "--" {
                 ended = true;
-            } else if let Some(long) = t.strip_prefix("--") {
+            } else if t.starts_with("--") {
+                // `--name=value` is `--name`: the word up to its `=`.
                 o.flags
-                    .push(["--", long.split('=').next().unwrap_or(long)].concat());
+                    .push(Cow::Borrowed(t.split('=').next().unwrap_or(t)));
             } else if t.len() > 1
                 && t.starts_with('-')
                 && !t.chars().nth(1).is_some_and(|c| c.is_ascii_digit())
             {
-                o.words.push(t.to_string());
+                o.words.push(t);
                 // A letter whose value may be joined (`date -Iseconds`) ends the cluster.
+                let one_letter = t.chars().count() == 2;
                 for c in t.chars().skip(1) {
-                    let flag = crate::permission::programs::short_option(c);
+                    let flag = if one_letter {
+                        Cow::Borrowed(t)
+                    } else {
+                        Cow::Owned(crate::permission::programs::short_option(c))
+                    };
                     let ends = attached.iter().any(|a| *a == flag);
                     o.flags.push(flag);
                     if ends {
@@ -1010,13 +1019,13 @@ impl<'w> Options<'w> {
     pub(super) fn has(&self, f: &str) -> bool {
         if f.starts_with("--") {
             return self.flags.iter().any(|g| {
-                g == f || (g.len() >= 3 && g.starts_with("--") && f.starts_with(g.as_str()))
+                g == f || (g.len() >= 3 && g.starts_with("--") && f.starts_with(g.as_ref()))
             });
         }
         if f.chars().count() == 2 {
             return self.flags.iter().any(|g| g == f);
         }
-        self.words.iter().any(|w| w == f)
+        self.words.iter().any(|w| *w == f)
     }
 
     /// Whether an option is given spelled whole (a short one in any cluster).
@@ -1024,7 +1033,7 @@ impl<'w> Options<'w> {
         if f.starts_with("--") || f.chars().count() == 2 {
             return self.flags.iter().any(|g| g == f);
         }
-        self.words.iter().any(|w| w == f)
+        self.words.iter().any(|w| *w == f)
     }
 }
 
