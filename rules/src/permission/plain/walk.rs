@@ -1001,7 +1001,7 @@ impl<'w> Options<'w> {
                     } else {
                         Cow::Owned(crate::permission::programs::short_option(c))
                     };
-                    let ends = attached.iter().any(|a| *a == flag);
+                    let ends = attached.contains(&flag);
                     o.flags.push(flag);
                     if ends {
                         break;
