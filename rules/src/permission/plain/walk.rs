@@ -1025,7 +1025,7 @@ impl<'w> Options<'w> {
         if f.chars().count() == 2 {
             return self.flags.iter().any(|g| g == f);
         }
-        self.words.iter().any(|w| *w == f)
+        self.words.contains(&f)
     }
 
     /// Whether an option is given spelled whole (a short one in any cluster).
@@ -1033,7 +1033,7 @@ impl<'w> Options<'w> {
         if f.starts_with("--") || f.chars().count() == 2 {
             return self.flags.iter().any(|g| g == f);
         }
-        self.words.iter().any(|w| *w == f)
+        self.words.contains(&f)
     }
 }
 
