@@ -193,10 +193,16 @@ pub(crate) fn tokens_meet_crossing(ta: &[Token], tb: &[Token], b_crosses: bool) 
             _ => return false,
         }
     }
+    meet_from(ta, tb, b_crosses, (start_a, start_b))
+}
+
+/// Whether `a[start.0..]` and `b[start.1..]` can meet, every way on tried once (a table of the
+/// places reached).
+fn meet_from(ta: &[Token], tb: &[Token], b_crosses: bool, start: (usize, usize)) -> bool {
     // seen[i][j]: a[i..] and b[j..] were tried.
     let w = tb.len() + 1;
     let mut seen = vec![false; (ta.len() + 1) * w];
-    let mut stack = vec![(start_a, start_b)];
+    let mut stack = vec![start];
     while let Some((i, j)) = stack.pop() {
         let Some(cell) = seen.get_mut(i * w + j) else {
             continue;
@@ -258,6 +264,12 @@ pub fn may_match_under(pattern: &str, folder: &str) -> bool {
         // No wildcard: the pattern is a path under the folder when it goes on past it.
         return literal.chars().count() > prefix().count();
     }
+    pattern_runs_past(pattern, prefix())
+}
+
+/// Whether `pattern` can match `prefix` and go on past it: the places in the pattern a match may
+/// have reached, character by character.
+fn pattern_runs_past(pattern: &str, prefix: impl Iterator<Item = char>) -> bool {
     let pattern: Vec<char> = pattern.chars().collect();
     // The places in the pattern a match may have reached, a `*` standing for nothing too.
     let close = |states: &mut Vec<usize>| {
@@ -272,7 +284,7 @@ pub fn may_match_under(pattern: &str, folder: &str) -> bool {
     let mut states = vec![0];
     let mut next = Vec::new();
     close(&mut states);
-    for c in prefix() {
+    for c in prefix {
         next.clear();
         for &s in &states {
             let to = match pattern.get(s) {
@@ -347,63 +359,17 @@ mod tests {
         assert!(!glob_may_match("a?.txt", "*.env"));
     }
 
-    /// `tokens_meet_crossing` as it was first written, the table from the first tokens on.
+    /// `tokens_meet_crossing` as it was first written: the table from the first tokens on.
     fn tokens_meet_plainly(ta: &[Token], tb: &[Token], b_crosses: bool) -> bool {
-        let w = tb.len() + 1;
-        let mut seen = vec![false; (ta.len() + 1) * w];
-        let mut stack = vec![(0usize, 0usize)];
-        while let Some((i, j)) = stack.pop() {
-            let Some(cell) = seen.get_mut(i * w + j) else {
-                continue;
-            };
-            if *cell {
-                continue;
-            }
-            *cell = true;
-            match (ta.get(i), tb.get(j)) {
-                (None, None) => return true,
-                (Some(Token::Star), _) => {
-                    stack.push((i + 1, j));
-                    if tb.get(j).is_some_and(|t| *t != Token::Char('/')) {
-                        stack.push((i, j + 1));
-                    }
-                }
-                (_, Some(Token::Star)) => {
-                    stack.push((i, j + 1));
-                    if ta
-                        .get(i)
-                        .is_some_and(|t| b_crosses || *t != Token::Char('/'))
-                    {
-                        stack.push((i + 1, j));
-                    }
-                }
-                (Some(x), Some(y))
-                    if single_meets(x, y)
-                        && !(*y == Token::Char('/')
-                            && matches!(x, Token::Any | Token::Class(..))) =>
-                {
-                    stack.push((i + 1, j + 1))
-                }
-                _ => {}
-            }
-        }
-        false
+        meet_from(ta, tb, b_crosses, (0, 0))
     }
 
     /// Every pair of globs of up to three pieces from `a`, `b`, `/`, `*`, `?`, `[ab]`, `[!a]`,
     /// crossing and not: the same answer as the first writing.
     #[test]
     fn tokens_meet_agrees_with_its_first_writing() {
-        let pieces = ["a", "b", "/", "*", "?", "[ab]", "[!a]"];
-        let mut texts: Vec<String> = vec![String::new()];
-        let mut last = texts.clone();
-        for _ in 0..3 {
-            last = last
-                .iter()
-                .flat_map(|t| pieces.iter().map(move |p| format!("{t}{p}")))
-                .collect();
-            texts.extend(last.iter().cloned());
-        }
+        let mut texts =
+            crate::permission::every_text(&["a", "b", "/", "*", "?", "[ab]", "[!a]"], 3);
         texts.extend(
             ["/home/me/.ssh/*", "/proc/*/environ", "*/.aws/*", "src/*.rs"].map(String::from),
         );
@@ -425,59 +391,21 @@ mod tests {
         assert!(met > 0 && met < read.len() * read.len() * 2);
     }
 
-    /// `may_match_under` as it was first written, every state set made anew: what the faster
-    /// one must agree with.
+    /// `may_match_under` as it was first written: the pattern run over the whole folder.
     fn may_match_under_plainly(pattern: &str, folder: &str) -> bool {
-        let pattern: Vec<char> = pattern.chars().collect();
-        let prefix: Vec<char> = match folder.trim_end_matches('/') {
-            "." => Vec::new(),
-            "" => vec!['/'],
-            f => format!("{f}/").chars().collect(),
+        let prefix: String = match folder.trim_end_matches('/') {
+            "." => String::new(),
+            "" => "/".into(),
+            f => format!("{f}/"),
         };
-        let close = |states: &mut Vec<usize>| {
-            let mut k = 0;
-            while let Some(&s) = states.get(k) {
-                if pattern.get(s) == Some(&'*') && !states.contains(&(s + 1)) {
-                    states.push(s + 1);
-                }
-                k += 1;
-            }
-        };
-        let mut states = vec![0];
-        close(&mut states);
-        for c in prefix {
-            let mut next = Vec::new();
-            for &s in &states {
-                let to = match pattern.get(s) {
-                    Some('*') => s,
-                    Some('?') => s + 1,
-                    Some(&p) if p == c => s + 1,
-                    _ => continue,
-                };
-                if !next.contains(&to) {
-                    next.push(to);
-                }
-            }
-            close(&mut next);
-            states = next;
-        }
-        states.iter().any(|&s| s < pattern.len())
+        pattern_runs_past(pattern, prefix.chars())
     }
 
     /// Every pattern and folder of up to four characters from `a/*?.é` (and the hardline's own
     /// patterns against folders near them): the same answer as the first writing.
     #[test]
     fn may_match_under_agrees_with_its_first_writing() {
-        let alphabet = ['a', '/', '*', '?', '.', 'é'];
-        let mut texts: Vec<String> = vec![String::new()];
-        let mut last = texts.clone();
-        for _ in 0..4 {
-            last = last
-                .iter()
-                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
-                .collect();
-            texts.extend(last.iter().cloned());
-        }
+        let texts = crate::permission::every_text(&["a", "/", "*", "?", ".", "é"], 4);
         let folders: Vec<String> = texts
             .iter()
             .filter(|t| !t.contains(['*', '?']))

@@ -33,6 +33,22 @@ pub mod trace;
 pub mod wildcard;
 pub mod words;
 
+/// Every text of up to `longest` pieces from `pieces`, the empty one first: the inputs of the
+/// differential tests that set a fast matcher beside its first writing.
+#[cfg(test)]
+pub(crate) fn every_text(pieces: &[&str], longest: usize) -> Vec<String> {
+    let mut texts: Vec<String> = vec![String::new()];
+    let mut last = texts.clone();
+    for _ in 0..longest {
+        last = last
+            .iter()
+            .flat_map(|t| pieces.iter().map(move |p| format!("{t}{p}")))
+            .collect();
+        texts.extend(last.iter().cloned());
+    }
+    texts
+}
+
 pub use judge::{decide, prepare, strictest, Prepared};
 pub use path::{inside, normalize, OUTSIDE_ROOT};
 pub use request::{

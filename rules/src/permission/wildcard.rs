@@ -145,16 +145,7 @@ mod tests {
     /// a space and a two-byte letter), and a few longer ones: the matcher agrees with the rule.
     #[test]
     fn agrees_with_the_rule_written_plainly() {
-        let alphabet = ['a', 'b', ' ', '*', '?', 'é'];
-        let mut texts: Vec<String> = vec![String::new()];
-        let mut last = texts.clone();
-        for _ in 0..4 {
-            last = last
-                .iter()
-                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
-                .collect();
-            texts.extend(last.iter().cloned());
-        }
+        let mut texts = crate::permission::every_text(&["a", "b", " ", "*", "?", "é"], 4);
         texts.extend(
             [
                 "git push *",
