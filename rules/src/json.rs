@@ -241,10 +241,10 @@ impl Object {
         }
     }
 
-    /// Every key of `object` (an object value written with this object's [`Keys`]), as if
-    /// written here.
+    /// Every key of `object` (an object value), as if written here: its keys spelled as this
+    /// object's, whatever spelling it was written in.
     pub fn with_all(mut self, object: Value) -> Object {
-        if let Value::Object(m) = object {
+        if let Value::Object(m) = self.keys.respell(object) {
             self.map.extend(m);
         }
         self
@@ -369,6 +369,16 @@ mod tests {
             assert_eq!(Keys::Camel.spell(snake), camel_cased);
             assert_eq!(Keys::Snake.spell(snake), snake);
         }
+        // A value taken whole into a camelCase object is spelled as the object, written
+        // snake_case or not.
+        let merged = Object::keyed(Keys::Camel)
+            .with("since", 1u64)
+            .with_all(serde_json::json!({"open_slots": 2, "in": {"in_secs": 3}, "doneAt": 4}))
+            .done();
+        assert_eq!(
+            merged,
+            serde_json::json!({"since": 1, "openSlots": 2, "in": {"inSecs": 3}, "doneAt": 4})
+        );
     }
 
     #[test]
