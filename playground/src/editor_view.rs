@@ -72,7 +72,12 @@ fn difference_view(
 }
 
 #[component]
-pub(crate) fn Editor(page: Page) -> impl IntoView {
+pub(crate) fn Editor(
+    page: Page,
+    /// Whether the editor takes the keyboard once it is mounted (a case opened, or the page
+    /// opened on it), or leaves it where it is (its tab selected by its button or keys).
+    take_keyboard: bool,
+) -> impl IntoView {
     let Page {
         files, selected, ..
     } = page;
@@ -309,7 +314,7 @@ pub(crate) fn Editor(page: Page) -> impl IntoView {
                 Ok((handle, held)) => {
                     handle.set_problems(&problems.get_untracked());
                     handle.show_difference(first_difference.get_untracked());
-                    if page.tab.get_untracked() == Tab::Editor {
+                    if take_keyboard && page.tab.get_untracked() == Tab::Editor {
                         crate::page::focus_after_render("case-editor");
                     }
                     editor.set_value(Some(handle));

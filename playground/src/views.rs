@@ -29,6 +29,19 @@ pub fn App(builtin: Vec<CaseFile>) -> impl IntoView {
         ..
     } = page;
     let rows = Memo::new(move |_| files.with(|f| run_all(f)));
+    // The Editor is made when its tab is first selected, then kept: whether it has been yet
+    // (once it is, it stays so), and whether the tab's button or keys are selecting it for the
+    // first time (then the keyboard stays on the tab).
+    let editor_opened = Memo::new(move |opened: Option<&bool>| {
+        opened.copied().unwrap_or(false) || tab.get() == Tab::Editor
+    });
+    let editor_chosen_by_tab = StoredValue::new(false);
+    let choose_tab = move |t: Tab| {
+        if t == Tab::Editor && !editor_opened.get_untracked() {
+            editor_chosen_by_tab.set_value(true);
+        }
+        tab.set(t);
+    };
     page.follow_fragment();
     // Back and Forward, and a link or an address pasted into the open page.
     let _back = window_event_listener(leptos::ev::popstate, move |_| page.follow_fragment());
@@ -81,7 +94,7 @@ pub fn App(builtin: Vec<CaseFile>) -> impl IntoView {
             _ => return false,
         };
         if let Some(t) = Tab::ALL.get(next) {
-            tab.set(*t);
+            choose_tab(*t);
             focus_after_render(button_id(*t));
         }
         true
@@ -92,7 +105,7 @@ pub fn App(builtin: Vec<CaseFile>) -> impl IntoView {
                 aria-selected=move || (tab.get() == t).to_string()
                 tabindex=move || if tab.get() == t { "0" } else { "-1" }
                 class:active=move || tab.get() == t
-                on:click=move |_| tab.set(t)
+                on:click=move |_| choose_tab(t)
                 on:keydown=move |ev| { if select_by_key(&ev.key()) { ev.prevent_default(); } }>
                 {t.label()}
             </button>
@@ -118,14 +131,22 @@ pub fn App(builtin: Vec<CaseFile>) -> impl IntoView {
         </header>
         <crate::shortcuts::Shortcuts />
         // Every tab's panel stays on the page, hidden when another is selected: switching tabs
-        // keeps the editor's text, the filters and a Tree session as they were.
+        // keeps the editor's text, the filters and a Tree session as they were. The Editor's
+        // is filled when it is first selected.
         <main>
             {panel(Tab::Cases, view! { <crate::cases_view::Cases page=page rows=rows /> }.into_any())}
             {panel(Tab::Editor, view! {
-                // Made again only when another case is opened.
+                // Made when the tab is first selected (not while the summary is drawn: its case
+                // read and run, its drafts looked up), then kept; made again only when another
+                // case is opened.
                 {move || {
                     selected.track();
-                    view! { <crate::editor_view::Editor page=page /> }
+                    if !editor_opened.get() {
+                        return None;
+                    }
+                    let take_keyboard = !editor_chosen_by_tab.get_value();
+                    editor_chosen_by_tab.set_value(false);
+                    Some(view! { <crate::editor_view::Editor page=page take_keyboard=take_keyboard /> })
                 }}
             }.into_any())}
             {panel(Tab::Progress, view! { <crate::progress_view::ProgressView /> }.into_any())}
