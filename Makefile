@@ -18,7 +18,8 @@ PKG_FLAGS := $(WASM_FLAGS) -Zbuild-std-features=optimize_for_size
 PKG_RUSTFLAGS := -C linker=wasm-ld-22 -C target-feature=-reference-types,-multivalue -Zlocation-detail=none -Zfmt-debug=none
 # The npm package alone (built at opt-level 2) inlines a function only below LLVM's cost of 100
 # (225 by default at opt-level 2) and unrolls no loop: 60 KB smaller (20 KB gzipped), measured
-# no slower in Node (wasm/bench/bench.mjs: evaluate, whoDecides, runFile within 3%; docs/figures.md).
+# no slower in Node (wasm/bench/compare.mjs beside the build before: evaluate, whoDecides, runFile
+# within 3%; docs/figures.md).
 # Not for the playground: at "z" an explicit threshold would inline more, not less.
 NPM_RUSTFLAGS := $(PKG_RUSTFLAGS) -C llvm-args=-inline-threshold=100 -C llvm-args=-unroll-threshold=0
 PKG_ENV := PATH=/usr/bin:$$PATH RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 RUSTFLAGS="$(NPM_RUSTFLAGS)" CARGO_TARGET_DIR=target/wasm-pkg
