@@ -1,7 +1,7 @@
 //! The hardline's lists of programs (hardline.json `plain`: the shells, the programs that only
-//! read metadata, change the directory or make links, and the programs of its `writes`), each
-//! read once into a sorted list of names and its wildcards (`mkfs.*`): asked of every command of
-//! a line, a list was a scan of every name in it.
+//! read metadata, change the directory or make links, GNU tools' `g` names, and the programs of
+//! its `writes`), each read once into a sorted list of names and its wildcards (`mkfs.*`): asked
+//! of every command of a line, a list was a scan of every name in it.
 
 use super::walk::names;
 use crate::spec::spec;
@@ -57,6 +57,8 @@ pub(super) struct ProgramSets {
     pub(super) links: ProgramSet,
     /// Every program a `writes` entry names.
     pub(super) writers: ProgramSet,
+    /// `plain.gnu_names`: GNU tools macOS installs under a `g` name.
+    pub(super) gnu_names: ProgramSet,
 }
 
 /// The lists, read once.
@@ -73,6 +75,7 @@ pub(super) fn program_sets() -> &'static ProgramSets {
             changes_directory: ProgramSet::of(plain.changes_directory.iter()),
             links: ProgramSet::of(plain.links.iter()),
             writers: ProgramSet::of(hardline.writes.iter().flat_map(|w| w.programs.iter())),
+            gnu_names: ProgramSet::of(plain.gnu_names.iter()),
         }
     })
 }
@@ -93,7 +96,7 @@ mod tests {
             .flat_map(|w| w.programs.iter().cloned())
             .collect();
         let sets = program_sets();
-        let lists: [(&ProgramSet, &[Str]); 7] = [
+        let lists: [(&ProgramSet, &[Str]); 8] = [
             (&sets.shells, &plain.shells),
             (&sets.other_shells, &plain.other_shells),
             (&sets.input_shells, &plain.input_shells),
@@ -101,6 +104,7 @@ mod tests {
             (&sets.changes_directory, &plain.changes_directory),
             (&sets.links, &plain.links),
             (&sets.writers, &writers),
+            (&sets.gnu_names, &plain.gnu_names),
         ];
         let mut programs: Vec<String> = ["", "x", "mkfs.ext4", "bash", "sh", "zsh", "ln", "cd"]
             .map(String::from)

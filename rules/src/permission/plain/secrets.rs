@@ -78,35 +78,70 @@ fn refusing_reads() -> impl Iterator<Item = &'static LowerPath> {
 /// Whether a text holds a literal piece of a path no tool may read (no case): one that holds none
 /// names no such path.
 pub(super) fn secret_may(t: &str) -> bool {
-    let by_first = fragments_by_first_byte();
+    let lookup = fragment_lookup();
     let bytes = t.as_bytes();
-    (0..bytes.len()).any(|at| {
-        let Some(rest) = bytes.get(at..) else {
+    bytes.windows(2).enumerate().any(|(at, pair)| {
+        let (Some(&first), Some(&second)) = (pair.first(), pair.get(1)) else {
             return false;
         };
-        let first = rest.first().map_or(0, u8::to_ascii_lowercase);
-        by_first.get(usize::from(first)).is_some_and(|fragments| {
-            fragments.iter().any(|f| {
-                rest.get(..f.len())
-                    .is_some_and(|piece| piece.eq_ignore_ascii_case(f.as_bytes()))
+        if !lookup.starts_a_piece(first, second) {
+            return false;
+        }
+        let rest = bytes.get(at..).unwrap_or(&[]);
+        lookup
+            .by_first
+            .get(usize::from(first.to_ascii_lowercase()))
+            .is_some_and(|fragments| {
+                fragments.iter().any(|f| {
+                    rest.get(..f.len())
+                        .is_some_and(|piece| piece.eq_ignore_ascii_case(f.as_bytes()))
+                })
             })
-        })
     })
 }
 
-/// [`secret_fragments`] by their first byte in lower case (a word's byte is looked up, and only
-/// the pieces that start with it compared): most of a command's words start no piece anywhere.
-fn fragments_by_first_byte() -> &'static [Vec<&'static str>] {
-    static BY_FIRST: std::sync::OnceLock<Vec<Vec<&'static str>>> = std::sync::OnceLock::new();
-    BY_FIRST.get_or_init(|| {
-        let mut by_first: Vec<Vec<&'static str>> = vec![Vec::new(); 256];
+/// [`secret_fragments`] arranged for [`secret_may`]: which pairs of bytes (in lower case) start a
+/// piece, one bit a pair, and the pieces by their first byte. Most of a command's words hold no
+/// pair that starts a piece, so most bytes are one bit looked up and nothing compared.
+struct FragmentLookup {
+    /// Bit `first * 256 + second` is set when a piece starts with those two bytes.
+    pairs: Vec<u64>,
+    /// The pieces, by their first byte in lower case.
+    by_first: Vec<Vec<&'static str>>,
+}
+
+impl FragmentLookup {
+    /// Whether a piece starts with the bytes `first` and `second` (in any case).
+    fn starts_a_piece(&self, first: u8, second: u8) -> bool {
+        let bit = usize::from(first.to_ascii_lowercase()) * 256
+            + usize::from(second.to_ascii_lowercase());
+        self.pairs
+            .get(bit / 64)
+            .is_some_and(|word| word & (1u64 << (bit % 64)) != 0)
+    }
+}
+
+/// The lookup of [`secret_fragments`], made once.
+fn fragment_lookup() -> &'static FragmentLookup {
+    static LOOKUP: std::sync::OnceLock<FragmentLookup> = std::sync::OnceLock::new();
+    LOOKUP.get_or_init(|| {
+        let mut lookup = FragmentLookup {
+            pairs: vec![0; 256 * 256 / 64],
+            by_first: vec![Vec::new(); 256],
+        };
         for f in secret_fragments() {
-            let first = f.as_bytes().first().map_or(0, u8::to_ascii_lowercase);
-            if let Some(group) = by_first.get_mut(usize::from(first)) {
+            let bytes = f.as_bytes();
+            let first = bytes.first().map_or(0, u8::to_ascii_lowercase);
+            let second = bytes.get(1).map_or(0, u8::to_ascii_lowercase);
+            let bit = usize::from(first) * 256 + usize::from(second);
+            if let Some(word) = lookup.pairs.get_mut(bit / 64) {
+                *word |= 1u64 << (bit % 64);
+            }
+            if let Some(group) = lookup.by_first.get_mut(usize::from(first)) {
                 group.push(f.as_str());
             }
         }
-        by_first
+        lookup
     })
 }
 

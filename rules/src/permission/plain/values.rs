@@ -252,20 +252,28 @@ impl Walker<'_> {
 /// (`HEAD:.env`), a short option's (`-fPATH`), and each of these and the word after a leading
 /// `@` (curl's `@PATH`).
 pub(super) fn values_inside(t: &str) -> impl Iterator<Item = &str> {
-    let short = (t.starts_with('-') && !t.starts_with("--"))
-        .then(|| t.get(2..))
-        .flatten();
-    let values = [
-        t.split_once('=').map(|(_, v)| v),
-        t.split_once(':').map(|(_, v)| v),
-        short,
-    ];
-    let at = values
-        .into_iter()
-        .flatten()
-        .chain(std::iter::once(t))
-        .filter_map(|v| v.strip_prefix('@'));
-    values.into_iter().flatten().chain(at)
+    // At most the three values and, after a leading `@`, each of them and the word.
+    let mut found: [Option<&str>; 7] = [None; 7];
+    // Most words hold none of the characters a value follows: nothing to split.
+    if t.bytes().any(|b| matches!(b, b'=' | b':' | b'-' | b'@')) {
+        let short = (t.starts_with('-') && !t.starts_with("--"))
+            .then(|| t.get(2..))
+            .flatten();
+        let values = [
+            t.split_once('=').map(|(_, v)| v),
+            t.split_once(':').map(|(_, v)| v),
+            short,
+        ];
+        let at = values
+            .into_iter()
+            .flatten()
+            .chain(std::iter::once(t))
+            .filter_map(|v| v.strip_prefix('@'));
+        for (slot, value) in found.iter_mut().zip(values.into_iter().flatten().chain(at)) {
+            *slot = Some(value);
+        }
+    }
+    found.into_iter().flatten()
 }
 
 /// A word with known text and pieces known only when it runs, as a glob: each unknown piece a

@@ -222,7 +222,7 @@ impl Walker<'_> {
             self.opaque(Construct::CommandNameExpansion);
             return;
         }
-        let program = gnu_name(self.hardline, shell::program_name(&first.text));
+        let program = gnu_name(shell::program_name(&first.text));
         let args = words.get(1..).unwrap_or(&[]);
         let plain = &self.hardline.plain;
         for name in assigned_names(program, args) {
@@ -1017,6 +1017,10 @@ impl<'w> Options<'w> {
     /// Whether an option is given: a short one in any cluster, a one-dash word (`-delete`)
     /// whole, a long one by any prefix GNU accepts (`--recur`).
     pub(super) fn has(&self, f: &str) -> bool {
+        // Every flag and one-dash word read starts with `-`: nothing else is one of them.
+        if !f.starts_with('-') {
+            return false;
+        }
         if f.starts_with("--") {
             return self.flags.iter().any(|g| {
                 g == f || (g.len() >= 3 && g.starts_with("--") && f.starts_with(g.as_ref()))
@@ -1030,6 +1034,9 @@ impl<'w> Options<'w> {
 
     /// Whether an option is given spelled whole (a short one in any cluster).
     pub(super) fn has_exactly(&self, f: &str) -> bool {
+        if !f.starts_with('-') {
+            return false;
+        }
         if f.starts_with("--") || f.chars().count() == 2 {
             return self.flags.iter().any(|g| g == f);
         }
@@ -1038,9 +1045,9 @@ impl<'w> Options<'w> {
 }
 
 /// A GNU tool under its `g` name (`grm`, `gdd`, as macOS installs them) read as the tool.
-fn gnu_name<'p>(hardline: &HardlineFile, program: &'p str) -> &'p str {
+fn gnu_name(program: &str) -> &str {
     match program.strip_prefix('g') {
-        Some(tool) if hardline.plain.gnu_names.iter().any(|n| n == tool) => tool,
+        Some(tool) if program_sets().gnu_names.names(tool) => tool,
         _ => program,
     }
 }
