@@ -355,12 +355,19 @@ impl Judge<'_> {
             .rev()
             .map(ReadRule::new)
             .find(found);
-        let defaults: &[ReadRule<'static>] = if self.ctx.defaults {
-            default_rules_for(permission)
-        } else {
-            &[]
+        let rule = match own {
+            Some(rule) => rule,
+            None if self.ctx.defaults => {
+                let defaults = default_rules_for(permission);
+                let found = |rule: &&ReadRule<'static>| {
+                    (defaults.all_for_key || rule.is_for(permission))
+                        && rule.pattern_matches(subject.text)
+                        && self.covers(rule.rule(), subject)
+                };
+                *defaults.rules.iter().rev().find(found)?
+            }
+            None => return None,
         };
-        let rule = own.or_else(|| defaults.iter().rev().copied().find(found))?;
         Some(rule_decision(rule.rule()))
     }
 

@@ -43,18 +43,40 @@ impl<'a> ReadRule<'a> {
     pub fn matches(&self, permission: &str, subject: &str) -> bool {
         self.is_for(permission) && self.pattern.matches(subject)
     }
+
+    /// Whether the rule's pattern matches `subject` (whatever its key).
+    pub fn pattern_matches(&self, subject: &str) -> bool {
+        self.pattern.matches(subject)
+    }
+}
+
+/// The default rules that may be for a permission key, in their order.
+#[derive(Debug, Clone, Copy)]
+pub struct DefaultsFor {
+    /// The rules.
+    pub rules: &'static [ReadRule<'static>],
+    /// Whether every one of them is for the key (found by it): only their patterns are left to
+    /// test. Otherwise each is still to be tested with [`ReadRule::matches`].
+    pub all_for_key: bool,
 }
 
 /// The default rules that may be for `permission`, in their order: those of its key and those
-/// whose key has a `*` (each still to be tested with [`ReadRule::matches`]).
-pub fn default_rules_for(permission: &str) -> &'static [ReadRule<'static>] {
+/// whose key has a `*` that matches it, or, for a key no rule names whole, those whose key has a
+/// `*`.
+pub fn default_rules_for(permission: &str) -> DefaultsFor {
     let index = defaults_by_key();
     match index
         .by_key
         .binary_search_by(|(key, _)| key.as_str().cmp(permission))
     {
-        Ok(at) => index.by_key.get(at).map_or(&[], |(_, rules)| rules),
-        Err(_) => &index.wildcard_keys,
+        Ok(at) => DefaultsFor {
+            rules: index.by_key.get(at).map_or(&[], |(_, rules)| rules),
+            all_for_key: true,
+        },
+        Err(_) => DefaultsFor {
+            rules: &index.wildcard_keys,
+            all_for_key: false,
+        },
     }
 }
 
@@ -164,13 +186,22 @@ mod tests {
                 .iter()
                 .filter(|rule| ReadRule::new(rule).is_for(key))
                 .collect();
-            let found: Vec<&Rule> = default_rules_for(key)
+            let defaults = default_rules_for(key);
+            let found: Vec<&Rule> = defaults
+                .rules
                 .iter()
                 .filter(|rule| rule.is_for(key))
                 .map(ReadRule::rule)
                 .collect();
             assert_eq!(found, scanned, "{key:?}");
+            if defaults.all_for_key {
+                assert!(
+                    defaults.rules.iter().all(|rule| rule.is_for(key)),
+                    "{key:?}"
+                );
+            }
         }
-        assert!(!default_rules_for("bash").is_empty());
+        assert!(!default_rules_for("bash").rules.is_empty());
+        assert!(default_rules_for("bash").all_for_key);
     }
 }

@@ -100,6 +100,8 @@ pub struct Spec {
     /// `permission/programs.json`: the read-only forms of the programs the default rules allow,
     /// and what makes an approval not cover a command.
     pub programs: &'static types::ProgramsFile,
+    /// Each mode's answers, in the order of [`Mode::ALL`].
+    mode_answers: [ModeAnswers; 4],
 }
 
 fn parse(file: &'static str, text: &str) -> Result<serde_json::Value, SpecError> {
@@ -124,27 +126,17 @@ impl Spec {
             arity: &data::ARITY,
             hardline: &data::HARDLINE,
             programs: &data::PROGRAMS,
+            mode_answers: Mode::ALL.map(|mode| read_mode(&data::MODES, mode)),
         }
     }
 
-    /// A mode's answers, read from `permission/modes.json` (a handful of words).
+    /// A mode's answers (`permission/modes.json`), read once for every mode: every call asks
+    /// them.
     pub fn mode(&self, mode: Mode) -> ModeAnswers {
-        let Some(table) = self.modes_file.modes.get(mode.as_str()) else {
-            return ModeAnswers {
-                read: Action::Deny,
-                write: Action::Deny,
-                execute: Action::Deny,
-                interact: Action::Deny,
-                ask_becomes: None,
-            };
-        };
-        ModeAnswers {
-            read: action(&table.read),
-            write: action(&table.write),
-            execute: action(&table.execute),
-            interact: action(&table.interact),
-            ask_becomes: table.ask_becomes.as_deref().map(action),
-        }
+        self.mode_answers
+            .get(mode.index())
+            .copied()
+            .unwrap_or_else(|| read_mode(self.modes_file, mode))
     }
 
     /// A tool of `tools/*.json` by name (they are sorted by name).
@@ -260,6 +252,27 @@ pub fn check() -> Result<(), SpecError> {
 pub fn tool_file(name: &str) -> Option<serde_json::Value> {
     let (_, text) = data::TOOL_TEXTS.iter().find(|(n, _)| *n == name)?;
     parse("tools/*.json", text).ok()
+}
+
+/// A mode's answers as `permission/modes.json` writes them (a handful of words); a mode it does
+/// not give refuses everything.
+fn read_mode(modes_file: &types::ModesFile, mode: Mode) -> ModeAnswers {
+    let Some(table) = modes_file.modes.get(mode.as_str()) else {
+        return ModeAnswers {
+            read: Action::Deny,
+            write: Action::Deny,
+            execute: Action::Deny,
+            interact: Action::Deny,
+            ask_becomes: None,
+        };
+    };
+    ModeAnswers {
+        read: action(&table.read),
+        write: action(&table.write),
+        execute: action(&table.execute),
+        interact: action(&table.interact),
+        ask_becomes: table.ask_becomes.as_deref().map(action),
+    }
 }
 
 static SPEC: LazyLock<Spec> = LazyLock::new(Spec::load);

@@ -1,29 +1,33 @@
-//! The hardline's command entries (hardline.json `commands`) found by the program they name:
-//! one search of a sorted list of names instead of a test of every entry's programs for every
-//! command of a line. An entry naming its program by a wildcard (`mkfs.*`) is tested as before.
+//! The hardline's entries that name programs (hardline.json `commands` and `writes`) found by the
+//! program they name: one search of a sorted list of names instead of a test of every entry's
+//! programs for every command of a line. An entry naming its program by a wildcard (`mkfs.*`) is
+//! tested as before.
 
 use super::walk::names;
 use crate::spec::spec;
-use crate::spec::types::HardCommand;
+use crate::spec::types::{HardCommand, HiddenWrite, Str};
 use std::sync::OnceLock;
 
-/// The entries of each program name, in the order of the spec data.
-struct CommandIndex {
+/// The entries of a list by each program name, in the order of the spec data.
+struct ProgramIndex {
     /// Each name an entry spells plainly, sorted, with the entries naming it (their places in
-    /// `commands`, in order).
+    /// the list, in order).
     by_name: Vec<(&'static str, Vec<usize>)>,
     /// The entries naming a program by a wildcard, with the wildcards.
     by_wildcard: Vec<(usize, Vec<&'static str>)>,
 }
 
-fn index() -> &'static CommandIndex {
-    static INDEX: OnceLock<CommandIndex> = OnceLock::new();
-    INDEX.get_or_init(|| {
+impl ProgramIndex {
+    /// The index of a list whose entries name the programs `programs` gives.
+    fn of<E: 'static>(
+        entries: &'static [E],
+        programs: impl Fn(&'static E) -> &'static [Str],
+    ) -> ProgramIndex {
         let mut by_name: Vec<(&'static str, Vec<usize>)> = Vec::new();
         let mut by_wildcard = Vec::new();
-        for (at, entry) in spec().hardline.commands.iter().enumerate() {
+        for (at, entry) in entries.iter().enumerate() {
             let mut wildcards = Vec::new();
-            for name in entry.programs.iter() {
+            for name in programs(entry) {
                 let name: &'static str = name;
                 if name.contains(['*', '?']) {
                     wildcards.push(name);
@@ -44,42 +48,60 @@ fn index() -> &'static CommandIndex {
                 by_wildcard.push((at, wildcards));
             }
         }
-        CommandIndex {
+        ProgramIndex {
             by_name,
             by_wildcard,
         }
-    })
+    }
+
+    /// The places of the entries that name `program` (plainly or by a wildcard), in order.
+    fn naming<'p>(&'static self, program: &'p str) -> impl Iterator<Item = usize> + 'p {
+        let plainly = self
+            .by_name
+            .binary_search_by(|(known, _)| (*known).cmp(program))
+            .ok()
+            .and_then(|found| self.by_name.get(found))
+            .map_or(&[][..], |(_, entries)| entries.as_slice());
+        let by_wildcard = self
+            .by_wildcard
+            .iter()
+            .filter(move |(_, wildcards)| wildcards.iter().any(|w| names(w, program)))
+            .map(|(at, _)| *at);
+        // Both lists are in the spec data's order: merged, an entry in both given once.
+        let mut plainly = plainly.iter().copied().peekable();
+        let mut by_wildcard = by_wildcard.peekable();
+        std::iter::from_fn(move || match (plainly.peek(), by_wildcard.peek()) {
+            (Some(a), Some(b)) if a == b => {
+                by_wildcard.next();
+                plainly.next()
+            }
+            (Some(a), Some(b)) if a < b => plainly.next(),
+            (Some(_), Some(_)) | (None, _) => by_wildcard.next(),
+            (Some(_), None) => plainly.next(),
+        })
+    }
 }
 
 /// The hardline's command entries that name `program` (plainly or by a wildcard), in the order
 /// of the spec data.
 pub(super) fn entries_naming(program: &str) -> impl Iterator<Item = &'static HardCommand> + '_ {
-    let index = index();
+    static INDEX: OnceLock<ProgramIndex> = OnceLock::new();
     let commands = &spec().hardline.commands;
-    let plainly = index
-        .by_name
-        .binary_search_by(|(known, _)| (*known).cmp(program))
-        .ok()
-        .and_then(|found| index.by_name.get(found))
-        .map_or(&[][..], |(_, entries)| entries.as_slice());
-    let by_wildcard = index
-        .by_wildcard
-        .iter()
-        .filter(move |(_, wildcards)| wildcards.iter().any(|w| names(w, program)))
-        .map(|(at, _)| *at);
-    // Both lists are in the spec data's order: merged, an entry in both given once.
-    let mut plainly = plainly.iter().copied().peekable();
-    let mut by_wildcard = by_wildcard.peekable();
-    std::iter::from_fn(move || match (plainly.peek(), by_wildcard.peek()) {
-        (Some(a), Some(b)) if a == b => {
-            by_wildcard.next();
-            plainly.next()
-        }
-        (Some(a), Some(b)) if a < b => plainly.next(),
-        (Some(_), Some(_)) | (None, _) => by_wildcard.next(),
-        (Some(_), None) => plainly.next(),
-    })
-    .filter_map(|at| commands.get(at))
+    INDEX
+        .get_or_init(|| ProgramIndex::of(commands, |e| &e.programs))
+        .naming(program)
+        .filter_map(|at| commands.get(at))
+}
+
+/// The hardline's `writes` entries that name `program` (plainly or by a wildcard), in the order
+/// of the spec data.
+pub(super) fn writes_naming(program: &str) -> impl Iterator<Item = &'static HiddenWrite> + '_ {
+    static INDEX: OnceLock<ProgramIndex> = OnceLock::new();
+    let writes = &spec().hardline.writes;
+    INDEX
+        .get_or_init(|| ProgramIndex::of(writes, |e| &e.programs))
+        .naming(program)
+        .filter_map(|at| writes.get(at))
 }
 
 #[cfg(test)]
@@ -87,7 +109,7 @@ mod tests {
     use super::*;
 
     /// Every program named by some entry, and names no entry spells, find exactly the entries a
-    /// test of every entry's programs finds, in the same order.
+    /// test of every entry's programs finds, in the same order: of `commands` and of `writes`.
     #[test]
     fn the_index_finds_what_a_test_of_every_entry_finds() {
         let commands = &spec().hardline.commands;
@@ -124,5 +146,28 @@ mod tests {
         }
         assert!(entries_naming("rm").next().is_some());
         assert!(entries_naming("mkfs.ext4").next().is_some());
+        let writes = &spec().hardline.writes;
+        for program in programs.iter().chain(
+            writes
+                .iter()
+                .flat_map(|w| w.programs.iter())
+                .map(|p| p.to_string())
+                .collect::<Vec<_>>()
+                .iter(),
+        ) {
+            let every: Vec<*const HiddenWrite> = writes
+                .iter()
+                .filter(|w| {
+                    w.programs
+                        .iter()
+                        .any(|p| super::super::walk::names(p, program))
+                })
+                .map(std::ptr::from_ref)
+                .collect();
+            let found: Vec<*const HiddenWrite> =
+                writes_naming(program).map(std::ptr::from_ref).collect();
+            assert_eq!(found, every, "{program}");
+        }
+        assert!(writes_naming("git").next().is_some());
     }
 }

@@ -15,7 +15,7 @@
 
 mod forms;
 mod index;
-mod program_sets;
+mod program_lists;
 mod secrets;
 mod values;
 mod walk;

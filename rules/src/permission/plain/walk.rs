@@ -6,7 +6,7 @@ use super::super::glob::{broad_contents, Segments};
 use super::super::hardline::Hit;
 use super::super::shell::{self, Construct, Reading, Word, MAX_DEPTH};
 use super::super::wildcard;
-use super::program_sets::program_sets;
+use super::program_lists::{program_lists, List};
 use super::values::{
     found_word, is_found, strip_word_prefix, unknown_word, values_inside, Positional, Scope, FOUND,
     MAX_VALUES, SH,
@@ -257,15 +257,16 @@ impl Walker<'_> {
             self.opaque(Construct::parse(construct).unwrap_or(Construct::ShellState));
             return;
         }
-        if program_sets().shells.names(program) {
+        let lists = program_lists().of(program);
+        if lists.has(List::Shells) {
             self.shell(args, scope, depth);
             return;
         }
-        if program_sets().other_shells.names(program) {
+        if lists.has(List::OtherShells) {
             self.opaque(Construct::OtherShell);
             return;
         }
-        if program_sets().input_shells.names(program) {
+        if lists.has(List::InputShells) {
             self.opaque(Construct::ShellInput);
             return;
         }
@@ -466,7 +467,8 @@ impl Walker<'_> {
         self.entries(program, words, scope, shared.as_ref());
         self.effects(program, args, scope, depth);
         self.operand_reads(program, args, scope);
-        if !program_sets().metadata.names(program) {
+        let lists = program_lists().of(program);
+        if !lists.has(List::Metadata) {
             self.secret_reads(args, scope);
         }
         for w in args.iter().filter(|w| !w.dynamic()) {
@@ -477,13 +479,13 @@ impl Walker<'_> {
                 }
             }
         }
-        if program_sets().writers.names(program) {
+        if lists.has(List::Writers) {
             self.hidden_writes(program, args, scope, shared.as_ref(), &part);
         }
-        if program_sets().changes_directory.names(program) {
+        if lists.has(List::ChangesDirectory) {
             self.cd(args, scope);
         }
-        if program_sets().links.names(program) {
+        if lists.has(List::Links) {
             self.link(args, scope);
         }
     }
@@ -757,10 +759,7 @@ impl Walker<'_> {
                 &own
             }
         };
-        for wr in self.hardline.writes.iter() {
-            if !wr.programs.iter().any(|p| names(p, program)) {
-                continue;
-            }
+        for wr in super::index::writes_naming(program) {
             if !wr.subcommands.is_empty()
                 && !opts
                     .operands
@@ -1047,7 +1046,7 @@ impl<'w> Options<'w> {
 /// A GNU tool under its `g` name (`grm`, `gdd`, as macOS installs them) read as the tool.
 fn gnu_name(program: &str) -> &str {
     match program.strip_prefix('g') {
-        Some(tool) if program_sets().gnu_names.names(tool) => tool,
+        Some(tool) if program_lists().of(tool).has(List::GnuNames) => tool,
         _ => program,
     }
 }

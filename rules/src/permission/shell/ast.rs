@@ -289,6 +289,29 @@ impl Word {
         }
     }
 
+    /// Unquoted characters that stand for themselves, added at once.
+    pub(super) fn push_plain(&mut self, run: &[char]) {
+        let start = self.text.len();
+        self.text.extend(run);
+        let added = self.text.get(start..).unwrap_or("");
+        if let Some(Piece::Text {
+            text,
+            quoted: false,
+        }) = self.pieces.last_mut()
+        {
+            text.push_str(added);
+            return;
+        }
+        // A new piece gets the room the word's text has left: most words are one piece.
+        let room = self.text.capacity() - start;
+        let mut text = String::with_capacity(room);
+        text.push_str(added);
+        self.pieces.push(Piece::Text {
+            text,
+            quoted: false,
+        });
+    }
+
     pub(super) fn push_text(&mut self, c: char, quoted: bool) {
         self.text.push(c);
         if let Some(Piece::Text { text, quoted: q }) = self.pieces.last_mut() {

@@ -696,7 +696,20 @@ impl<'a> Parser<'a> {
                 '"' => self.double_quoted(&mut w)?,
                 '$' => self.dollar(&mut w, false)?,
                 '`' => self.backtick(&mut w, false)?,
-                _ => w.push_text(c, false),
+                _ => {
+                    // The characters standing for themselves up to the next special one, at
+                    // once: most words are nothing else.
+                    let start = self.i - 1;
+                    let run = self.s.get(start..).unwrap_or(&[]);
+                    let plain = run
+                        .iter()
+                        .take_while(|&&c| {
+                            !is_meta(c) && !matches!(c, '\\' | '\'' | '"' | '$' | '`')
+                        })
+                        .count();
+                    w.push_plain(run.get(..plain).unwrap_or(&[]));
+                    self.i = start + plain.max(1);
+                }
             }
         }
         self.check_braces(&w)?;
