@@ -5,6 +5,7 @@
 
 use super::request::{default_rules, Rule};
 use super::wildcard::Wildcard;
+use crate::spec::types::cmp_names;
 
 /// A rule, its patterns read.
 #[derive(Debug, Clone, Copy)]
@@ -67,7 +68,7 @@ pub fn default_rules_for(permission: &str) -> DefaultsFor {
     let index = defaults_by_key();
     match index
         .by_key
-        .binary_search_by(|(key, _)| key.as_str().cmp(permission))
+        .binary_search_by(|(key, _)| cmp_names(key, permission))
     {
         Ok(at) => DefaultsFor {
             rules: index.by_key.get(at).map_or(&[], |(_, rules)| rules),

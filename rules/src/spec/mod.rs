@@ -142,7 +142,7 @@ impl Spec {
     /// A tool of `tools/*.json` by name (they are sorted by name).
     pub fn tool(&self, name: &str) -> Option<ToolInfo> {
         let i = data::TOOLS
-            .binary_search_by(|t| t.name.as_ref().cmp(name))
+            .binary_search_by(|t| types::cmp_names(&t.name, name))
             .ok()?;
         data::TOOLS.get(i).and_then(tool_info)
     }
@@ -306,6 +306,30 @@ pub fn version() -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Names compare as `str`'s order compares them: every program name of the data, cut and
+    /// lengthened, and names that differ only after their first byte or by their length.
+    #[test]
+    fn names_compare_as_text_does() {
+        let mut names: Vec<String> = ["", "a", "ab", "b", "é", "\u{0}", "a\u{0}", "zz", "Z"]
+            .map(String::from)
+            .to_vec();
+        for (name, _) in spec().programs.programs.iter() {
+            names.push(name.to_string());
+            names.push(format!("{name}x"));
+            names.push(name.chars().skip(1).collect());
+        }
+        for known in &names {
+            for wanted in &names {
+                assert_eq!(
+                    types::cmp_names(known, wanted),
+                    known.cmp(wanted),
+                    "{known:?} {wanted:?}"
+                );
+            }
+        }
+        assert!(names.len() > 50);
+    }
 
     /// The data written as Rust by build.rs is the data of the files (what the rules read of it):
     /// each file read here and written again gives the same Rust as the built-in value.

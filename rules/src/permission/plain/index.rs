@@ -5,7 +5,7 @@
 
 use super::walk::names;
 use crate::spec::spec;
-use crate::spec::types::{HardCommand, HiddenWrite, Str};
+use crate::spec::types::{cmp_names, HardCommand, HiddenWrite, Str};
 use std::sync::OnceLock;
 
 /// The entries of a list by each program name, in the order of the spec data.
@@ -58,7 +58,7 @@ impl ProgramIndex {
     fn naming<'p>(&'static self, program: &'p str) -> impl Iterator<Item = usize> + 'p {
         let plainly = self
             .by_name
-            .binary_search_by(|(known, _)| (*known).cmp(program))
+            .binary_search_by(|(known, _)| cmp_names(known, program))
             .ok()
             .and_then(|found| self.by_name.get(found))
             .map_or(&[][..], |(_, entries)| entries.as_slice());

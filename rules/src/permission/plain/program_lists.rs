@@ -6,7 +6,7 @@
 
 use super::walk::names;
 use crate::spec::spec;
-use crate::spec::types::Str;
+use crate::spec::types::{cmp_names, Str};
 use std::sync::OnceLock;
 
 /// One of the hardline's lists of programs.
@@ -121,7 +121,7 @@ impl ProgramLists {
     pub(super) fn of(&self, program: &str) -> Lists {
         let mut on = self
             .plain
-            .binary_search_by(|(known, _)| (*known).cmp(program))
+            .binary_search_by(|(known, _)| cmp_names(known, program))
             .ok()
             .and_then(|at| self.plain.get(at))
             .map_or(Lists::default(), |(_, on)| *on);
