@@ -18,16 +18,13 @@ struct ProgramIndex {
 }
 
 impl ProgramIndex {
-    /// The index of a list whose entries name the programs `programs` gives.
-    fn of<E: 'static>(
-        entries: &'static [E],
-        programs: impl Fn(&'static E) -> &'static [Str],
-    ) -> ProgramIndex {
+    /// The index of a list whose entries name programs, from each entry's names in order.
+    fn of(programs: Vec<&'static [Str]>) -> ProgramIndex {
         let mut by_name: Vec<(&'static str, Vec<usize>)> = Vec::new();
         let mut by_wildcard = Vec::new();
-        for (at, entry) in entries.iter().enumerate() {
+        for (at, names) in programs.into_iter().enumerate() {
             let mut wildcards = Vec::new();
-            for name in programs(entry) {
+            for name in names {
                 let name: &'static str = name;
                 if name.contains(['*', '?']) {
                     wildcards.push(name);
@@ -88,7 +85,7 @@ pub(super) fn entries_naming(program: &str) -> impl Iterator<Item = &'static Har
     static INDEX: OnceLock<ProgramIndex> = OnceLock::new();
     let commands = &spec().hardline.commands;
     INDEX
-        .get_or_init(|| ProgramIndex::of(commands, |e| &e.programs))
+        .get_or_init(|| ProgramIndex::of(commands.iter().map(|e| &*e.programs).collect()))
         .naming(program)
         .filter_map(|at| commands.get(at))
 }
@@ -99,7 +96,7 @@ pub(super) fn writes_naming(program: &str) -> impl Iterator<Item = &'static Hidd
     static INDEX: OnceLock<ProgramIndex> = OnceLock::new();
     let writes = &spec().hardline.writes;
     INDEX
-        .get_or_init(|| ProgramIndex::of(writes, |e| &e.programs))
+        .get_or_init(|| ProgramIndex::of(writes.iter().map(|e| &*e.programs).collect()))
         .naming(program)
         .filter_map(|at| writes.get(at))
 }
