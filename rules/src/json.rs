@@ -83,11 +83,19 @@ impl<'de> serde::de::Visitor<'de> for StrictVisitor {
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            if out.contains_key(&key) {
-                return Err(serde::de::Error::custom(format!("duplicate key \"{key}\"")));
+            // One search of the map for the key: its place, or the key already there.
+            match out.entry(key) {
+                serde_json::map::Entry::Occupied(taken) => {
+                    return Err(serde::de::Error::custom(format!(
+                        "duplicate key \"{}\"",
+                        taken.key()
+                    )));
+                }
+                serde_json::map::Entry::Vacant(place) => {
+                    let Strict(v) = map.next_value()?;
+                    place.insert(v);
+                }
             }
-            let Strict(v) = map.next_value()?;
-            out.insert(key, v);
         }
         Ok(Value::Object(out))
     }
