@@ -293,37 +293,29 @@ impl Word {
     pub(super) fn push_plain(&mut self, run: &[char]) {
         let start = self.text.len();
         self.text.extend(run);
-        let added = self.text.get(start..).unwrap_or("");
-        if let Some(Piece::Text {
-            text,
-            quoted: false,
-        }) = self.pieces.last_mut()
-        {
-            text.push_str(added);
-            return;
-        }
-        // A new piece gets the room the word's text has left: most words are one piece.
-        let room = self.text.capacity() - start;
-        let mut text = String::with_capacity(room);
-        text.push_str(added);
-        self.pieces.push(Piece::Text {
-            text,
-            quoted: false,
-        });
+        self.add_to_piece(start, false);
     }
 
+    /// One character, quoted or not.
     pub(super) fn push_text(&mut self, c: char, quoted: bool) {
+        let start = self.text.len();
         self.text.push(c);
+        self.add_to_piece(start, quoted);
+    }
+
+    /// The word's text from `start` on (just added) added to its last piece when that is text
+    /// quoted alike, else as a new piece.
+    fn add_to_piece(&mut self, start: usize, quoted: bool) {
+        let added = self.text.get(start..).unwrap_or("");
         if let Some(Piece::Text { text, quoted: q }) = self.pieces.last_mut() {
             if *q == quoted {
-                text.push(c);
+                text.push_str(added);
                 return;
             }
         }
         // A new piece gets the room the word's text has left: most words are one piece.
-        let room = self.text.capacity() - self.text.len() + c.len_utf8();
-        let mut text = String::with_capacity(room);
-        text.push(c);
+        let mut text = String::with_capacity(self.text.capacity() - start);
+        text.push_str(added);
         self.pieces.push(Piece::Text { text, quoted });
     }
 }

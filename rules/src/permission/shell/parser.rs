@@ -86,6 +86,12 @@ fn is_meta(c: char) -> bool {
     )
 }
 
+/// A character of an unquoted word that is itself: not a metacharacter, and none of the
+/// characters `word` reads otherwise (a backslash, a quote, `$`, a backtick).
+fn stands_for_itself(c: char) -> bool {
+    !is_meta(c) && !matches!(c, '\\' | '\'' | '"' | '$' | '`')
+}
+
 impl<'a> Parser<'a> {
     fn peek(&self) -> Option<char> {
         self.s.get(self.i).copied()
@@ -701,12 +707,7 @@ impl<'a> Parser<'a> {
                     // once: most words are nothing else.
                     let start = self.i - 1;
                     let run = self.s.get(start..).unwrap_or(&[]);
-                    let plain = run
-                        .iter()
-                        .take_while(|&&c| {
-                            !is_meta(c) && !matches!(c, '\\' | '\'' | '"' | '$' | '`')
-                        })
-                        .count();
+                    let plain = run.iter().take_while(|&&c| stands_for_itself(c)).count();
                     w.push_plain(run.get(..plain).unwrap_or(&[]));
                     self.i = start + plain.max(1);
                 }
