@@ -1,7 +1,7 @@
-//! The hardline's entries that name programs (hardline.json `commands` and `writes`) found by the
-//! program they name: one search of a sorted list of names instead of a test of every entry's
-//! programs for every command of a line. An entry naming its program by a wildcard (`mkfs.*`) is
-//! tested as before.
+//! The hardline's entries that name programs (hardline.json `commands` and `writes`, and its lists
+//! of programs, `program_lists.rs`) found by the program they name: one search of a sorted list
+//! of names instead of a test of every entry's programs for every command of a line. An entry
+//! naming its program by a wildcard (`mkfs.*`) is tested as before.
 
 use super::walk::names;
 use crate::spec::spec;
@@ -9,7 +9,7 @@ use crate::spec::types::{cmp_names, HardCommand, HiddenWrite, Str};
 use std::sync::OnceLock;
 
 /// The entries of a list by each program name, in the order of the spec data.
-struct ProgramIndex {
+pub(super) struct ProgramIndex {
     /// Each name an entry spells plainly, sorted, with the entries naming it (their places in
     /// the list, in order).
     by_name: Vec<(&'static str, Vec<usize>)>,
@@ -19,13 +19,12 @@ struct ProgramIndex {
 
 impl ProgramIndex {
     /// The index of a list whose entries name programs, from each entry's names in order.
-    fn of(programs: Vec<&'static [Str]>) -> ProgramIndex {
+    pub(super) fn of(programs: Vec<Vec<&'static str>>) -> ProgramIndex {
         let mut by_name: Vec<(&'static str, Vec<usize>)> = Vec::new();
         let mut by_wildcard = Vec::new();
         for (at, names) in programs.into_iter().enumerate() {
             let mut wildcards = Vec::new();
             for name in names {
-                let name: &'static str = name;
                 if name.contains(['*', '?']) {
                     wildcards.push(name);
                     continue;
@@ -52,21 +51,10 @@ impl ProgramIndex {
     }
 
     /// The places of the entries that name `program` (plainly or by a wildcard), in order.
-    fn naming<'p>(&'static self, program: &'p str) -> impl Iterator<Item = usize> + 'p {
-        let plainly = self
-            .by_name
-            .binary_search_by(|(known, _)| cmp_names(known, program))
-            .ok()
-            .and_then(|found| self.by_name.get(found))
-            .map_or(&[][..], |(_, entries)| entries.as_slice());
-        let by_wildcard = self
-            .by_wildcard
-            .iter()
-            .filter(move |(_, wildcards)| wildcards.iter().any(|w| names(w, program)))
-            .map(|(at, _)| *at);
+    pub(super) fn naming<'p>(&'static self, program: &'p str) -> impl Iterator<Item = usize> + 'p {
         // Both lists are in the spec data's order: merged, an entry in both given once.
-        let mut plainly = plainly.iter().copied().peekable();
-        let mut by_wildcard = by_wildcard.peekable();
+        let mut plainly = self.naming_plainly(program).iter().copied().peekable();
+        let mut by_wildcard = self.naming_by_wildcard(program).peekable();
         std::iter::from_fn(move || match (plainly.peek(), by_wildcard.peek()) {
             (Some(a), Some(b)) if a == b => {
                 by_wildcard.next();
@@ -77,28 +65,61 @@ impl ProgramIndex {
             (Some(_), None) => plainly.next(),
         })
     }
+
+    /// The places of the entries that spell `program` plainly, in order.
+    pub(super) fn naming_plainly(&self, program: &str) -> &[usize] {
+        self.by_name
+            .binary_search_by(|(known, _)| cmp_names(known, program))
+            .ok()
+            .and_then(|found| self.by_name.get(found))
+            .map_or(&[][..], |(_, entries)| entries.as_slice())
+    }
+
+    /// The places of the entries whose wildcard names `program`, in order.
+    pub(super) fn naming_by_wildcard<'p>(
+        &'static self,
+        program: &'p str,
+    ) -> impl Iterator<Item = usize> + 'p {
+        self.by_wildcard
+            .iter()
+            .filter(move |(_, wildcards)| wildcards.iter().any(|w| names(w, program)))
+            .map(|(at, _)| *at)
+    }
 }
 
 /// The hardline's command entries that name `program` (plainly or by a wildcard), in the order
 /// of the spec data.
 pub(super) fn entries_naming(program: &str) -> impl Iterator<Item = &'static HardCommand> + '_ {
     static INDEX: OnceLock<ProgramIndex> = OnceLock::new();
-    let commands = &spec().hardline.commands;
-    INDEX
-        .get_or_init(|| ProgramIndex::of(commands.iter().map(|e| &*e.programs).collect()))
-        .naming(program)
-        .filter_map(|at| commands.get(at))
+    naming_in(&INDEX, &spec().hardline.commands, |e| &e.programs, program)
 }
 
 /// The hardline's `writes` entries that name `program` (plainly or by a wildcard), in the order
 /// of the spec data.
 pub(super) fn writes_naming(program: &str) -> impl Iterator<Item = &'static HiddenWrite> + '_ {
     static INDEX: OnceLock<ProgramIndex> = OnceLock::new();
-    let writes = &spec().hardline.writes;
-    INDEX
-        .get_or_init(|| ProgramIndex::of(writes.iter().map(|e| &*e.programs).collect()))
+    naming_in(&INDEX, &spec().hardline.writes, |e| &e.programs, program)
+}
+
+/// The entries of `entries` naming `program`, by `index` (made on first use from each entry's
+/// `programs`).
+fn naming_in<'p, E>(
+    index: &'static OnceLock<ProgramIndex>,
+    entries: &'static [E],
+    programs: fn(&'static E) -> &'static [Str],
+    program: &'p str,
+) -> impl Iterator<Item = &'static E> + 'p {
+    index
+        .get_or_init(|| {
+            ProgramIndex::of(
+                entries
+                    .iter()
+                    .map(|e| programs(e).iter().map(|p| &**p).collect())
+                    .collect(),
+            )
+        })
         .naming(program)
-        .filter_map(|at| writes.get(at))
+        .filter_map(move |at| entries.get(at))
 }
 
 #[cfg(test)]

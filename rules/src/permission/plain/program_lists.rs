@@ -1,12 +1,14 @@
 //! The hardline's lists of programs (hardline.json `plain`: the shells, the programs that only
 //! read metadata, change the directory or make links, GNU tools' `g` names, and the programs of
-//! its `writes`), read once into one sorted list of names, each with the lists it is on, and the
-//! wildcards (`mkfs.*`): asked of every command of a line, a list was a scan of every name in it,
+//! its `writes`), read once into one index of the lists by name (`index.rs`'s, as for the
+//! hardline's entries): asked of every command of a line, a list was a scan of every name in it,
 //! and then a search of its own.
 
+use super::index::ProgramIndex;
+#[cfg(test)]
 use super::walk::names;
 use crate::spec::spec;
-use crate::spec::types::{cmp_names, Str};
+use crate::spec::types::Str;
 use std::sync::OnceLock;
 
 /// One of the hardline's lists of programs.
@@ -80,57 +82,32 @@ impl Lists {
     }
 }
 
-/// Every name of every list, read once: the names spelled plainly sorted with the lists they are
-/// on, and the wildcards (`mkfs.*`) with theirs. A command's program is looked up once for all
-/// the lists, where each list was a search of its own.
-#[derive(Debug, Default)]
-pub(super) struct ProgramLists {
-    /// The names spelled plainly, sorted, each once.
-    plain: Vec<(&'static str, Lists)>,
-    /// The names with a wildcard, in the lists' order.
-    wildcards: Vec<(&'static str, Lists)>,
-}
+/// Every name of every list, read once into an index of the lists by name (as the hardline's
+/// entries are, `index.rs`): a command's program is looked up once for all the lists, where each
+/// list was a search of its own.
+pub(super) struct ProgramLists(ProgramIndex);
 
 impl ProgramLists {
     fn read() -> ProgramLists {
-        let mut lists = ProgramLists::default();
-        for list in List::ALL {
-            for name in list.names() {
-                let name: &'static str = name;
-                if name.contains(['*', '?']) {
-                    lists.wildcards.push((name, Lists(list.bit())));
-                    continue;
-                }
-                match lists
-                    .plain
-                    .binary_search_by(|(known, _)| (*known).cmp(name))
-                {
-                    Ok(at) => {
-                        if let Some((_, on)) = lists.plain.get_mut(at) {
-                            on.0 |= list.bit();
-                        }
-                    }
-                    Err(at) => lists.plain.insert(at, (name, Lists(list.bit()))),
-                }
-            }
-        }
-        lists
+        ProgramLists(ProgramIndex::of(
+            List::ALL
+                .iter()
+                .map(|list| list.names().into_iter().map(|name| &**name).collect())
+                .collect(),
+        ))
     }
 
-    /// The lists that name `program` (as [`names`] reads a name of it).
-    pub(super) fn of(&self, program: &str) -> Lists {
-        let mut on = self
-            .plain
-            .binary_search_by(|(known, _)| cmp_names(known, program))
-            .ok()
-            .and_then(|at| self.plain.get(at))
-            .map_or(Lists::default(), |(_, on)| *on);
-        for (wildcard, lists) in &self.wildcards {
-            if names(wildcard, program) {
-                on.0 |= lists.0;
-            }
-        }
-        on
+    /// The lists that name `program` (as [`names`](super::walk::names) reads a name of it).
+    pub(super) fn of(&'static self, program: &str) -> Lists {
+        // The index's entries are the lists, in the order of [`List::ALL`]: each one's bit (in
+        // any order, and once or twice alike).
+        let places = self.0.naming_plainly(program).iter().copied();
+        Lists(
+            places
+                .chain(self.0.naming_by_wildcard(program))
+                .filter_map(|at| List::ALL.get(at))
+                .fold(0, |bits, list| bits | list.bit()),
+        )
     }
 }
 
