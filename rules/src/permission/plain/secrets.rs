@@ -101,8 +101,9 @@ pub(super) fn secret_may(t: &str) -> bool {
 }
 
 /// [`secret_fragments`] arranged for [`secret_may`]: which pairs of bytes (in lower case) start a
-/// piece, one bit a pair, and the pieces by their first byte. Most of a command's words hold no
-/// pair that starts a piece, so most bytes are one bit looked up and nothing compared.
+/// piece, one bit a pair, and the pieces by their first byte. Every piece is three bytes or more
+/// ([`secret_fragments`]), so each starts with a pair. Most of a command's words hold no pair that
+/// starts a piece, so most bytes are one bit looked up and nothing compared.
 struct FragmentLookup {
     /// Bit `first * 256 + second` is set when a piece starts with those two bytes.
     pairs: Vec<u64>,

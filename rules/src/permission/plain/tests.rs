@@ -329,3 +329,110 @@ mod never_panics {
         }
     }
 }
+
+/// The words the next two tests read: words with and without each character a value follows,
+/// options of every shape, and words of the conformance files' lines.
+fn sample_words() -> Vec<String> {
+    let mut words: Vec<String> = [
+        "",
+        "-",
+        "--",
+        "@",
+        "=",
+        ":",
+        "a",
+        "-f",
+        "-fPATH",
+        "-f=x",
+        "--file=~/.ssh/id_rsa",
+        "--x",
+        "@~/.env",
+        "-@x",
+        "x=@y",
+        "HEAD:.env",
+        "a:b=c",
+        "=@",
+        "é=ü",
+        "-é",
+        "--=",
+        "-1",
+        "+x",
+        "origin",
+        "main",
+        "push",
+        "x@y",
+        "user@host:/etc/shadow",
+        "of=/dev/sda",
+    ]
+    .map(String::from)
+    .to_vec();
+    let cases = include_str!("../../../../conformance/hostile.json");
+    for line in cases.split('"').filter(|t| t.contains(' ')) {
+        words.extend(line.split(' ').map(String::from));
+    }
+    words
+}
+
+/// The values inside a word are what the unhurried reading finds: split at `=` and `:`, a short
+/// option's value, and each of these and the word after a leading `@` — for words that hold
+/// none of those characters too (where the reading is skipped).
+#[test]
+fn values_inside_a_word_are_the_plain_readings() {
+    fn plainly(t: &str) -> Vec<&str> {
+        let short = (t.starts_with('-') && !t.starts_with("--"))
+            .then(|| t.get(2..))
+            .flatten();
+        let values: Vec<&str> = [
+            t.split_once('=').map(|(_, v)| v),
+            t.split_once(':').map(|(_, v)| v),
+            short,
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let at: Vec<&str> = values
+            .iter()
+            .copied()
+            .chain([t])
+            .filter_map(|v| v.strip_prefix('@'))
+            .collect();
+        values.into_iter().chain(at).collect()
+    }
+    let (mut with, mut without) = (0, 0);
+    for w in &sample_words() {
+        let read: Vec<&str> = values::values_inside(w).collect();
+        assert_eq!(read, plainly(w), "{w:?}");
+        if read.is_empty() {
+            without += 1;
+        } else {
+            with += 1;
+        }
+    }
+    assert!(
+        with > 20 && without > 20,
+        "{with} words with values, {without} without"
+    );
+}
+
+/// Every option an argument list is read into starts with `-`, so a name that does not is
+/// never given — what `Options::has` answers at once.
+#[test]
+fn every_option_read_starts_with_a_dash() {
+    let words: Vec<shell::Word> = sample_words()
+        .iter()
+        .filter_map(|w| shell::read(w).commands.first()?.words.first().cloned())
+        .collect();
+    assert!(words.len() > 20);
+    for args in words.windows(4) {
+        let options = walk::Options::read(args, |_| None, &[], &[]);
+        for flag in &options.flags {
+            assert!(flag.starts_with('-'), "{flag:?} from {args:?}");
+        }
+        for word in &options.words {
+            assert!(word.starts_with('-'), "{word:?} from {args:?}");
+        }
+        for name in ["push", "x", "", "é"] {
+            assert!(!options.has(name) && !options.has_exactly(name));
+        }
+    }
+}
