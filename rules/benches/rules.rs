@@ -101,7 +101,7 @@ fn rules(c: &mut Criterion) {
                     .map(|t| {
                         let args = lembas_rules::api::parse("arguments", black_box(t));
                         args.and_then(|a| lembas_rules::api::dispatch("runFile", &a))
-                            .map_or(0, |v| lembas_rules::api::text(&v).len())
+                            .map_or(0, |answer| answer.text().len())
                     })
                     .sum::<usize>()
             })

@@ -33,7 +33,7 @@ fn bench(n: u32, mut f: impl FnMut()) -> f64 {
 
 fn call(name: &str, args: &str) {
     let args = api::parse("arguments", args).unwrap_or_default();
-    let answer = api::dispatch(name, &args).map(|v| api::text(&v));
+    let answer = api::dispatch(name, &args).map(api::Answer::into_text);
     std::hint::black_box(answer).ok();
 }
 

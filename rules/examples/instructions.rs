@@ -27,7 +27,7 @@ fn main() {
                 let args = lembas_rules::api::parse("arguments", black_box(push));
                 let answer = args
                     .and_then(|args| lembas_rules::api::dispatch("evaluate", &args))
-                    .map(|v| lembas_rules::api::text(&v));
+                    .map(lembas_rules::api::Answer::into_text);
                 black_box(answer).ok();
             }
         }
@@ -43,7 +43,7 @@ fn main() {
                     let args = lembas_rules::api::parse("arguments", black_box(text));
                     let answer = args
                         .and_then(|args| lembas_rules::api::dispatch("runFile", &args))
-                        .map(|v| lembas_rules::api::text(&v));
+                        .map(lembas_rules::api::Answer::into_text);
                     black_box(answer).ok();
                 }
             }

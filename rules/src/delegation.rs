@@ -9,7 +9,7 @@
 //! - [`tighten`] — the main agent made stricter: every subagent looser than its parent is made as
 //!   strict as it, down the tree; a looser switch changes no subagent.
 
-use crate::json::{Keys, Object, ToJson};
+use crate::json::{Fields, Json, Keys, ToJson};
 use crate::permission::{
     decide, prepare, Action, Context, Decision, Mode, Request, RiskClass, Rule, RuleSource,
 };
@@ -17,7 +17,6 @@ use crate::permission::{
 use crate::permission::{trace, Trace};
 use crate::spec::loop_spec;
 use crate::text::fill;
-use serde_json::Value;
 use thiserror::Error;
 
 /// A request option: a risk class a narrowed subagent may ask the main agent for.
@@ -39,8 +38,8 @@ pub struct SubagentMode {
 }
 
 impl ToJson for SubagentMode {
-    fn write_json(&self, keys: Keys) -> Value {
-        Object::keyed(keys)
+    fn write<J: Json>(&self, keys: Keys, out: &mut J) {
+        Fields::of(out, keys)
             .with("mode", self.mode)
             .with("request", &self.request)
             .done()
@@ -208,8 +207,8 @@ pub struct Verdict {
 
 impl ToJson for Verdict {
     /// `text` and `main` are left out when there is none.
-    fn write_json(&self, keys: Keys) -> Value {
-        Object::keyed(keys)
+    fn write<J: Json>(&self, keys: Keys, out: &mut J) {
+        Fields::of(out, keys)
             .with("answer", self.answer)
             .with_some("text", &self.text)
             .with("own", &self.own)
@@ -219,8 +218,8 @@ impl ToJson for Verdict {
 }
 
 impl ToJson for Grant {
-    fn write_json(&self, keys: Keys) -> Value {
-        Object::keyed(keys)
+    fn write<J: Json>(&self, keys: Keys, out: &mut J) {
+        Fields::of(out, keys)
             .with("tool", &self.tool)
             .with("permission", &self.permission)
             .with("pattern", &self.pattern)

@@ -1,10 +1,12 @@
-//! The rules' answers as JSON values: one writer per type ([`ToJson`]). serde's `Serialize` of
-//! each of these types is that writer too (`serialize_as_json!`), so the npm package's answers,
-//! the conformance runner's actual values and the harness's events are written by one piece of
-//! code each — and the `.wasm` holds no generic serde serializer for them (derived ones were
-//! 18 KB of it). Keys are written snake_case as the spec writes them, and spelled when written:
-//! snake_case for the spec's cases and the harness, camelCase for the npm API ([`Keys`]), with no
-//! second pass over an answer.
+//! The rules' answers as JSON: one writer per type ([`ToJson`]), writing into a JSON value
+//! ([`Value`]: the spec's cases, the conformance runner's actual values, the harness's events) or
+//! straight into JSON text ([`Text`]: the npm package's answers, with no value made between).
+//! serde's `Serialize` of each of these types is that writer too (`serialize_as_json!`), so each
+//! answer is written by one piece of code — and the `.wasm` holds no generic serde serializer for
+//! them (derived ones were 18 KB of it). Keys are written snake_case as the spec writes them, and
+//! spelled when written: snake_case for the spec's cases and the harness, camelCase for the npm
+//! API ([`Keys`]), with no second pass over an answer. Text is byte for byte serde_json's text of
+//! the value: compact, each object's keys in the order its map gives them.
 
 use serde_json::{Map, Value};
 
@@ -128,11 +130,357 @@ impl Keys {
     }
 }
 
+/// Where a value is written: a JSON value ([`Value`], for the cases, the conformance runner and
+/// the harness) or JSON text ([`Text`], the npm package's answers, written with no value
+/// between). A [`ToJson`] writer is one piece of code for both; [`Fields`] writes an object.
+pub trait Json {
+    /// An object's state while its fields are written.
+    type Fields;
+    /// `null`.
+    fn null(&mut self);
+    /// `true` or `false`.
+    fn bool(&mut self, value: bool);
+    /// A whole number that is not negative.
+    fn unsigned(&mut self, value: u64);
+    /// A whole number.
+    fn signed(&mut self, value: i64);
+    /// A number (`null` when it is not finite, as serde_json writes it).
+    fn float(&mut self, value: f64);
+    /// A string.
+    fn string(&mut self, text: &str);
+    /// A value from elsewhere (a case's own, a whole object), its keys spelled `keys`.
+    fn value(&mut self, value: Value, keys: Keys);
+    /// An array of the items.
+    fn array<T: ToJson>(&mut self, items: &[T], keys: Keys);
+    /// An array of values written one by one, moved in (a file's results).
+    fn array_of<T>(&mut self, items: Vec<T>, write: impl FnMut(T, &mut Self));
+    /// An object begins.
+    fn begin(&mut self) -> Self::Fields;
+    /// A field of the object begins: `key` (written snake_case) spelled `keys`. Its value is
+    /// written next, then [`Json::end_field`]. A key given twice keeps the later value, as a map
+    /// does. (Not generic over the value, so that one copy of it serves every field.)
+    fn begin_field(&mut self, fields: &mut Self::Fields, key: &str, keys: Keys);
+    /// The field's value has been written.
+    fn end_field(&mut self, fields: &mut Self::Fields);
+    /// The object ends, its keys in the order serde_json's map gives them (sorted, unless a
+    /// crate of the build asks the map to keep them in the order they came).
+    fn end(&mut self, fields: Self::Fields);
+}
+
+/// The fields of an object being written as a value: those written, and the key of the one
+/// being written (its value is written into the object's own place meanwhile).
+#[derive(Debug, Default)]
+pub struct ValueFields {
+    map: Map<String, Value>,
+    key: String,
+}
+
+impl Json for Value {
+    type Fields = ValueFields;
+
+    fn null(&mut self) {
+        *self = Value::Null;
+    }
+    fn bool(&mut self, value: bool) {
+        *self = Value::Bool(value);
+    }
+    fn unsigned(&mut self, value: u64) {
+        *self = Value::from(value);
+    }
+    fn signed(&mut self, value: i64) {
+        *self = Value::from(value);
+    }
+    fn float(&mut self, value: f64) {
+        *self = Value::from(value);
+    }
+    fn string(&mut self, text: &str) {
+        *self = Value::String(text.to_string());
+    }
+    fn value(&mut self, value: Value, keys: Keys) {
+        *self = keys.respell(value);
+    }
+    fn array<T: ToJson>(&mut self, items: &[T], keys: Keys) {
+        *self = Value::Array(items.iter().map(|item| item.write_json(keys)).collect());
+    }
+    fn array_of<T>(&mut self, items: Vec<T>, mut write: impl FnMut(T, &mut Value)) {
+        let written = items.into_iter().map(|item| {
+            let mut value = Value::Null;
+            write(item, &mut value);
+            value
+        });
+        *self = Value::Array(written.collect());
+    }
+    fn begin(&mut self) -> ValueFields {
+        ValueFields::default()
+    }
+    #[inline(never)]
+    fn begin_field(&mut self, fields: &mut ValueFields, key: &str, keys: Keys) {
+        fields.key = keys.spell(key);
+    }
+    #[inline(never)]
+    fn end_field(&mut self, fields: &mut ValueFields) {
+        let value = std::mem::take(self);
+        fields.map.insert(std::mem::take(&mut fields.key), value);
+    }
+    fn end(&mut self, fields: ValueFields) {
+        *self = Value::Object(fields.map);
+    }
+}
+
+/// A value as JSON text, byte for byte what serde_json writes of the same value as a
+/// [`Value`] (compact, an object's keys in its map's order, strings escaped by serde_json
+/// itself), written into one buffer.
+#[derive(Debug)]
+pub struct Text {
+    bytes: Vec<u8>,
+    /// The fields of the objects being written, innermost last: where each one's key begins in
+    /// `bytes` and where its value ends.
+    fields: Vec<Field>,
+    /// False when serde_json refused a piece of it (it never does: it writes into a vector, and
+    /// these values' maps have string keys); a text missing a piece is never given out.
+    whole: bool,
+}
+
+/// A field of an object being written as text: `"key":value` at `start..end` of the text.
+#[derive(Debug, Clone, Copy)]
+struct Field {
+    start: usize,
+    key_end: usize,
+    end: usize,
+}
+
+/// The fields of an object being written as text: where they begin in [`Text`]'s list, and
+/// whether they have come as serde_json's map would hold them (in its order, no key twice).
+#[derive(Debug)]
+pub struct TextFields {
+    first: usize,
+    opened_at: usize,
+    as_map: bool,
+}
+
+/// JSON text that serde_json could not write whole (which it never fails to).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the answer could not be written as JSON")]
+pub struct NotWritten;
+
+impl Default for Text {
+    fn default() -> Text {
+        Text::with_capacity(0)
+    }
+}
+
+impl Text {
+    /// An empty text with room for `bytes`.
+    pub fn with_capacity(bytes: usize) -> Text {
+        Text {
+            bytes: Vec::with_capacity(bytes),
+            fields: Vec::with_capacity(if bytes > 0 { 8 } else { 0 }),
+            whole: true,
+        }
+    }
+
+    /// A value's text written by serde_json (a string, a number, a value from elsewhere).
+    fn serialized(&mut self, value: &impl serde::Serialize) {
+        if serde_json::to_writer(&mut self.bytes, value).is_err() {
+            self.whole = false;
+        }
+    }
+
+    /// The text, as a string.
+    pub fn into_string(self) -> Result<String, NotWritten> {
+        if !self.whole {
+            return Err(NotWritten);
+        }
+        String::from_utf8(self.bytes).map_err(|_| NotWritten)
+    }
+
+    /// A field's key, as written without its quotes: the key itself, for the writers' keys are
+    /// their own names, with nothing in them to escape (so they sort as the map sorts them).
+    fn key(&self, field: &Field) -> &[u8] {
+        let quoted = self.bytes.get(field.start..field.key_end).unwrap_or(&[]);
+        quoted
+            .strip_prefix(b"\"")
+            .and_then(|k| k.strip_suffix(b"\""))
+            .unwrap_or(quoted)
+    }
+}
+
+impl Json for Text {
+    type Fields = TextFields;
+
+    fn null(&mut self) {
+        self.bytes.extend_from_slice(b"null");
+    }
+    fn bool(&mut self, value: bool) {
+        self.bytes
+            .extend_from_slice(if value { b"true" } else { b"false" });
+    }
+    fn unsigned(&mut self, value: u64) {
+        self.serialized(&value);
+    }
+    fn signed(&mut self, value: i64) {
+        self.serialized(&value);
+    }
+    fn float(&mut self, value: f64) {
+        self.serialized(&Value::from(value));
+    }
+    fn string(&mut self, text: &str) {
+        self.serialized(&text);
+    }
+    fn value(&mut self, value: Value, keys: Keys) {
+        self.serialized(&keys.respell(value));
+    }
+    fn array<T: ToJson>(&mut self, items: &[T], keys: Keys) {
+        self.bytes.push(b'[');
+        for (at, item) in items.iter().enumerate() {
+            if at > 0 {
+                self.bytes.push(b',');
+            }
+            item.write(keys, self);
+        }
+        self.bytes.push(b']');
+    }
+    fn array_of<T>(&mut self, items: Vec<T>, mut write: impl FnMut(T, &mut Text)) {
+        self.bytes.push(b'[');
+        for (at, item) in items.into_iter().enumerate() {
+            if at > 0 {
+                self.bytes.push(b',');
+            }
+            write(item, self);
+        }
+        self.bytes.push(b']');
+    }
+    fn begin(&mut self) -> TextFields {
+        self.bytes.push(b'{');
+        TextFields {
+            first: self.fields.len(),
+            opened_at: self.bytes.len(),
+            as_map: true,
+        }
+    }
+    #[inline(never)]
+    fn begin_field(&mut self, fields: &mut TextFields, key: &str, keys: Keys) {
+        if self.fields.len() > fields.first {
+            self.bytes.push(b',');
+        }
+        let start = self.bytes.len();
+        if key
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        {
+            // A key of the spec's (letters, digits and `_`): nothing in it to escape, so spelled
+            // straight into the text.
+            self.bytes.push(b'"');
+            spell_into(key, keys, &mut self.bytes);
+            self.bytes.push(b'"');
+        } else {
+            self.serialized(&keys.spell(key));
+        }
+        let key_end = self.bytes.len();
+        self.bytes.push(b':');
+        // The field's place; its end is set when its value has been written.
+        self.fields.push(Field {
+            start,
+            key_end,
+            end: key_end,
+        });
+    }
+    #[inline(never)]
+    fn end_field(&mut self, fields: &mut TextFields) {
+        let end = self.bytes.len();
+        let Some(mut field) = self.fields.pop() else {
+            return;
+        };
+        field.end = end;
+        let before = self.fields.get(fields.first..).unwrap_or(&[]);
+        fields.as_map &= if map_sorts_keys() {
+            // In order only when strictly after the key before (a key twice is not in order).
+            before
+                .last()
+                .is_none_or(|last| self.key(last) < self.key(&field))
+        } else {
+            before
+                .iter()
+                .all(|other| self.key(other) != self.key(&field))
+        };
+        self.fields.push(field);
+    }
+    fn end(&mut self, fields: TextFields) {
+        if !fields.as_map {
+            // Not as the map would hold them: the object's fields again, in the map's order, the
+            // later value of a key given twice kept (where the map keeps it).
+            let given = self.fields.get(fields.first..).unwrap_or(&[]);
+            let mut list: Vec<Field> = Vec::with_capacity(given.len());
+            if map_sorts_keys() {
+                list.extend_from_slice(given);
+                // A stable sort: of a key given twice, the later one is after.
+                list.sort_by(|a, b| self.key(a).cmp(self.key(b)));
+                let mut kept: Vec<Field> = Vec::with_capacity(list.len());
+                for field in list {
+                    match kept.last_mut() {
+                        Some(last) if self.key(last) == self.key(&field) => *last = field,
+                        _ => kept.push(field),
+                    }
+                }
+                list = kept;
+            } else {
+                // In the order first given, each key's last value in the first one's place.
+                for field in given {
+                    match list.iter_mut().find(|f| self.key(f) == self.key(field)) {
+                        Some(first) => *first = *field,
+                        None => list.push(*field),
+                    }
+                }
+            }
+            let mut rewritten = Vec::with_capacity(self.bytes.len() - fields.opened_at);
+            for field in &list {
+                if !rewritten.is_empty() {
+                    rewritten.push(b',');
+                }
+                rewritten.extend_from_slice(self.bytes.get(field.start..field.end).unwrap_or(&[]));
+            }
+            self.bytes.truncate(fields.opened_at);
+            self.bytes.extend_from_slice(&rewritten);
+        }
+        self.fields.truncate(fields.first);
+        self.bytes.push(b'}');
+    }
+}
+
+/// Whether serde_json's map sorts its keys in this build, as it does unless a crate built with
+/// the rules asks for its `preserve_order` feature (the harness's ACP library and the playground
+/// do: there a map keeps its keys in the order they came). Text orders an object's keys as the
+/// map would, so that it is serde_json's text of the value in every build. Read once.
+fn map_sorts_keys() -> bool {
+    static SORTS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SORTS.get_or_init(|| {
+        let mut probe = Map::new();
+        probe.insert("b".to_string(), Value::Null);
+        probe.insert("a".to_string(), Value::Null);
+        probe.keys().next().is_some_and(|first| first == "a")
+    })
+}
+
 /// A value as the spec's JSON writes it.
 pub trait ToJson {
-    /// The value as JSON, its keys spelled `keys`: each key written once, in the spelling asked
-    /// for (no second pass over the value).
-    fn write_json(&self, keys: Keys) -> Value;
+    /// The value written into `out` (a JSON value or JSON text), its keys spelled `keys`: each
+    /// key written once, in the spelling asked for (no second pass over the value).
+    fn write<J: Json>(&self, keys: Keys, out: &mut J);
+
+    /// The value as a JSON value, its keys spelled `keys`.
+    fn write_json(&self, keys: Keys) -> Value {
+        let mut value = Value::Null;
+        self.write(keys, &mut value);
+        value
+    }
+
+    /// The value as JSON text, its keys spelled `keys`: the same bytes as serde_json's text of
+    /// [`ToJson::write_json`]'s value, with no value written between.
+    fn write_text(&self, keys: Keys) -> Text {
+        let mut text = Text::with_capacity(128);
+        self.write(keys, &mut text);
+        text
+    }
 
     /// The value as JSON, its keys snake_case as the spec writes them.
     fn to_json(&self) -> Value {
@@ -141,59 +489,132 @@ pub trait ToJson {
 }
 
 impl ToJson for str {
-    fn write_json(&self, _keys: Keys) -> Value {
-        Value::String(self.to_string())
+    fn write<J: Json>(&self, _keys: Keys, out: &mut J) {
+        out.string(self);
     }
 }
 
 impl ToJson for String {
-    fn write_json(&self, _keys: Keys) -> Value {
-        Value::String(self.clone())
+    fn write<J: Json>(&self, _keys: Keys, out: &mut J) {
+        out.string(self);
     }
 }
 
 impl ToJson for Value {
-    fn write_json(&self, keys: Keys) -> Value {
-        keys.respell(self.clone())
+    fn write<J: Json>(&self, keys: Keys, out: &mut J) {
+        out.value(self.clone(), keys);
+    }
+}
+
+impl ToJson for bool {
+    fn write<J: Json>(&self, _keys: Keys, out: &mut J) {
+        out.bool(*self);
     }
 }
 
 macro_rules! to_json_number {
-    ($($t:ty),*) => {$(
+    ($how:ident as $as:ty: $($t:ty),*) => {$(
         impl ToJson for $t {
-            fn write_json(&self, _keys: Keys) -> Value {
-                Value::from(*self)
+            fn write<J: Json>(&self, _keys: Keys, out: &mut J) {
+                out.$how(*self as $as);
             }
         }
     )*};
 }
-to_json_number!(bool, u32, u64, i64, usize, f64);
+to_json_number!(unsigned as u64: u32, u64, usize);
+to_json_number!(signed as i64: i64);
+to_json_number!(float as f64: f64);
 
 impl<T: ToJson> ToJson for Option<T> {
-    fn write_json(&self, keys: Keys) -> Value {
-        self.as_ref().map_or(Value::Null, |v| v.write_json(keys))
+    fn write<J: Json>(&self, keys: Keys, out: &mut J) {
+        match self {
+            Some(v) => v.write(keys, out),
+            None => out.null(),
+        }
     }
 }
 
 impl<T: ToJson> ToJson for [T] {
-    fn write_json(&self, keys: Keys) -> Value {
-        Value::Array(self.iter().map(|v| v.write_json(keys)).collect())
+    fn write<J: Json>(&self, keys: Keys, out: &mut J) {
+        out.array(self, keys);
     }
 }
 
 impl<T: ToJson> ToJson for Vec<T> {
-    fn write_json(&self, keys: Keys) -> Value {
-        self.as_slice().write_json(keys)
+    fn write<J: Json>(&self, keys: Keys, out: &mut J) {
+        out.array(self, keys);
     }
 }
 
 impl<T: ToJson + ?Sized> ToJson for &T {
-    fn write_json(&self, keys: Keys) -> Value {
-        (**self).write_json(keys)
+    fn write<J: Json>(&self, keys: Keys, out: &mut J) {
+        (**self).write(keys, out);
     }
 }
 
-/// A JSON object written field by field, its keys (written snake_case) spelled as asked.
+/// An object written field by field into a [`Json`] (a value or text), its keys (written
+/// snake_case) spelled as asked: what every [`ToJson`] of an object writes with.
+pub struct Fields<'a, J: Json> {
+    out: &'a mut J,
+    fields: J::Fields,
+    keys: Keys,
+}
+
+impl<'a, J: Json> Fields<'a, J> {
+    /// An object begins in `out`, its keys (and its values' keys) spelled `keys`.
+    pub fn of(out: &'a mut J, keys: Keys) -> Fields<'a, J> {
+        let fields = out.begin();
+        Fields { out, fields, keys }
+    }
+
+    /// `key: value`. Not inlined: one copy for each type of value, not one for each field
+    /// (which made the `.wasm` 6 KB larger for the tree's agents alone).
+    #[inline(never)]
+    pub fn with(mut self, key: &str, value: impl ToJson) -> Fields<'a, J> {
+        self.out.begin_field(&mut self.fields, key, self.keys);
+        value.write(self.keys, self.out);
+        self.out.end_field(&mut self.fields);
+        self
+    }
+
+    /// `key: value`, the value moved in (its keys spelled as this object's).
+    pub fn with_value(mut self, key: &str, value: Value) -> Fields<'a, J> {
+        self.out.begin_field(&mut self.fields, key, self.keys);
+        self.out.value(value, self.keys);
+        self.out.end_field(&mut self.fields);
+        self
+    }
+
+    /// `key: […]`, each item moved in and written by `write`.
+    pub fn with_each<T>(
+        mut self,
+        key: &str,
+        items: Vec<T>,
+        mut write: impl FnMut(T, Keys, &mut J),
+    ) -> Fields<'a, J> {
+        let keys = self.keys;
+        self.out.begin_field(&mut self.fields, key, keys);
+        self.out.array_of(items, |item, out| write(item, keys, out));
+        self.out.end_field(&mut self.fields);
+        self
+    }
+
+    /// `key: value` when there is a value; no key otherwise.
+    pub fn with_some<T: ToJson>(self, key: &str, value: &Option<T>) -> Fields<'a, J> {
+        match value {
+            Some(v) => self.with(key, v),
+            None => self,
+        }
+    }
+
+    /// The object ends.
+    pub fn done(self) {
+        self.out.end(self.fields);
+    }
+}
+
+/// A JSON object value written field by field, its keys (written snake_case) spelled as asked:
+/// for code that makes values only (the team's answers to a case).
 #[derive(Debug)]
 pub struct Object {
     map: Map<String, Value>,
@@ -235,10 +656,9 @@ impl Object {
     }
 
     /// `key: value`, the value moved in (its keys spelled as this object's).
-    pub fn with_value(mut self, key: &str, value: Value) -> Object {
-        self.map
-            .insert(self.keys.spell(key), self.keys.respell(value));
-        self
+    pub fn with_value(self, key: &str, value: Value) -> Object {
+        let value = self.keys.respell(value);
+        self.put(key, value)
     }
 
     /// `key: value` when there is a value; no key otherwise.
@@ -249,15 +669,6 @@ impl Object {
         }
     }
 
-    /// Every key of `object` (an object value), as if written here: its keys spelled as this
-    /// object's, whatever spelling it was written in.
-    pub fn with_all(mut self, object: Value) -> Object {
-        if let Value::Object(m) = self.keys.respell(object) {
-            self.map.extend(m);
-        }
-        self
-    }
-
     /// The object as a JSON value.
     pub fn done(self) -> Value {
         Value::Object(self.map)
@@ -266,23 +677,36 @@ impl Object {
 
 /// `snake_case` → `camelCase` (the keys are ASCII: no Unicode case tables for them).
 pub fn camel(key: &str) -> String {
-    // Most keys are one word: nothing to change.
-    if !key.contains('_') {
-        return key.to_string();
-    }
-    let mut out = String::with_capacity(key.len());
+    camel_chars(key).collect()
+}
+
+/// The characters of `key` (written snake_case) in camelCase: each `_` left out and the letter
+/// after it in capitals. The one spelling of a camelCase key, for [`camel`] and for keys written
+/// straight into text.
+fn camel_chars(key: &str) -> impl Iterator<Item = char> + '_ {
     let mut up = false;
-    for c in key.chars() {
+    key.chars().filter_map(move |c| {
         if c == '_' {
             up = true;
-        } else if up {
-            out.push(c.to_ascii_uppercase());
-            up = false;
+            None
+        } else if std::mem::take(&mut up) {
+            Some(c.to_ascii_uppercase())
         } else {
-            out.push(c);
+            Some(c)
         }
+    })
+}
+
+/// `key` (written snake_case) spelled `keys`, added to `out`.
+fn spell_into(key: &str, keys: Keys, out: &mut Vec<u8>) {
+    if keys == Keys::Snake || !key.contains('_') {
+        out.extend_from_slice(key.as_bytes());
+        return;
     }
-    out
+    let mut utf8 = [0; 4];
+    for c in camel_chars(key) {
+        out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+    }
 }
 
 /// The value with every object key in camelCase (values untouched).
@@ -349,8 +773,8 @@ macro_rules! words {
         }
 
         impl $crate::json::ToJson for $t {
-            fn write_json(&self, _keys: $crate::json::Keys) -> serde_json::Value {
-                serde_json::Value::from(self.as_str())
+            fn write<J: $crate::json::Json>(&self, _keys: $crate::json::Keys, out: &mut J) {
+                out.string(self.as_str());
             }
         }
 
@@ -378,15 +802,22 @@ mod tests {
             assert_eq!(Keys::Snake.spell(snake), snake);
         }
         // A value taken whole into a camelCase object is spelled as the object, written
-        // snake_case or not.
-        let merged = Object::keyed(Keys::Camel)
+        // snake_case or not, as a value and as text.
+        let taken = serde_json::json!({"open_slots": 2, "in": {"in_secs": 3}, "doneAt": 4});
+        let merged: Value = Object::keyed(Keys::Camel)
             .with("since", 1u64)
-            .with_all(serde_json::json!({"open_slots": 2, "in": {"in_secs": 3}, "doneAt": 4}))
+            .with_value("all_of_it", taken.clone())
             .done();
-        assert_eq!(
-            merged,
-            serde_json::json!({"since": 1, "openSlots": 2, "in": {"inSecs": 3}, "doneAt": 4})
+        let expected = serde_json::json!(
+            {"since": 1, "allOfIt": {"openSlots": 2, "in": {"inSecs": 3}, "doneAt": 4}}
         );
+        assert_eq!(merged, expected);
+        let mut text = Text::default();
+        Fields::of(&mut text, Keys::Camel)
+            .with("since", 1u64)
+            .with_value("all_of_it", taken)
+            .done();
+        assert_eq!(text.into_string().unwrap(), merged.to_string());
     }
 
     #[test]
@@ -408,15 +839,31 @@ mod tests {
     #[test]
     fn an_object_is_written_field_by_field_and_leaves_out_what_is_not_there() {
         let none: Option<u64> = None;
-        let v = Object::new()
-            .with("a", 1u64)
-            .with_some("b", &none)
-            .with_some("c", &Some("x"))
-            .with("d", none)
-            .with_value("e", json!([true]))
-            .with_all(json!({"f": 2, "a": 3}))
-            .done();
-        assert_eq!(v, json!({"a": 3, "c": "x", "d": null, "e": [true], "f": 2}));
+        fn written<J: Json>(none: Option<u64>, out: &mut J) {
+            Fields::of(out, Keys::Snake)
+                .with("ab", 5u64)
+                .with("a", 1u64)
+                .with_some("b", &none)
+                .with_some("c", &Some("x"))
+                .with("d", none)
+                .with_value("e", json!([true, {"z": 1, "y": [2]}]))
+                .with("f", 2u64)
+                .with("a", 3u64)
+                .with_each("g", vec![2u64, 1], |n, keys, out| {
+                    Fields::of(out, keys).with("n", n).with("m", n + 1).done()
+                })
+                .done();
+        }
+        let mut value = Value::Null;
+        written(none, &mut value);
+        let expected = json!({"a": 3, "ab": 5, "c": "x", "d": null, "e": [true, {"y": [2], "z": 1}], "f": 2,
+            "g": [{"m": 3, "n": 2}, {"m": 2, "n": 1}]});
+        assert_eq!(value, expected);
+        // As text: the same bytes as the value's text (in the map's order, sorted or as given,
+        // whichever this build's serde_json keeps), a key given twice keeping the later value.
+        let mut text = Text::default();
+        written(none, &mut text);
+        assert_eq!(text.into_string().unwrap(), value.to_string());
     }
 
     #[test]

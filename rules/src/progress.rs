@@ -12,7 +12,7 @@
 //! Time is always an argument: nothing here reads a clock.
 
 use crate::input::{InputError, Obj};
-use crate::json::{Keys, Object, ToJson};
+use crate::json::{Fields, Json, Keys, ToJson};
 use crate::schema::{Field, Shape, Variant, Variants};
 use crate::spec::loop_spec;
 use crate::text::{fill, fill_args, fill_with, Arg};
@@ -408,11 +408,11 @@ fn phase_text(kind: PhaseKind) -> &'static str {
     }
 }
 
-impl ToJson for Phase {
-    /// `{ phase: name, …its data }`, data that is not there left out (`retrying`'s `in_secs` is
-    /// `in`).
-    fn write_json(&self, keys: Keys) -> Value {
-        let o = Object::keyed(keys).with("phase", self.name());
+impl Phase {
+    /// `phase: name, …its data` added to an object, data that is not there left out
+    /// (`retrying`'s `in_secs` is `in`): the phase's object, and a progress object's.
+    fn members<'a, J: Json>(&self, o: Fields<'a, J>) -> Fields<'a, J> {
+        let o = o.with("phase", self.name());
         match self {
             Phase::Queued { ahead } => o.with_some("ahead", ahead),
             Phase::WaitingForModel { model, reason } => {
@@ -438,16 +438,23 @@ impl ToJson for Phase {
             Phase::Stopped { reason } => o.with_some("reason", reason),
             Phase::Failed { reason } => o.with("reason", reason),
         }
-        .done()
+    }
+}
+
+impl ToJson for Phase {
+    /// `{ phase: name, …its data }`.
+    fn write<J: Json>(&self, keys: Keys, out: &mut J) {
+        self.members(Fields::of(out, keys)).done();
     }
 }
 
 impl ToJson for Progress {
-    fn write_json(&self, keys: Keys) -> Value {
-        Object::keyed(keys)
-            .with_all(self.phase.write_json(keys))
+    /// The phase's object with `since`.
+    fn write<J: Json>(&self, keys: Keys, out: &mut J) {
+        self.phase
+            .members(Fields::of(out, keys))
             .with("since", self.since)
-            .done()
+            .done();
     }
 }
 
@@ -794,13 +801,13 @@ pub enum Paced {
 
 impl ToJson for Paced {
     /// Tagged by `do`: `{ do: "send", progress }`, `{ do: "later", due }`, `{ do: "unchanged" }`.
-    fn write_json(&self, keys: Keys) -> Value {
+    fn write<J: Json>(&self, keys: Keys, out: &mut J) {
         match self {
-            Paced::Send { progress } => Object::keyed(keys)
+            Paced::Send { progress } => Fields::of(out, keys)
                 .with("do", "send")
                 .with("progress", progress),
-            Paced::Later { due } => Object::keyed(keys).with("do", "later").with("due", *due),
-            Paced::Unchanged => Object::keyed(keys).with("do", "unchanged"),
+            Paced::Later { due } => Fields::of(out, keys).with("do", "later").with("due", *due),
+            Paced::Unchanged => Fields::of(out, keys).with("do", "unchanged"),
         }
         .done()
     }

@@ -10,7 +10,7 @@
 //!   time (`own`), or some other model is not on its one-model server.
 
 use crate::input::{self, InputError, Obj};
-use crate::json::{Keys, Object, ToJson};
+use crate::json::{Fields, Json, Keys, ToJson};
 use crate::schema::{Field, Shape};
 use crate::spec::loop_spec;
 use crate::text::fill;
@@ -27,8 +27,8 @@ pub struct Capacity {
 
 impl ToJson for Capacity {
     /// What is not set is left out.
-    fn write_json(&self, keys: Keys) -> Value {
-        Object::keyed(keys)
+    fn write<J: Json>(&self, keys: Keys, out: &mut J) {
+        Fields::of(out, keys)
             .with_some("group", &self.group)
             .with_some("parallel", &self.parallel)
             .done()
@@ -321,8 +321,8 @@ pub struct Offer {
 }
 
 impl ToJson for Model {
-    fn write_json(&self, keys: Keys) -> Value {
-        Object::keyed(keys)
+    fn write<J: Json>(&self, keys: Keys, out: &mut J) {
+        Fields::of(out, keys)
             .with("served", &self.served)
             .with("id", &self.id)
             .with("name", &self.name)
@@ -332,8 +332,8 @@ impl ToJson for Model {
 }
 
 impl ToJson for Offer {
-    fn write_json(&self, keys: Keys) -> Value {
-        Object::keyed(keys)
+    fn write<J: Json>(&self, keys: Keys, out: &mut J) {
+        Fields::of(out, keys)
             .with("offered", self.offered)
             .with("own", self.own)
             .with("note", &self.note)

@@ -18,7 +18,7 @@ fn args(text: &str) -> Result<Value, JsValue> {
 }
 
 fn answer(r: api::ApiResult) -> Result<String, JsValue> {
-    r.map(|v| api::text(&v)).map_err(error)
+    r.map(api::Answer::into_text).map_err(error)
 }
 
 #[wasm_bindgen(start)]

@@ -1,5 +1,6 @@
-//! The JavaScript-facing API (feature `wasm`): what the npm package's functions take and give,
-//! as JSON values, so native tests exercise exactly what JavaScript receives.
+//! The JavaScript-facing API (feature `wasm`): what the npm package's functions take (JSON
+//! values) and give (JSON text, [`Answer`]), so native tests exercise exactly what JavaScript
+//! receives.
 //!
 //! Keys are camelCase on the wire (`decidedBy`, `openSlots`, `parentMode`); results that can be
 //! one of several things are tagged (`{ model }` or `{ refused }`, `{ do: "send" }`). Case data
@@ -13,9 +14,9 @@ pub use team::{team_methods, ApiTeam};
 use crate::conformance;
 use crate::delegation::{self, Grant, Subagent, TreeMember};
 use crate::input::{self, InputError, Obj};
-use crate::json::{Keys, Object, ToJson};
+use crate::json::{Fields, Json, Keys, Text, ToJson};
 use crate::permission::{self, approval, Context, Mode, Request, RiskClass};
-use crate::progress::{self, Paced, Pacer, Progress};
+use crate::progress::{self, Pacer, Progress};
 use crate::subagents::{self, Models};
 use serde::Serialize;
 use serde_json::Value;
@@ -44,8 +45,39 @@ impl std::fmt::Display for ApiError {
     }
 }
 
+/// An answer for JavaScript: JSON text, for its `JSON.parse`. The rules' own values are written
+/// as text directly ([`ToJson::write_text`]); only what is a JSON value already (a case's values,
+/// a list of names) is written from its value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer(String);
+
+impl Answer {
+    /// The answer's JSON text.
+    pub fn text(&self) -> &str {
+        &self.0
+    }
+
+    /// The answer's JSON text, taken.
+    pub fn into_text(self) -> String {
+        self.0
+    }
+
+    /// The answer read back as a JSON value (for Rust callers and tests).
+    pub fn value(&self) -> Result<Value, serde_json::Error> {
+        serde_json::from_str(&self.0)
+    }
+
+    /// The answer of a text written whole.
+    fn written(text: Text) -> ApiResult {
+        text.into_string().map(Answer).map_err(|e| ApiError {
+            code: "not_written",
+            message: e.to_string(),
+        })
+    }
+}
+
 /// An answer for JavaScript, or its error.
-pub type ApiResult = Result<Value, ApiError>;
+pub type ApiResult = Result<Answer, ApiError>;
 
 /// Parses a JSON text coming from JavaScript (its `JSON.stringify`); serde_json's depth limit
 /// turns a too-deep value into an error, never a crash.
@@ -56,18 +88,23 @@ pub fn parse(what: &str, text: &str) -> Result<Value, ApiError> {
     })
 }
 
-/// An answer as JSON text, for JavaScript's `JSON.parse`.
-pub fn text(v: &Value) -> String {
-    serde_json::to_string(v).unwrap_or_default()
+/// A rules' value as the answer, its keys camelCase.
+fn out<T: ToJson + ?Sized>(t: &T) -> ApiResult {
+    Answer::written(t.write_text(Keys::Camel))
 }
 
-fn out<T: ToJson>(t: &T) -> ApiResult {
-    Ok(t.write_json(Keys::Camel))
+/// A JSON value as the answer, as it is (its keys are not respelled).
+fn value_out(value: Value) -> ApiResult {
+    let mut text = Text::default();
+    text.value(value, Keys::Snake);
+    Answer::written(text)
 }
 
 /// `{ key: value }`.
-fn one(key: &str, value: impl ToJson) -> Value {
-    Object::new().with(key, value).done()
+fn one(key: &str, value: impl ToJson) -> ApiResult {
+    let mut text = Text::with_capacity(128);
+    Fields::of(&mut text, Keys::Camel).with(key, value).done();
+    Answer::written(text)
 }
 
 fn mode_arg(path: &str, v: &Value) -> Result<Mode, ApiError> {
@@ -112,25 +149,25 @@ fn str_arg<'a>(path: &str, v: &'a Value) -> Result<&'a str, ApiError> {
 /// `progressText(progress, now)`: the phase's text (progress.md §3).
 pub fn progress_text(p: &Value, now: &Value) -> ApiResult {
     let p = Progress::from_json("progress", p)?;
-    Ok(Value::String(progress::text(&p, int_arg("now", now)?)))
+    out(&progress::text(&p, int_arg("now", now)?))
 }
 
 /// `progressLine(progress, now)`: the one line a client shows (progress.md §4).
 pub fn progress_line(p: &Value, now: &Value) -> ApiResult {
     let p = Progress::from_json("progress", p)?;
-    Ok(Value::String(progress::line(&p, int_arg("now", now)?)))
+    out(&progress::line(&p, int_arg("now", now)?))
 }
 
 /// `samePhase(a, b)`: whether two progress objects are the same phase for the same thing.
 pub fn same_phase(a: &Value, b: &Value) -> ApiResult {
     let a = Progress::from_json("a", a)?;
     let b = Progress::from_json("b", b)?;
-    Ok(Value::Bool(progress::same_phase(&a.phase, &b.phase)))
+    out(&progress::same_phase(&a.phase, &b.phase))
 }
 
 /// `shortWhat(text)`: a few words of a command or path for `what`, or null.
 pub fn short_what(text: &Value) -> ApiResult {
-    Ok(progress::short_what(str_arg("text", text)?).map_or(Value::Null, Value::String))
+    out(&progress::short_what(str_arg("text", text)?))
 }
 
 fn optional_progress(v: &Value) -> Result<Option<Progress>, ApiError> {
@@ -138,10 +175,6 @@ fn optional_progress(v: &Value) -> Result<Option<Progress>, ApiError> {
         Value::Null => Ok(None),
         v => Ok(Some(Progress::from_json("progress", v)?)),
     }
-}
-
-fn paced(p: Option<Paced>) -> Value {
-    p.map_or(Value::Null, |p| p.write_json(Keys::Camel))
 }
 
 /// The pacer (progress.md §5), for JavaScript.
@@ -158,22 +191,22 @@ impl ApiPacer {
     pub fn push(&mut self, p: &Value, now: &Value) -> ApiResult {
         let p = optional_progress(p)?;
         let now = int_arg("now", now)?;
-        Ok(paced(Some(self.0.push(p, now))))
+        out(&self.0.push(p, now))
     }
 
     /// `poll(now)`: what was held back, once its time has come.
     pub fn poll(&mut self, now: &Value) -> ApiResult {
-        Ok(paced(self.0.poll(int_arg("now", now)?)))
+        out(&self.0.poll(int_arg("now", now)?))
     }
 
     /// `flush(now)`: what was held back, now (the end of a turn).
     pub fn flush(&mut self, now: &Value) -> ApiResult {
-        Ok(paced(self.0.flush(int_arg("now", now)?)))
+        out(&self.0.flush(int_arg("now", now)?))
     }
 
     /// `due()`: when what is held back goes out, or null.
-    pub fn due(&self) -> Value {
-        self.0.due().map_or(Value::Null, Value::from)
+    pub fn due(&self) -> ApiResult {
+        out(&self.0.due())
     }
 }
 
@@ -190,10 +223,10 @@ pub fn evaluate(request: &Value, context: &Value) -> ApiResult {
 pub fn approve(request: &Value, context: &Value) -> ApiResult {
     let req = Request::from_json("request", request)?;
     let ctx = Context::from_json("context", context)?;
-    Ok(match approval::approve(&req, &ctx) {
-        Ok(rules) => Object::keyed(Keys::Camel).with("rules", &rules).done(),
+    match approval::approve(&req, &ctx) {
+        Ok(rules) => one("rules", &rules),
         Err(e) => one("refused", e.to_string()),
-    })
+    }
 }
 
 fn kinds(path: &str, v: Option<&Value>) -> Result<Vec<RiskClass>, ApiError> {
@@ -283,10 +316,10 @@ pub fn check_mode(parent: &Value, mode: &Value, request: &Value) -> ApiResult {
             .into())
         }
     };
-    Ok(match delegation::check_mode(parent, mode, &list) {
-        Ok(p) => out(&p)?,
+    match delegation::check_mode(parent, mode, &list) {
+        Ok(p) => out(&p),
         Err(refusal) => one("refused", refusal.text()),
-    })
+    }
 }
 
 /// `requestRefusal(tool, request)` → the refusal's text, or null when it may ask.
@@ -294,7 +327,7 @@ pub fn request_refusal(tool: &Value, request: &Value) -> ApiResult {
     let tool = str_arg("tool", tool)?;
     let kinds = kinds("request", Some(request))?;
     let class = crate::spec::spec().tool(tool).map(|t| t.risk);
-    Ok(delegation::request_refusal(tool, class, &kinds).map_or(Value::Null, Value::String))
+    out(&delegation::request_refusal(tool, class, &kinds))
 }
 
 /// `tighten(mainMode, [{ name, parent, mode }])` → `{ name: mode }`.
@@ -322,7 +355,8 @@ pub fn tighten(main: &Value, agents: &Value) -> ApiResult {
         code: "invalid_value",
         message: e.to_string(),
     })?;
-    Ok(crate::json::object_of(
+    // Keyed by the agents' own names, which are not respelled.
+    value_out(crate::json::object_of(
         after.into_iter().map(|(n, m)| (n, Value::from(m.as_str()))),
     ))
 }
@@ -354,12 +388,10 @@ pub fn subagent_model(options: &Value) -> ApiResult {
     o.only(&["session", "models", "said", "other", "model"])?;
     let (models, session) = models_and_session(&o)?;
     let said = o.opt_strings("said")?.unwrap_or_default();
-    Ok(
-        match subagents::subagent_model(&session, &models, &said, o.opt_str("model")?) {
-            Ok(m) => one("model", m),
-            Err(refusal) => one("refused", refusal.text()),
-        },
-    )
+    match subagents::subagent_model(&session, &models, &said, o.opt_str("model")?) {
+        Ok(m) => one("model", m),
+        Err(refusal) => one("refused", refusal.text()),
+    }
 }
 
 /// `offer({ session, models, subagents? })` → `{ offered, own, note }`.
@@ -388,10 +420,10 @@ pub fn areas() -> Value {
 
 /// `runCase(area, case)` → `{ pass, expected, actual, message? }`, as the native runner gives it.
 pub fn run_case(area: &Value, case: &Value) -> ApiResult {
-    Ok(Value::from(conformance::run_case(
-        str_arg("area", area)?,
-        case,
-    )))
+    let result = conformance::run_case(str_arg("area", area)?, case);
+    let mut text = Text::default();
+    result.written(Keys::Snake, &mut text);
+    Answer::written(text)
 }
 
 /// `runFile(file, name?)` → `{ area, passed, failed, results }`, as the native runner gives it.
@@ -400,12 +432,13 @@ pub fn run_file(file: &Value, name: &Value) -> ApiResult {
         Value::Null => None,
         v => Some(str_arg("name", v)?),
     };
-    conformance::run_file(file, name)
-        .map(Value::from)
-        .map_err(|e| ApiError {
-            code: "bad_case_file",
-            message: e.to_string(),
-        })
+    let result = conformance::run_file(file, name).map_err(|e| ApiError {
+        code: "bad_case_file",
+        message: e.to_string(),
+    })?;
+    let mut text = Text::default();
+    result.written(Keys::Snake, &mut text);
+    Answer::written(text)
 }
 
 // ── one entry point for the bindings ─────────────────────────────────────────
@@ -440,11 +473,11 @@ pub const FUNCTIONS: [(&str, EntryPoint); 17] = [
     ("tighten", |a| tighten(arg(a, 0), arg(a, 1))),
     ("subagentModel", |a| subagent_model(arg(a, 0))),
     ("offer", |a| offer(arg(a, 0))),
-    ("areas", |_| Ok(areas())),
+    ("areas", |_| value_out(areas())),
     ("runCase", |a| run_case(arg(a, 0), arg(a, 1))),
     ("runFile", |a| run_file(arg(a, 0), arg(a, 1))),
-    ("version", |_| Ok(Value::from(crate::version()))),
-    ("specVersion", |_| Ok(Value::from(crate::spec_version()))),
+    ("version", |_| out(crate::version())),
+    ("specVersion", |_| out(crate::spec_version())),
 ];
 
 /// The names of [`FUNCTIONS`], in their order.
@@ -457,8 +490,8 @@ pub fn function_names() -> Value {
 /// `teamMethods` (the methods it makes on `Team`).
 pub fn dispatch(name: &str, args: &Value) -> ApiResult {
     match name {
-        "functions" => Ok(function_names()),
-        "teamMethods" => Ok(team_methods()),
+        "functions" => value_out(function_names()),
+        "teamMethods" => value_out(team_methods()),
         _ => match FUNCTIONS.iter().find(|(known, _)| *known == name) {
             Some((_, function)) => function(args),
             None => Err(unknown_function(name)),
@@ -473,7 +506,7 @@ impl ApiPacer {
             "push" => self.push(arg(args, 0), arg(args, 1)),
             "poll" => self.poll(arg(args, 0)),
             "flush" => self.flush(arg(args, 0)),
-            "due" => Ok(self.due()),
+            "due" => self.due(),
             other => Err(unknown_function(other)),
         }
     }
@@ -483,6 +516,11 @@ impl ApiPacer {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// An answer read back as a value.
+    fn read(answer: ApiResult) -> Result<Value, ApiError> {
+        answer.map(|a| a.value().expect("an answer is JSON"))
+    }
 
     #[test]
     fn every_function_is_called_by_its_name_and_no_other_name_is() {
@@ -501,8 +539,14 @@ mod tests {
                 assert_ne!(e.code, "unknown_function", "{name}");
             }
         }
-        assert_eq!(dispatch("version", &json!([])).unwrap(), crate::version());
-        assert_eq!(dispatch("functions", &json!([])).unwrap(), function_names());
+        assert_eq!(
+            read(dispatch("version", &json!([]))).unwrap(),
+            crate::version()
+        );
+        assert_eq!(
+            read(dispatch("functions", &json!([]))).unwrap(),
+            function_names()
+        );
         assert_eq!(
             dispatch("fly", &json!([])).unwrap_err().code,
             "unknown_function"
@@ -511,10 +555,10 @@ mod tests {
 
     #[test]
     fn keys_are_camel_case_on_the_wire() {
-        let d = evaluate(
+        let d = read(evaluate(
             &json!({"tool": "bash", "line": "rm -rf /"}),
             &json!({"mode": "auto"}),
-        )
+        ))
         .unwrap();
         assert_eq!(d["decidedBy"]["by"], "hardline");
         let t = ApiTeam::new(&json!({"min": 3, "max": 4})).unwrap();
@@ -551,7 +595,7 @@ mod tests {
         t.dispatch("call", &json!(["nobody", "team_read", {}, 99]))
             .unwrap_err();
         assert_eq!(
-            t.dispatch("setContext", &json!(["a", 900, 1000])),
+            read(t.dispatch("setContext", &json!(["a", 900, 1000]))),
             Ok(json!(true))
         );
         t.dispatch("contextFull", &json!(["a"])).unwrap();

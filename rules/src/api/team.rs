@@ -7,7 +7,7 @@
 //! rules are pure and time is an argument, so the restored team is the same team — by
 //! construction, with no second reader of the team's state to keep in step with it.
 
-use super::{unknown_function, ApiError, ApiResult};
+use super::{unknown_function, value_out, ApiError, ApiResult};
 use crate::input::Obj;
 use crate::json::camel;
 use crate::team::operation::{Audience, OperationKind, TeamStep};
@@ -86,7 +86,7 @@ impl ApiTeam {
         if step.operation.kind().changes_team() {
             self.steps.push(written.clone());
         }
-        Ok(answer?.to_json(Audience::Package))
+        value_out(answer?.to_json(Audience::Package))
     }
 
     /// The team's methods by name ([`OperationKind::method`], a team tool's method such as
@@ -94,7 +94,7 @@ impl ApiTeam {
     /// [`OperationKind::fields`].
     pub fn dispatch(&mut self, name: &str, args: &Value) -> ApiResult {
         if name == "toJSON" {
-            return Ok(self.to_json());
+            return value_out(self.to_json());
         }
         if let Some(tool) = team_tools().into_iter().find(|t| camel(t) == name) {
             let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::Null);

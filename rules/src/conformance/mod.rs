@@ -18,7 +18,7 @@ mod subagents;
 mod team;
 
 use crate::input::{InputError, Obj};
-use crate::json::{Keys, Object, ToJson};
+use crate::json::{Fields, Json, Keys, ToJson};
 use serde_json::Value;
 use thiserror::Error;
 
@@ -143,42 +143,56 @@ pub struct FileResult {
     pub results: Vec<CaseResult>,
 }
 
+impl CaseResult {
+    /// `{ about?, actual, expected, message?, pass }`, the case's values moved, not copied.
+    pub fn written<J: Json>(self, keys: Keys, out: &mut J) {
+        Fields::of(out, keys)
+            .with_some("about", &self.about)
+            .with_value("actual", self.actual)
+            .with_value("expected", self.expected)
+            .with_some("message", &self.message)
+            .with("pass", self.pass)
+            .done();
+    }
+}
+
 impl ToJson for CaseResult {
-    fn write_json(&self, keys: Keys) -> Value {
-        keys.respell(self.clone().into())
+    fn write<J: Json>(&self, keys: Keys, out: &mut J) {
+        self.clone().written(keys, out);
     }
 }
 
 impl From<CaseResult> for Value {
-    /// `{ pass, about?, expected, actual, message? }`; the case's values moved, not copied.
     fn from(r: CaseResult) -> Value {
-        Object::new()
-            .with("pass", r.pass)
-            .with_some("about", &r.about)
-            .with_value("expected", r.expected)
-            .with_value("actual", r.actual)
-            .with_some("message", &r.message)
-            .done()
+        let mut value = Value::Null;
+        r.written(Keys::Snake, &mut value);
+        value
+    }
+}
+
+impl FileResult {
+    /// `{ area, passed, failed, results }`, the cases' values moved, not copied.
+    pub fn written<J: Json>(self, keys: Keys, out: &mut J) {
+        Fields::of(out, keys)
+            .with("area", &self.area)
+            .with("failed", self.failed)
+            .with("passed", self.passed)
+            .with_each("results", self.results, CaseResult::written)
+            .done();
     }
 }
 
 impl ToJson for FileResult {
-    fn write_json(&self, keys: Keys) -> Value {
-        keys.respell(self.clone().into())
+    fn write<J: Json>(&self, keys: Keys, out: &mut J) {
+        self.clone().written(keys, out);
     }
 }
 
 impl From<FileResult> for Value {
     fn from(r: FileResult) -> Value {
-        Object::new()
-            .with("area", &r.area)
-            .with("passed", r.passed)
-            .with("failed", r.failed)
-            .with_value(
-                "results",
-                Value::Array(r.results.into_iter().map(Value::from).collect()),
-            )
-            .done()
+        let mut value = Value::Null;
+        r.written(Keys::Snake, &mut value);
+        value
     }
 }
 
@@ -438,9 +452,10 @@ mod tests {
     }
 
     /// An answer written with camelCase keys is the snake_case answer with its keys respelled
-    /// (what a second pass over it made before): for the decision of every permission case, the
-    /// progress of every progress case (and its pacing), and the tree after every step of every
-    /// team case, with the team's answer to each step.
+    /// (what a second pass over it made before), and written as text it is serde_json's text of
+    /// it as a value, byte for byte, in either spelling: for the decision of every permission
+    /// case, the progress of every progress case (and its pacing), and the tree after every step
+    /// of every team case, with the team's answer to each step.
     #[test]
     fn answers_written_camel_case_are_the_snake_case_ones_respelled() {
         use crate::json::{camel_keys, Keys};
@@ -453,6 +468,13 @@ mod tests {
                 camel_keys(value.to_json()),
                 "{case}"
             );
+            for keys in [Keys::Camel, Keys::Snake] {
+                assert_eq!(
+                    value.write_text(keys).into_string().unwrap(),
+                    value.write_json(keys).to_string(),
+                    "{case}"
+                );
+            }
         }
         let (mut decisions, mut progresses, mut trees) = (0, 0, 0);
         for (area, case) in &every_case() {
@@ -495,6 +517,35 @@ mod tests {
             }
         }
         assert!(decisions > 1000 && progresses > 10 && trees > 100);
+    }
+
+    /// A whole file's results written as text are serde_json's text of them as a value, byte
+    /// for byte, for every case file of `conformance/` (the npm package's `runFile` answers so).
+    #[test]
+    fn a_file_s_results_as_text_are_the_value_s_text() {
+        use crate::json::{Keys, Text};
+        let mut files = 0;
+        for entry in
+            std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../conformance")).unwrap()
+        {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|x| x != "json") {
+                continue;
+            }
+            let file: Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            let name = path.file_stem().unwrap().to_str().unwrap();
+            let result = run_file(&file, Some(name)).unwrap();
+            let mut text = Text::default();
+            result.clone().written(Keys::Snake, &mut text);
+            assert_eq!(
+                text.into_string().unwrap(),
+                Value::from(result).to_string(),
+                "{name}"
+            );
+            files += 1;
+        }
+        assert!(files >= 7, "{files} case files");
     }
 
     #[cfg(feature = "trace")]

@@ -5,7 +5,7 @@
 use super::path::normalize;
 use super::words::{Action, Mode, RiskClass, RuleSource};
 use crate::input::{self, InputError, Obj};
-use crate::json::{Keys, Object, ToJson};
+use crate::json::{Fields, Json, Keys, ToJson};
 use crate::schema::{Field, Shape};
 use crate::spec::{spec, types::Setting, types::SettingValue};
 use serde_json::Value;
@@ -28,8 +28,8 @@ pub struct Rule {
 }
 
 impl ToJson for Rule {
-    fn write_json(&self, keys: Keys) -> Value {
-        Object::keyed(keys)
+    fn write<J: Json>(&self, keys: Keys, out: &mut J) {
+        Fields::of(out, keys)
             .with("permission", &self.permission)
             .with("pattern", &self.pattern)
             .with("action", self.action)

@@ -2,8 +2,7 @@
 //! comes from, and a decision with what decided it. The spec data's reader imports only these.
 
 use super::shell::Construct;
-use crate::json::{Keys, Object, ToJson};
-use serde_json::Value;
+use crate::json::{Fields, Json, Keys, ToJson};
 use std::fmt;
 
 /// A permission mode (modes.json `order`: loosest first). `Ord` follows that order, so the
@@ -149,9 +148,9 @@ pub enum DecidedBy {
 
 impl ToJson for DecidedBy {
     /// Tagged by `by`: `{ by: "rule", source, permission, pattern, action }`, …
-    fn write_json(&self, keys: Keys) -> Value {
+    fn write<J: Json>(&self, keys: Keys, out: &mut J) {
         match self {
-            DecidedBy::Hardline { entry, part } => Object::keyed(keys)
+            DecidedBy::Hardline { entry, part } => Fields::of(out, keys)
                 .with("by", "hardline")
                 .with("entry", entry)
                 .with("part", part),
@@ -160,27 +159,27 @@ impl ToJson for DecidedBy {
                 permission,
                 pattern,
                 action,
-            } => Object::keyed(keys)
+            } => Fields::of(out, keys)
+                .with("action", *action)
                 .with("by", "rule")
-                .with("source", *source)
-                .with("permission", permission)
                 .with("pattern", pattern)
-                .with("action", *action),
-            DecidedBy::Mode { mode, class } => Object::keyed(keys)
+                .with("permission", permission)
+                .with("source", *source),
+            DecidedBy::Mode { mode, class } => Fields::of(out, keys)
                 .with("by", "mode")
-                .with("mode", *mode)
-                .with("class", *class),
-            DecidedBy::OutsideRoot { path } => Object::keyed(keys)
+                .with("class", *class)
+                .with("mode", *mode),
+            DecidedBy::OutsideRoot { path } => Fields::of(out, keys)
                 .with("by", "outside_root")
                 .with("path", path),
-            DecidedBy::Unattended => Object::keyed(keys).with("by", "unattended"),
-            DecidedBy::Opaque { construct } => Object::keyed(keys)
+            DecidedBy::Unattended => Fields::of(out, keys).with("by", "unattended"),
+            DecidedBy::Opaque { construct } => Fields::of(out, keys)
                 .with("by", "opaque")
                 .with("construct", *construct),
-            DecidedBy::Network { part } => {
-                Object::keyed(keys).with("by", "network").with("part", part)
-            }
-            DecidedBy::UnknownTarget { entry, part } => Object::keyed(keys)
+            DecidedBy::Network { part } => Fields::of(out, keys)
+                .with("by", "network")
+                .with("part", part),
+            DecidedBy::UnknownTarget { entry, part } => Fields::of(out, keys)
                 .with("by", "unknown_target")
                 .with("entry", entry)
                 .with("part", part),
@@ -201,11 +200,11 @@ pub struct Decision {
 }
 
 impl ToJson for Decision {
-    fn write_json(&self, keys: Keys) -> Value {
-        Object::keyed(keys)
+    fn write<J: Json>(&self, keys: Keys, out: &mut J) {
+        Fields::of(out, keys)
             .with("action", self.action)
-            .with("reason", &self.reason)
             .with("decided_by", &self.decided_by)
+            .with("reason", &self.reason)
             .done()
     }
 }

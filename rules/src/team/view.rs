@@ -3,7 +3,7 @@
 
 use super::{team_spec, Agent, AgentState, RoomKind, RoomMessage, Team};
 use crate::input::{InputError, Obj};
-use crate::json::{Keys, Object, ToJson};
+use crate::json::{Fields, Json, Keys, ToJson};
 use crate::progress::{duration, Progress};
 use crate::text::fill;
 use serde_json::Value;
@@ -54,8 +54,8 @@ pub struct ContextUse {
 
 impl ToJson for super::Finding {
     /// `{ n, text, time }`, as `_lembas/team/findings` lists it.
-    fn write_json(&self, keys: Keys) -> Value {
-        Object::keyed(keys)
+    fn write<J: Json>(&self, keys: Keys, out: &mut J) {
+        Fields::of(out, keys)
             .with("n", self.n)
             .with("text", &self.text)
             .with("time", self.time)
@@ -65,8 +65,8 @@ impl ToJson for super::Finding {
 
 impl ToJson for RoomMessage {
     /// `{ n, from, to, recipients, text, time, report, kind }`, as `_lembas/team` lists the room.
-    fn write_json(&self, keys: Keys) -> Value {
-        Object::keyed(keys)
+    fn write<J: Json>(&self, keys: Keys, out: &mut J) {
+        Fields::of(out, keys)
             .with("n", self.n)
             .with("from", &self.from)
             .with("to", &self.to)
@@ -80,8 +80,8 @@ impl ToJson for RoomMessage {
 }
 
 impl ToJson for ContextUse {
-    fn write_json(&self, keys: Keys) -> Value {
-        Object::keyed(keys)
+    fn write<J: Json>(&self, keys: Keys, out: &mut J) {
+        Fields::of(out, keys)
             .with("used", self.used)
             .with("window", self.window)
             .done()
@@ -107,8 +107,8 @@ pub struct TreeInfo {
 
 impl ToJson for TreeAgent {
     /// `task`, `context` and `ended` are left out when there is none.
-    fn write_json(&self, keys: Keys) -> Value {
-        Object::keyed(keys)
+    fn write<J: Json>(&self, keys: Keys, out: &mut J) {
+        Fields::of(out, keys)
             .with("id", &self.id)
             .with("name", &self.name)
             .with("position", &self.position)
@@ -129,8 +129,8 @@ impl ToJson for TreeAgent {
 }
 
 impl ToJson for TreeInfo {
-    fn write_json(&self, keys: Keys) -> Value {
-        Object::keyed(keys)
+    fn write<J: Json>(&self, keys: Keys, out: &mut J) {
+        Fields::of(out, keys)
             .with("min", self.min)
             .with("max", self.max)
             .with("size", self.size)
