@@ -866,6 +866,53 @@ mod tests {
         assert_eq!(text.into_string().unwrap(), value.to_string());
     }
 
+    /// An object's fields in any order, keys given twice, objects within them: what one
+    /// field holds.
+    #[derive(Debug, Clone)]
+    enum Member {
+        Number(u64),
+        Words(Vec<String>),
+        Object(Vec<(String, Member)>),
+    }
+
+    impl ToJson for Member {
+        fn write<J: Json>(&self, keys: Keys, out: &mut J) {
+            match self {
+                Member::Number(n) => n.write(keys, out),
+                Member::Words(words) => words.write(keys, out),
+                Member::Object(fields) => fields
+                    .iter()
+                    .fold(Fields::of(out, keys), |o, (key, value)| o.with(key, value))
+                    .done(),
+            }
+        }
+    }
+
+    fn member() -> impl proptest::strategy::Strategy<Value = Member> {
+        use proptest::prelude::*;
+        let key = prop::sample::select(vec!["a", "ab", "a_b", "b", "in", "open_slots", "z"]);
+        let leaf = prop_oneof![
+            any::<u64>().prop_map(Member::Number),
+            prop::collection::vec("[a-z\"\\\u{1}é ]{0,4}", 0..3).prop_map(Member::Words),
+        ];
+        leaf.prop_recursive(3, 24, 6, move |inner| {
+            prop::collection::vec((key.clone().prop_map(String::from), inner), 0..7)
+                .prop_map(Member::Object)
+        })
+    }
+
+    proptest::proptest! {
+        /// Written as text, any object is serde_json's text of it written as a value, in either
+        /// spelling of its keys: fields out of order, keys twice, objects within objects.
+        #[test]
+        fn text_is_the_value_s_text(member in member()) {
+            for keys in [Keys::Snake, Keys::Camel] {
+                let text = member.write_text(keys).into_string().unwrap();
+                proptest::prop_assert_eq!(text, member.write_json(keys).to_string());
+            }
+        }
+    }
+
     #[test]
     fn a_word_reads_back_what_it_writes() {
         for mode in Mode::ALL {
