@@ -671,9 +671,21 @@ impl Judge<'_> {
 
 /// The mode's answer for a class.
 fn by_mode(mode: Mode, class: RiskClass) -> Decision {
-    let action = spec().mode(mode).for_class(class);
+    let reason = mode_reasons()
+        .iter()
+        .find(|(m, c, _)| *m == mode && *c == class)
+        .map_or_else(|| mode_reason(mode, class), |(_, _, reason)| reason.clone());
+    Decision {
+        action: spec().mode(mode).for_class(class),
+        reason,
+        decided_by: DecidedBy::Mode { mode, class },
+    }
+}
+
+/// Why a mode does what it does with a risk class, in the spec's words (modes.json's reasons).
+fn mode_reason(mode: Mode, class: RiskClass) -> String {
     let r = reasons();
-    let reason = match (mode, action) {
+    match (mode, spec().mode(mode).for_class(class)) {
         (Mode::Plan, Action::Deny) => r.plan.to_string(),
         (_, a) => fill(
             match a {
@@ -683,12 +695,24 @@ fn by_mode(mode: Mode, class: RiskClass) -> Decision {
             },
             &[("mode", mode.as_str()), ("class", class.as_str())],
         ),
-    };
-    Decision {
-        action,
-        reason,
-        decided_by: DecidedBy::Mode { mode, class },
     }
+}
+
+/// Every mode's reason for every risk class, filled once: asked of nearly every call, a reason
+/// was a template filled again each time.
+fn mode_reasons() -> &'static [(Mode, RiskClass, String)] {
+    static REASONS: std::sync::OnceLock<Vec<(Mode, RiskClass, String)>> =
+        std::sync::OnceLock::new();
+    REASONS.get_or_init(|| {
+        Mode::ALL
+            .iter()
+            .flat_map(|&m| {
+                RiskClass::ALL
+                    .iter()
+                    .map(move |&c| (m, c, mode_reason(m, c)))
+            })
+            .collect()
+    })
 }
 
 fn hard(hit: hardline::Hit) -> Decision {

@@ -55,6 +55,16 @@ pub enum RiskClass {
     Interact,
 }
 
+impl RiskClass {
+    /// Every risk class.
+    pub const ALL: [RiskClass; 4] = [
+        RiskClass::Read,
+        RiskClass::Write,
+        RiskClass::Execute,
+        RiskClass::Interact,
+    ];
+}
+
 words!(RiskClass { Read => "read", Write => "write", Execute => "execute", Interact => "interact" });
 
 impl fmt::Display for RiskClass {

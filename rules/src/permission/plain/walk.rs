@@ -6,7 +6,7 @@ use super::super::glob::{broad_contents, Segments};
 use super::super::hardline::Hit;
 use super::super::shell::{self, Construct, Reading, Word, MAX_DEPTH};
 use super::super::wildcard;
-use super::program_lists::{program_lists, List};
+use super::program_lists::{program_lists, List, Lists};
 use super::values::{
     found_word, is_found, strip_word_prefix, unknown_word, values_inside, Positional, Scope, FOUND,
     MAX_VALUES, SH,
@@ -279,7 +279,7 @@ impl Walker<'_> {
             self.wrapper(w, args, scope, stdin_fed, depth);
             return;
         }
-        self.judge(program, words, scope, depth);
+        self.judge(program, lists, words, scope, depth);
     }
 
     /// A POSIX shell: its `-c` line read again, with `$0 $1 …` after it; without `-c` it reads a
@@ -452,9 +452,16 @@ impl Walker<'_> {
         }
     }
 
-    /// A plain command (program first): the hardline entries, the folder it moves to, the links
-    /// and files it makes.
-    pub(super) fn judge(&mut self, program: &str, words: &[Word], scope: &Scope<'_>, depth: usize) {
+    /// A plain command (program first, on the hardline's `lists`): the hardline entries, the
+    /// folder it moves to, the links and files it makes.
+    pub(super) fn judge(
+        &mut self,
+        program: &str,
+        lists: Lists,
+        words: &[Word],
+        scope: &Scope<'_>,
+        depth: usize,
+    ) {
         let args = words.get(1..).unwrap_or(&[]);
         // The command as the refusal names it, written only when something is found.
         let part = || command_text(words);
@@ -467,7 +474,6 @@ impl Walker<'_> {
         self.entries(program, words, scope, shared.as_ref());
         self.effects(program, args, scope, depth);
         self.operand_reads(program, args, scope);
-        let lists = program_lists().of(program);
         if !lists.has(List::Metadata) {
             self.secret_reads(args, scope);
         }
