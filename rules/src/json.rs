@@ -203,11 +203,9 @@ impl Json for Value {
         *self = Value::Array(items.iter().map(|item| item.write_json(keys)).collect());
     }
     fn array_of<T>(&mut self, items: Vec<T>, mut write: impl FnMut(T, &mut Value)) {
-        let written = items.into_iter().map(|item| {
-            let mut value = Value::Null;
-            write(item, &mut value);
-            value
-        });
+        let written = items
+            .into_iter()
+            .map(|item| value_of(|out| write(item, out)));
         *self = Value::Array(written.collect());
     }
     fn begin(&mut self) -> ValueFields {
@@ -461,6 +459,13 @@ fn map_sorts_keys() -> bool {
     })
 }
 
+/// The JSON value `write` writes (a writer that takes its value by move, as the results do).
+pub fn value_of(write: impl FnOnce(&mut Value)) -> Value {
+    let mut value = Value::Null;
+    write(&mut value);
+    value
+}
+
 /// A value as the spec's JSON writes it.
 pub trait ToJson {
     /// The value written into `out` (a JSON value or JSON text), its keys spelled `keys`: each
@@ -469,9 +474,7 @@ pub trait ToJson {
 
     /// The value as a JSON value, its keys spelled `keys`.
     fn write_json(&self, keys: Keys) -> Value {
-        let mut value = Value::Null;
-        self.write(keys, &mut value);
-        value
+        value_of(|out| self.write(keys, out))
     }
 
     /// The value as JSON text, its keys spelled `keys`: the same bytes as serde_json's text of
@@ -554,6 +557,7 @@ impl<T: ToJson + ?Sized> ToJson for &T {
 
 /// An object written field by field into a [`Json`] (a value or text), its keys (written
 /// snake_case) spelled as asked: what every [`ToJson`] of an object writes with.
+#[must_use = "an object is written whole only when `done` ends it"]
 pub struct Fields<'a, J: Json> {
     out: &'a mut J,
     fields: J::Fields,

@@ -164,9 +164,7 @@ impl ToJson for CaseResult {
 
 impl From<CaseResult> for Value {
     fn from(r: CaseResult) -> Value {
-        let mut value = Value::Null;
-        r.written(Keys::Snake, &mut value);
-        value
+        crate::json::value_of(|out| r.written(Keys::Snake, out))
     }
 }
 
@@ -190,9 +188,7 @@ impl ToJson for FileResult {
 
 impl From<FileResult> for Value {
     fn from(r: FileResult) -> Value {
-        let mut value = Value::Null;
-        r.written(Keys::Snake, &mut value);
-        value
+        crate::json::value_of(|out| r.written(Keys::Snake, out))
     }
 }
 
