@@ -1,7 +1,7 @@
 //! Area `delegation` (subagents.md §7): ops `add`, `call`, `request`, `switch`. The project root
 //! is /project and only the default rules apply.
 
-use super::{CaseOutcome, Compare};
+use super::{CaseOutcome, Compare, Why};
 use crate::delegation::CallAnswer;
 use crate::delegation::{
     check_mode, request_id, request_refusal, requested, tighten, who_decides, Grant, Subagent,
@@ -221,7 +221,7 @@ pub fn run(case: &Obj<'_>) -> Result<CaseOutcome, InputError> {
             ])?;
             let call = Call::read(case)?;
             let v = who_decides(&call.req, &call.session, &call.subagent(), call.main);
-            let why = Some(v.to_json());
+            let why = Why::Said(v.to_json());
             let mut actual = Map::new();
             actual.insert("answer".into(), v.answer.to_json());
             if let Some(text) = v.text {

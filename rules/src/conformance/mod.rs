@@ -98,9 +98,21 @@ pub struct CaseOutcome {
     pub compare: Compare,
     /// What the case expects, when it is not its `expect` (a team case: its steps' expects).
     pub expected: Option<Value>,
-    /// Why the rules answered so, for people (not compared): a permission case's decision, a
-    /// delegation call's decisions in both modes with what decided each (`decided_by`).
-    pub why: Option<Value>,
+    /// Why the rules answered so, for people (not compared).
+    pub why: Why,
+}
+
+/// Why the rules answered a case so, for people (not compared): see [`why`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Why {
+    /// The area says no more than its answer.
+    Nothing,
+    /// The answer says it all: a permission case's decision (its action, reason and what decided
+    /// it). Kept as this word, not as a second copy of the answer, since a run never reads it.
+    TheAnswer,
+    /// More than the answer: a delegation call's decisions in both modes with what decided each
+    /// (`decided_by`).
+    Said(Value),
 }
 
 impl CaseOutcome {
@@ -110,7 +122,7 @@ impl CaseOutcome {
             actual,
             compare: Compare::Whole,
             expected: None,
-            why: None,
+            why: Why::Nothing,
         }
     }
 }
@@ -260,7 +272,12 @@ pub fn read_error(area: Area, case: &Value) -> Option<InputError> {
 /// Why the rules answered a case so (see [`CaseOutcome::why`]): none for a case that cannot run or
 /// an area that says no more than its answer.
 pub fn why(area: &str, case: &Value) -> Option<Value> {
-    outcome_of(Area::parse(area)?, case).ok()?.why
+    let outcome = outcome_of(Area::parse(area)?, case).ok()?;
+    match outcome.why {
+        Why::Nothing => None,
+        Why::TheAnswer => Some(outcome.actual),
+        Why::Said(why) => Some(why),
+    }
 }
 
 #[cfg(feature = "trace")]
@@ -325,18 +342,16 @@ pub fn run_area_case(area: Area, case: &Value) -> CaseResult {
         .get("about")
         .and_then(Value::as_str)
         .map(str::to_string);
-    let expected = case.get("expect").cloned().unwrap_or(Value::Null);
+    let expect = case.get("expect");
     let fail = |message: String| CaseResult {
         pass: false,
         about: about.clone(),
-        expected: expected.clone(),
+        expected: expect.cloned().unwrap_or(Value::Null),
         actual: Value::Null,
         message: Some(message),
     };
     let outcome = outcome_of(area, case);
-    let empty = case
-        .get("expect")
-        .is_some_and(|e| e.as_object().is_some_and(|o| o.is_empty()));
+    let empty = expect.is_some_and(|e| e.as_object().is_some_and(|o| o.is_empty()));
     match outcome {
         Err(e) => fail(e.to_string()),
         Ok(_) if empty => fail("expect: nothing to compare".into()),
@@ -346,7 +361,7 @@ pub fn run_area_case(area: Area, case: &Value) -> CaseResult {
             expected: steps,
             why: _,
         }) => {
-            let expected = steps.unwrap_or(expected);
+            let expected = steps.unwrap_or_else(|| expect.cloned().unwrap_or(Value::Null));
             let (pass, message) = compare_with(&expected, &actual, &compare);
             CaseResult {
                 pass,

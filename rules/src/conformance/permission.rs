@@ -4,7 +4,7 @@
 //! (`{ request, mode?, unattended? }`) judged with what the approval added, `then`: their actions
 //! in order (what an approval must and must not cover).
 
-use super::{named_keys, CaseOutcome, Compare};
+use super::{named_keys, CaseOutcome, Compare, Why};
 use crate::input::{InputError, Obj};
 use crate::json::object;
 use crate::json::ToJson;
@@ -143,14 +143,12 @@ pub fn run(case: &Obj<'_>) -> Result<CaseOutcome, InputError> {
     let (req, ctx) = read(case)?;
     match op {
         "evaluate" => {
-            let d = evaluate(&req, &ctx);
-            let expect = case.get("expect").cloned().unwrap_or(Value::Null);
-            let actual = d.to_json();
+            let keys = case.get("expect").map(named_keys).unwrap_or_default();
             Ok(CaseOutcome {
-                why: Some(actual.clone()),
-                actual,
-                compare: Compare::Keys(named_keys(&expect)),
+                actual: evaluate(&req, &ctx).to_json(),
+                compare: Compare::Keys(keys),
                 expected: None,
+                why: Why::TheAnswer,
             })
         }
         "approve" => {

@@ -3,7 +3,7 @@
 //! [`TeamStep`] reads it, with `expect` compared on the keys it names (`null`: the step answers
 //! nothing). conformance/README.md lists the operations.
 
-use super::{CaseOutcome, Compare};
+use super::{CaseOutcome, Compare, Why};
 use crate::input::{self, InputError, Obj};
 use crate::schema::{Field, Shape};
 use crate::team::operation::{Audience, TeamStep};
@@ -77,6 +77,6 @@ pub fn run(case: &Obj<'_>) -> Result<CaseOutcome, InputError> {
         actual: Value::Array(shown),
         compare: Compare::Whole,
         expected: Some(Value::Array(expected)),
-        why: None,
+        why: Why::Nothing,
     })
 }
