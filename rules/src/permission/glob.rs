@@ -57,17 +57,98 @@ impl<'a> Segments<'a> {
         }
         segments_meet(&self.parts, on_stack.get(..count).unwrap_or(&[]))
     }
+
+    /// [`Self::meets`] for a glob cut once ([`PathGlob`]).
+    pub(crate) fn meets_glob(&self, glob: &PathGlob) -> bool {
+        self.absolute == glob.absolute && segments_meet(&self.parts, &glob.parts)
+    }
+}
+
+/// A glob of a set (a spec's table), cut into its segments once for every path it is compared
+/// with: what [`Segments::meets`] would cut on every call.
+#[derive(Debug, Clone)]
+pub(crate) struct PathGlob {
+    absolute: bool,
+    parts: Vec<GlobSegment>,
+}
+
+impl PathGlob {
+    /// The glob `glob`, cut.
+    pub(crate) fn new(glob: &str) -> PathGlob {
+        PathGlob {
+            absolute: glob.starts_with('/'),
+            parts: segments_of(glob).map(GlobSegment::new).collect(),
+        }
+    }
+}
+
+/// One segment of a [`PathGlob`], with whether it holds a wildcard.
+#[derive(Debug, Clone)]
+struct GlobSegment {
+    text: String,
+    wild: bool,
+}
+
+impl GlobSegment {
+    fn new(text: &str) -> GlobSegment {
+        GlobSegment {
+            text: text.to_string(),
+            wild: has_wildcard(text),
+        }
+    }
+}
+
+/// A segment of a glob as [`segments_meet`] reads it: its text, and whether it holds a wildcard
+/// (told once for a [`PathGlob`]'s, on each call for a text's).
+trait Segment {
+    fn text(&self) -> &str;
+    fn wild(&self) -> bool;
+}
+
+impl Segment for &str {
+    fn text(&self) -> &str {
+        self
+    }
+    fn wild(&self) -> bool {
+        has_wildcard(self)
+    }
+}
+
+impl Segment for GlobSegment {
+    fn text(&self) -> &str {
+        &self.text
+    }
+    fn wild(&self) -> bool {
+        self.wild
+    }
+}
+
+/// Whether a glob's text holds a wildcard (`*`, `?` or `[`).
+fn has_wildcard(text: &str) -> bool {
+    text.contains(['*', '?', '['])
 }
 
 /// Segment by segment; a `**` segment of `b` (a set's pattern) stands for any segments.
-pub(crate) fn segments_meet(a: &[&str], b: &[&str]) -> bool {
+fn segments_meet<B: Segment>(a: &[&str], b: &[B]) -> bool {
     match (a.split_first(), b.split_first()) {
-        (_, Some((&"**", rest))) => {
+        (_, Some((glob, rest))) if glob.text() == "**" => {
             (0..=a.len()).any(|k| segments_meet(a.get(k..).unwrap_or(&[]), rest))
         }
-        (Some((x, ra)), Some((y, rb))) => glob_meets(x, y) && segments_meet(ra, rb),
+        (Some((x, ra)), Some((y, rb))) => {
+            segment_meets(x, has_wildcard(x), y.text(), y.wild()) && segments_meet(ra, rb)
+        }
         (None, None) => true,
         _ => false,
+    }
+}
+
+/// [`glob_meets`], with whether each holds a wildcard told.
+fn segment_meets(a: &str, a_wild: bool, b: &str, b_wild: bool) -> bool {
+    match (a_wild, b_wild) {
+        (false, false) => a == b,
+        (false, true) => wildcard_segment(b, a),
+        (true, false) => wildcard_segment(a, b),
+        (true, true) => tokens_meet(&tokens(a), &tokens(b)),
     }
 }
 
@@ -159,16 +240,11 @@ pub(crate) fn single_meets(a: &Token, b: &Token) -> bool {
     }
 }
 
-/// Whether two globs of one segment can match a common name.
-pub(crate) fn glob_meets(a: &str, b: &str) -> bool {
-    let special = |s: &str| s.contains(['*', '?', '[']);
-    match (special(a), special(b)) {
-        (false, false) => return a == b,
-        (false, true) => return wildcard_segment(b, a),
-        (true, false) => return wildcard_segment(a, b),
-        (true, true) => {}
-    }
-    tokens_meet(&tokens(a), &tokens(b))
+/// Whether two globs of one segment can match a common name (the tests' name for
+/// [`segment_meets`]).
+#[cfg(test)]
+fn glob_meets(a: &str, b: &str) -> bool {
+    segment_meets(a, has_wildcard(a), b, has_wildcard(b))
 }
 
 pub(crate) fn tokens_meet(ta: &[Token], tb: &[Token]) -> bool {

@@ -2,7 +2,7 @@
 //! file tool may touch. A line's commands are judged as [`super::plain`] reads them; every part
 //! counts. A path is compared without letter case (`.SSH` is `.ssh` on a case-insensitive disk).
 
-use super::glob::{tokens, Token};
+use super::glob::{tokens, PathGlob, Token};
 use super::path::inside;
 use super::wildcard::matches;
 use super::RiskClass;
@@ -63,6 +63,25 @@ pub(crate) struct LowerPattern {
     glob_tokens: Vec<Token>,
 }
 
+/// A home folder (in lower case) read as the start of a glob, once for all the patterns that
+/// start with `~` (see [`LowerPattern::glob`]).
+pub(crate) struct HomeGlob<'a> {
+    text: &'a str,
+    /// The home's tokens, when they are its part of every pattern's: reading a glob never looks
+    /// back past a plain letter, so the home's tokens and the rest's read apart are the whole
+    /// text's — unless the home holds a wildcard's letter (a `*` at its end merges with one after
+    /// it, a `[` opens a class): then there are none, and each pattern is read whole.
+    tokens: Option<Vec<Token>>,
+}
+
+impl<'a> HomeGlob<'a> {
+    /// The home `text` (in lower case) read for the patterns.
+    pub(crate) fn new(text: &'a str) -> HomeGlob<'a> {
+        let tokens = (!text.contains(['*', '?', '['])).then(|| tokens(text));
+        HomeGlob { text, tokens }
+    }
+}
+
 impl LowerPattern {
     fn new(pattern: &str) -> LowerPattern {
         let text = pattern.to_lowercase();
@@ -85,25 +104,26 @@ impl LowerPattern {
         }
     }
 
-    /// The pattern as a glob's tokens, its `~` standing for `home` (a folder in lower case):
-    /// what `tokens` makes of the pattern with its `~` replaced, read once instead of on every
-    /// call.
-    pub(crate) fn glob(&self, home: &str) -> Cow<'_, [Token]> {
+    /// The pattern as a glob's tokens, its `~` standing for `home` (a folder in lower case, read
+    /// once for every pattern): what `tokens` makes of the pattern with its `~` replaced, read once
+    /// instead of on every call.
+    pub(crate) fn glob(&self, home: &HomeGlob<'_>) -> Cow<'_, [Token]> {
         if !self.text.starts_with('~') {
             return Cow::Borrowed(&self.glob_tokens);
         }
-        // Reading a glob never looks back past a plain letter, so the home's tokens and the
-        // rest's read apart are the whole text's — unless the home holds a wildcard's letter
-        // (a `*` at its end merges with one after it, a `[` opens a class): then it is read whole.
-        if home.contains(['*', '?', '[']) {
-            return Cow::Owned(tokens(&format!(
-                "{home}{}",
+        match &home.tokens {
+            Some(tokens_of_home) => {
+                let mut glob = Vec::with_capacity(tokens_of_home.len() + self.glob_tokens.len());
+                glob.extend(tokens_of_home.iter().cloned());
+                glob.extend(self.glob_tokens.iter().cloned());
+                Cow::Owned(glob)
+            }
+            None => Cow::Owned(tokens(&format!(
+                "{}{}",
+                home.text,
                 self.text.get(1..).unwrap_or("")
-            )));
+            ))),
         }
-        let mut glob = tokens(home);
-        glob.extend(self.glob_tokens.iter().cloned());
-        Cow::Owned(glob)
     }
 
     /// Whether a path in lower case matches the pattern (see [`matches`]).
@@ -158,6 +178,40 @@ pub(crate) fn lower_paths() -> &'static [LowerPath] {
             })
             .collect()
     })
+}
+
+/// A target set of hardline.json (`sets`: the folders a command must not empty or change), its
+/// globs cut into segments once for every path compared with them.
+pub(crate) struct PathSet {
+    /// Paths named exactly.
+    pub(crate) exact: Vec<PathGlob>,
+    /// Globs (`**` stands for any segments).
+    pub(crate) patterns: Vec<PathGlob>,
+}
+
+/// The target set named `name`, if hardline.json has it.
+pub(crate) fn path_set(name: &str) -> Option<&'static PathSet> {
+    static SETS: OnceLock<Vec<(&'static str, PathSet)>> = OnceLock::new();
+    let sets = SETS.get_or_init(|| {
+        let cut =
+            |globs: &[crate::spec::types::Str]| globs.iter().map(|g| PathGlob::new(g)).collect();
+        spec()
+            .hardline
+            .sets
+            .0
+            .iter()
+            .map(|(name, set)| {
+                let set = PathSet {
+                    exact: cut(&set.exact),
+                    patterns: cut(&set.patterns),
+                };
+                (name.as_ref(), set)
+            })
+            .collect()
+    });
+    sets.iter()
+        .find(|(known, _)| *known == name)
+        .map(|(_, set)| set)
 }
 
 /// The protected path (`paths`) a call of this class touches, refusing entries first. `abs` is
@@ -257,7 +311,11 @@ mod tests {
                         Some(rest) => format!("{home}{rest}"),
                         None => p.as_str().to_string(),
                     };
-                    assert_eq!(p.glob(home).as_ref(), tokens(&text).as_slice(), "{text}");
+                    assert_eq!(
+                        p.glob(&HomeGlob::new(home)).as_ref(),
+                        tokens(&text).as_slice(),
+                        "{text}"
+                    );
                 }
             }
         }

@@ -2,7 +2,7 @@
 //! environment, named plainly, through a glob or through a value known only when the line runs.
 
 use super::super::glob::{hidden_names_spelled, may_match_under, tokens, tokens_meet_crossing};
-use super::super::hardline::{self, lower, Hit, LowerPath, LowerPattern};
+use super::super::hardline::{self, lower, Hit, HomeGlob, LowerPath, LowerPattern};
 use super::super::path::SOME_HOME;
 use super::super::shell::Word;
 use super::super::RiskClass;
@@ -172,11 +172,12 @@ pub(super) fn secret_fragments() -> &'static [String] {
 pub(super) fn secret_glob(path: &str, home: Option<&str>) -> Option<Hit> {
     let path_tokens = hidden_names_spelled(tokens(&lower(path)));
     let home = home.map(|h| lower(h.trim_end_matches('/')));
+    let home = HomeGlob::new(home.as_deref().unwrap_or(SOME_HOME));
     for e in refusing_reads() {
-        let found = e.patterns.iter().any(|p| {
-            let home = home.as_deref().unwrap_or(SOME_HOME);
-            tokens_meet_crossing(&path_tokens, &p.glob(home), true)
-        });
+        let found = e
+            .patterns
+            .iter()
+            .any(|p| tokens_meet_crossing(&path_tokens, &p.glob(&home), true));
         if found {
             return Some(Hit {
                 entry: e.entry.id.to_string(),

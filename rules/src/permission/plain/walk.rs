@@ -3,7 +3,7 @@
 //! links it makes.
 
 use super::super::glob::{broad_contents, Segments};
-use super::super::hardline::Hit;
+use super::super::hardline::{self, Hit, PathSet};
 use super::super::shell::{self, Construct, Reading, Word, MAX_DEPTH};
 use super::super::wildcard;
 use super::program_lists::{program_lists, List, Lists};
@@ -12,7 +12,7 @@ use super::values::{
     MAX_VALUES, SH,
 };
 use super::{Analysis, FileRead, Place};
-use crate::spec::types::{HardCommand, HardlineFile, TargetSet};
+use crate::spec::types::{HardCommand, HardlineFile};
 use std::borrow::Cow;
 
 pub(super) struct Walker<'a> {
@@ -152,7 +152,7 @@ impl Walker<'_> {
     /// A redirection into a disk.
     pub(super) fn disk_redirect(&mut self, target: &Word, scope: &Scope<'_>, part: &str) {
         for e in self.hardline.redirects.iter() {
-            let Some(set) = self.hardline.sets.get(&e.targets) else {
+            let Some(set) = hardline::path_set(&e.targets) else {
                 continue;
             };
             // An unknown target is a write whose file is not known (see `write_target`).
@@ -672,7 +672,7 @@ impl Walker<'_> {
             }
         }
         if let Some(set_name) = &e.targets {
-            let Some(set) = self.hardline.sets.get(set_name) else {
+            let Some(set) = hardline::path_set(set_name) else {
                 return Holds::No;
             };
             let mut holds = Holds::No;
@@ -907,7 +907,7 @@ impl Walker<'_> {
 
     /// Whether a path (a glob) can name a path of the set, or all of a protected folder's
     /// contents (`~/*`, `/usr/.*`).
-    pub(super) fn in_set(&self, set: &TargetSet, path: &str) -> bool {
+    pub(super) fn in_set(&self, set: &PathSet, path: &str) -> bool {
         let home = self
             .place
             .home
@@ -916,12 +916,9 @@ impl Walker<'_> {
         // The path, and the folder a glob naming all its entries stands for.
         let candidates = std::iter::once(path).chain(broad_contents(path));
         candidates.map(Segments::of).any(|candidate| {
-            set.exact
-                .iter()
-                .map(|e| e.as_ref())
-                .chain(home)
-                .chain(set.patterns.iter().map(|p| p.as_ref()))
-                .any(|glob| candidate.meets(glob))
+            set.exact.iter().any(|glob| candidate.meets_glob(glob))
+                || home.is_some_and(|home| candidate.meets(home))
+                || set.patterns.iter().any(|glob| candidate.meets_glob(glob))
         })
     }
 }
