@@ -366,7 +366,7 @@ pub fn tighten(main: &Value, agents: &Value) -> ApiResult {
 fn models_and_session(o: &Obj<'_>) -> Result<(Models, subagents::Model), ApiError> {
     let models = Models::from_json(
         "models",
-        o.get("models").ok_or(InputError::Missing {
+        o.get("models").ok_or_else(|| InputError::Missing {
             path: "models".into(),
         })?,
     )?;

@@ -32,7 +32,7 @@ impl Call {
         let mode = case.word("mode", "mode", Mode::parse)?;
         let request = kinds(case)?;
         let grants = Grant::list_from_json("grants", case.opt_array("grants")?)?;
-        let call = case.get("call").ok_or(InputError::Missing {
+        let call = case.get("call").ok_or_else(|| InputError::Missing {
             path: "call".into(),
         })?;
         let req = Request::from_json("call", call)?;

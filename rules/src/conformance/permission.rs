@@ -15,11 +15,11 @@ use serde_json::Value;
 
 /// A case's call and context.
 pub(super) fn read(case: &Obj<'_>) -> Result<(Request, Context), InputError> {
-    let request = case.get("request").ok_or(InputError::Missing {
+    let request = case.get("request").ok_or_else(|| InputError::Missing {
         path: "request".into(),
     })?;
     let req = Request::from_json("request", request)?;
-    let context = case.get("context").ok_or(InputError::Missing {
+    let context = case.get("context").ok_or_else(|| InputError::Missing {
         path: "context".into(),
     })?;
     Ok((req, Context::from_json("context", context)?))
@@ -43,7 +43,7 @@ fn judged_after(
         let path = crate::input::index("then", i);
         let o = Obj::new(&path, call)?;
         o.only(&["request", "mode", "unattended"])?;
-        let request = o.get("request").ok_or(InputError::Missing {
+        let request = o.get("request").ok_or_else(|| InputError::Missing {
             path: o.at("request"),
         })?;
         let req = Request::from_json(&o.at("request"), request)?;

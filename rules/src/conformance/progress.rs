@@ -33,7 +33,7 @@ pub(super) fn shape() -> Shape {
 
 pub fn run(case: &Obj<'_>) -> Result<CaseOutcome, InputError> {
     case.only(&["about", "progress", "now", "expect"])?;
-    let value = case.get("progress").ok_or(InputError::Missing {
+    let value = case.get("progress").ok_or_else(|| InputError::Missing {
         path: "progress".into(),
     })?;
     let p = Progress::from_json("progress", value)?;

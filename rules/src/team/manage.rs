@@ -14,7 +14,7 @@ impl Team {
     pub(super) fn decide(&mut self, a: &Obj<'_>) -> Result<ToolAnswer, InputError> {
         let texts = &team_spec().texts;
         let id = a.str("id")?;
-        let allow = a.opt_bool("allow")?.ok_or(InputError::Missing {
+        let allow = a.opt_bool("allow")?.ok_or_else(|| InputError::Missing {
             path: "args.allow".into(),
         })?;
         let note = a.opt_str("note")?.map(str::trim).unwrap_or("");

@@ -664,7 +664,7 @@ impl Operation {
             OperationKind::Capacity => Operation::Capacity {
                 capacity: Capacity::from_json(
                     &o.at("capacity"),
-                    o.get("capacity").ok_or(InputError::Missing {
+                    o.get("capacity").ok_or_else(|| InputError::Missing {
                         path: o.at("capacity"),
                     })?,
                 )?,

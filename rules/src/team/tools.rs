@@ -307,7 +307,7 @@ impl Team {
         let message = a.str("message")?;
         let to: Vec<&str> = match a.get("to") {
             Some(Value::String(s)) => vec![s.as_str()],
-            _ => a.opt_strings("to")?.ok_or(InputError::Missing {
+            _ => a.opt_strings("to")?.ok_or_else(|| InputError::Missing {
                 path: "args.to".into(),
             })?,
         };
