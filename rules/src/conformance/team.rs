@@ -37,9 +37,11 @@ pub(super) fn shape() -> Shape {
 
 pub fn run(case: &Obj<'_>) -> Result<CaseOutcome, InputError> {
     case.only(&["about", "start", "steps", "expect"])?;
-    let start = case.opt_obj("start", "start")?.ok_or_else(|| InputError::Missing {
-        path: "start".into(),
-    })?;
+    let start = case
+        .opt_obj("start", "start")?
+        .ok_or_else(|| InputError::Missing {
+            path: "start".into(),
+        })?;
     // A case names its setting: min and max are not taken from the defaults.
     start.count("min")?;
     start.count("max")?;

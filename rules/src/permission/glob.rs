@@ -278,7 +278,9 @@ fn meet_from(ta: &[Token], tb: &[Token], b_crosses: bool, start: (usize, usize))
     // seen[i][j]: a[i..] and b[j..] were tried.
     let w = tb.len() + 1;
     let mut seen = vec![false; (ta.len() + 1) * w];
-    let mut stack = vec![start];
+    // Room for a way on through each token of both, so the common walk never grows it.
+    let mut stack = Vec::with_capacity(ta.len() + tb.len() + 2);
+    stack.push(start);
     while let Some((i, j)) = stack.pop() {
         let Some(cell) = seen.get_mut(i * w + j) else {
             continue;

@@ -8,26 +8,38 @@ use std::borrow::Cow;
 /// `.`, `..` and doubled slashes folded, lexically.
 pub fn normalize(path: &str) -> String {
     let absolute = path.starts_with('/');
-    let mut parts: Vec<&str> = Vec::new();
+    // Written into one text: the kept segments, `/` between (and first, when absolute).
+    let mut out = String::with_capacity(path.len() + 1);
+    if absolute {
+        out.push('/');
+    }
+    let base = out.len();
     for seg in path.split('/') {
         match seg {
             "" | "." => {}
             ".." => {
-                if parts.last().is_some_and(|p| *p != ".." && *p != "~") {
-                    parts.pop();
+                let kept = out.get(base..).unwrap_or("");
+                let last_at = kept.rfind('/').map_or(0, |at| at + 1);
+                let last = kept.get(last_at..).unwrap_or("");
+                if !kept.is_empty() && last != ".." && last != "~" {
+                    // The last segment goes, with the `/` before it.
+                    out.truncate(base + last_at.saturating_sub(1));
                 } else if !absolute {
-                    parts.push("..");
+                    push_segment(&mut out, base, "..");
                 }
             }
-            s => parts.push(s),
+            s => push_segment(&mut out, base, s),
         }
     }
-    let joined = parts.join("/");
-    if absolute {
-        ["/", joined.as_str()].concat()
-    } else {
-        joined
+    out
+}
+
+/// A segment added at the end of a path being written from `base` on.
+fn push_segment(out: &mut String, base: usize, segment: &str) {
+    if out.len() > base {
+        out.push('/');
     }
+    out.push_str(segment);
 }
 
 /// `abs` relative to `root` when it is inside it.
@@ -120,6 +132,43 @@ pub fn resolve(place: Place<'_>, cwd: &str, path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The normalisation as it was first written (segments collected, joined), the reference
+    /// for the one that writes into one text.
+    fn normalize_by_segments(path: &str) -> String {
+        let absolute = path.starts_with('/');
+        let mut parts: Vec<&str> = Vec::new();
+        for seg in path.split('/') {
+            match seg {
+                "" | "." => {}
+                ".." => {
+                    if parts.last().is_some_and(|p| *p != ".." && *p != "~") {
+                        parts.pop();
+                    } else if !absolute {
+                        parts.push("..");
+                    }
+                }
+                s => parts.push(s),
+            }
+        }
+        let joined = parts.join("/");
+        if absolute {
+            ["/", joined.as_str()].concat()
+        } else {
+            joined
+        }
+    }
+
+    proptest::proptest! {
+        /// Paths made of `.`, `..`, `~`, empty and named segments (and odd letters) are
+        /// normalised as the reference does.
+        #[test]
+        fn normalize_is_the_segments_joined(
+            path in proptest::string::string_regex("(/|\\.|\\.\\.|~|a|bc|é|x\\.y|/\\.\\./|//){0,12}").unwrap()
+        ) {
+            proptest::prop_assert_eq!(normalize(&path), normalize_by_segments(&path));
+        }
+    }
 
     const PLACE: Place<'static> = Place {
         root: "/project",

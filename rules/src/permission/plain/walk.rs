@@ -682,20 +682,12 @@ impl Walker<'_> {
                     && opts.operands.len() > 1
                     && !e.owner_options.iter().any(|o| opts.has(o)),
             );
-            let mut listed: Vec<Word> = match e.target_operand.as_deref() {
-                Some("last") if opts.operands.len() > 1 => opts
-                    .operands
-                    .last()
-                    .map(|w| (*w).clone())
-                    .into_iter()
-                    .collect(),
+            let mut listed: Vec<&Word> = match e.target_operand.as_deref() {
+                Some("last") if opts.operands.len() > 1 => {
+                    opts.operands.last().copied().into_iter().collect()
+                }
                 Some("last") => Vec::new(),
-                _ => opts
-                    .operands
-                    .iter()
-                    .skip(owner_skipped)
-                    .map(|w| (*w).clone())
-                    .collect(),
+                _ => opts.operands.iter().skip(owner_skipped).copied().collect(),
             };
             if !e.target_options.is_empty() {
                 listed.clear();
@@ -719,13 +711,15 @@ impl Walker<'_> {
                     }
                 }
             }
-            for w in &listed {
-                let word = match &e.target_prefix {
+            for w in listed {
+                let word: Cow<'_, Word> = match &e.target_prefix {
                     Some(prefix) if !w.dynamic() => match w.text.strip_prefix(prefix.as_ref()) {
-                        Some(rest) => strip_word_prefix(w, prefix.chars().count(), rest),
+                        Some(rest) => {
+                            Cow::Owned(strip_word_prefix(w, prefix.chars().count(), rest))
+                        }
                         None => continue,
                     },
-                    _ => (*w).clone(),
+                    _ => Cow::Borrowed(w),
                 };
                 match self.targets(&word, scope) {
                     Some(paths) if paths.iter().any(|p| self.in_set(set, p)) => {
