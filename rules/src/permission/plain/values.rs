@@ -79,6 +79,16 @@ impl Walker<'_> {
         scope: &Scope<'_>,
         depth: usize,
     ) -> Option<Vec<String>> {
+        // A word of text alone has one value, its pieces' text: made at once (most words are).
+        if !w.dynamic() {
+            let mut value = String::with_capacity(w.text.len());
+            for piece in &w.pieces {
+                if let Piece::Text { text, .. } = piece {
+                    value.push_str(text);
+                }
+            }
+            return Some(vec![value]);
+        }
         let mut acc = vec![String::new()];
         for piece in &w.pieces {
             let options: Vec<String> = match piece {
