@@ -6,7 +6,7 @@ use super::super::glob::{broad_contents, Segments};
 use super::super::hardline::{self, Hit, PathSet};
 use super::super::shell::{self, Construct, Reading, Word, MAX_DEPTH};
 use super::super::wildcard;
-use super::program_lists::{program_lists, List, Lists};
+use super::program_lists::{gnu_named, program_lists, List, Lists};
 use super::values::{
     found_word, is_found, strip_word_prefix, unknown_word, values_inside, Positional, Scope, FOUND,
     MAX_VALUES, SH,
@@ -530,6 +530,19 @@ impl Walker<'_> {
         scope: &Scope<'_>,
         shared: Option<&Options<'_>>,
     ) -> Holds {
+        // An entry for some subcommands holds only when a word spells one (the first operand, or
+        // one spelled as an option), or when a word is known only when the line runs: with
+        // neither, it does not hold, found without reading the options (`git push` and the
+        // four `git` entries, none for `push`).
+        if !e.subcommands.is_empty()
+            && !e.subcommands.iter().any(|s| s.starts_with('-'))
+            && !args.iter().any(Word::dynamic)
+            && !args
+                .iter()
+                .any(|w| e.subcommands.iter().any(|s| *s == w.text))
+        {
+            return Holds::No;
+        }
         // A word spelling one of the entry's value options would make the next one its value.
         let names_a_value = |w: &Word| e.value_options.iter().any(|v| *v == w.text);
         let own;
@@ -1043,7 +1056,7 @@ impl<'w> Options<'w> {
 /// A GNU tool under its `g` name (`grm`, `gdd`, as macOS installs them) read as the tool.
 fn gnu_name(program: &str) -> &str {
     match program.strip_prefix('g') {
-        Some(tool) if program_lists().of(tool).has(List::GnuNames) => tool,
+        Some(tool) if gnu_named(tool) => tool,
         _ => program,
     }
 }
