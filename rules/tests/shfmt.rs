@@ -12,7 +12,7 @@
 //! rule allows is always plain.
 
 use lembas_rules::permission::plain::{analyse, Place};
-use lembas_rules::permission::shell::{self, Piece, Word};
+use lembas_rules::permission::shell::{self, PieceView, Word};
 use lembas_rules::permission::{evaluate, Action, Context, DecidedBy, Mode, Request};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -34,11 +34,11 @@ struct Seen {
 
 fn word_form(w: &Word) -> String {
     let mut out = String::new();
-    for p in &w.pieces {
+    for p in w.piece_views() {
         match p {
-            Piece::Text { text, .. } => out.push_str(text),
-            Piece::Parameter { name, .. } => out.push_str(&format!("${{{name}}}")),
-            Piece::Substitution { .. } => out.push_str("$(…)"),
+            PieceView::Text { text, .. } => out.push_str(text),
+            PieceView::Parameter { name, .. } => out.push_str(&format!("${{{name}}}")),
+            PieceView::Substitution { .. } => out.push_str("$(…)"),
         }
     }
     out

@@ -3,7 +3,7 @@
 //! each command it runs asks for that an approval never covers.
 
 use super::super::programs::{self, effects, grammar};
-use super::super::shell::{Command, Construct, Piece, Word};
+use super::super::shell::{Command, Construct, PieceView, Word};
 use super::values::{strip_word_prefix, Scope, SH};
 use super::walk::Walker;
 use super::ReadOnly;
@@ -168,7 +168,7 @@ fn read_operands<'w>(reads: &Reads, args: &'w [Word]) -> Vec<&'w Word> {
 
 /// Whether an expansion stands first in a word.
 fn leads_with_expansion(w: &Word) -> bool {
-    !matches!(w.pieces.first(), Some(Piece::Text { text, .. }) if !text.is_empty())
+    !matches!(w.first_piece(), Some(PieceView::Text { text, .. }) if !text.is_empty())
 }
 
 /// The word after its first `skip` characters.

@@ -2,7 +2,7 @@
 //! parameters, `$HOME` and `$PWD`, `find`'s `{}`, and the paths they name.
 
 use super::super::path::resolve;
-use super::super::shell::{self, Piece, Pieces, Reading, Word};
+use super::super::shell::{self, Piece, PieceView, Pieces, Reading, Word};
 use super::walk::Walker;
 use std::borrow::Cow;
 
@@ -82,20 +82,20 @@ impl Walker<'_> {
         // A word of text alone has one value, its pieces' text: made at once (most words are).
         if !w.dynamic() {
             let mut value = String::with_capacity(w.text.len());
-            for piece in &w.pieces {
-                if let Piece::Text { text, .. } = piece {
+            for piece in w.piece_views() {
+                if let PieceView::Text { text, .. } = piece {
                     value.push_str(text);
                 }
             }
             return Some(vec![value]);
         }
         let mut acc = vec![String::new()];
-        for piece in &w.pieces {
+        for piece in w.piece_views() {
             let options: Vec<String> = match piece {
-                Piece::Text { text, .. } => vec![text.clone()],
-                Piece::Parameter { name, quoted } => {
+                PieceView::Text { text, .. } => vec![text.to_string()],
+                PieceView::Parameter { name, quoted } => {
                     let vals = self.parameter(name, scope, depth)?;
-                    if *quoted {
+                    if quoted {
                         vals
                     } else {
                         vals.iter()
@@ -103,7 +103,7 @@ impl Walker<'_> {
                             .collect()
                     }
                 }
-                Piece::Substitution { .. } => return None,
+                PieceView::Substitution { .. } => return None,
             };
             if options.is_empty() {
                 continue;
@@ -197,7 +197,7 @@ impl Walker<'_> {
     pub(super) fn targets(&self, w: &Word, scope: &Scope<'_>) -> Option<Vec<String>> {
         let mut out = Vec::new();
         for v in self.values(w, scope)? {
-            let quoted_tilde = matches!(w.pieces.first(), Some(Piece::Text { quoted: true, text }) if text.starts_with('~'));
+            let quoted_tilde = matches!(w.first_piece(), Some(PieceView::Text { quoted: true, text }) if text.starts_with('~'));
             let v = if quoted_tilde {
                 // A quoted `~` is a file of that name.
                 format!("./{v}")
@@ -291,13 +291,13 @@ pub(super) fn values_inside(t: &str) -> impl Iterator<Item = &str> {
 pub(super) fn shape(w: &Word) -> Option<String> {
     let mut out = String::new();
     let mut known = false;
-    for p in &w.pieces {
+    for p in w.piece_views() {
         match p {
-            Piece::Text { text, .. } if !text.is_empty() => {
+            PieceView::Text { text, .. } if !text.is_empty() => {
                 known = true;
                 out.push_str(text);
             }
-            Piece::Text { .. } => {}
+            PieceView::Text { .. } => {}
             _ => out.push('*'),
         }
     }
@@ -329,6 +329,12 @@ pub(super) fn is_found(w: &Word) -> bool {
 /// The word after its first `skip` characters (a prefix such as `of=` or `--output=`), its
 /// pieces kept when the prefix is plain text.
 pub(super) fn strip_word_prefix(w: &Word, skip: usize, rest: &str) -> Word {
+    // `rest` is the end of the word's text: a piece kept has its place moved back by the
+    // prefix's bytes. A word whose pieces do not fit its text is read as unknown (no place is
+    // guessed).
+    let Some(cut) = w.text.len().checked_sub(rest.len()) else {
+        return unknown_word();
+    };
     let mut out = Word {
         text: rest.to_string(),
         pieces: Pieces::default(),
@@ -336,28 +342,43 @@ pub(super) fn strip_word_prefix(w: &Word, skip: usize, rest: &str) -> Word {
     let mut left = skip;
     for p in &w.pieces {
         match p {
-            Piece::Text { text, quoted } if left > 0 => {
+            Piece::Text { span, quoted } if left > 0 => {
+                let text = w.text.get(span.clone()).unwrap_or("");
                 let n = text.chars().count();
                 if n <= left {
                     left -= n;
                 } else {
-                    let kept: String = text.chars().skip(left).collect();
+                    let skipped: usize = text.chars().take(left).map(char::len_utf8).sum();
                     left = 0;
+                    let Some(kept) = moved_back(span.start + skipped..span.end, cut) else {
+                        return unknown_word();
+                    };
                     out.pieces.push(Piece::Text {
-                        text: kept,
+                        span: kept,
                         quoted: *quoted,
                     });
                 }
             }
             _ if left > 0 => return unknown_word(),
+            Piece::Text { span, quoted } => {
+                let Some(kept) = moved_back(span.clone(), cut) else {
+                    return unknown_word();
+                };
+                out.pieces.push(Piece::Text {
+                    span: kept,
+                    quoted: *quoted,
+                });
+            }
             other => out.pieces.push(other.clone()),
         }
     }
     if out.pieces.is_empty() {
-        out.pieces.push(Piece::Text {
-            text: String::new(),
-            quoted: true,
-        });
+        out.push_empty_text();
     }
     out
+}
+
+/// A piece's place in a word's text, moved back by `cut` bytes (`None`: it began before them).
+fn moved_back(span: std::ops::Range<usize>, cut: usize) -> Option<std::ops::Range<usize>> {
+    Some(span.start.checked_sub(cut)?..span.end.checked_sub(cut)?)
 }

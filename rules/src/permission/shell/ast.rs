@@ -105,13 +105,15 @@ impl fmt::Display for Construct {
     }
 }
 
-/// One piece of a word, as bash expands it.
+/// One piece of a word, as bash expands it. A piece of text is a run of its word's
+/// [`Word::text`] (which holds it already: a copy of its own was an allocation for every word of
+/// every line); [`Word::piece_views`] reads the pieces with their text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Piece {
     /// Characters standing for themselves.
     Text {
-        /// The characters, quotes removed.
-        text: String,
+        /// Where the characters, quotes removed, are in the word's text (bytes).
+        span: std::ops::Range<usize>,
         /// Whether quotes or a backslash kept them from globbing and splitting.
         quoted: bool,
     },
@@ -124,6 +126,30 @@ pub enum Piece {
         quoted: bool,
     },
     /// `$( … )` or backticks: its commands are read as commands of the line.
+    Substitution {
+        /// Whether it stood inside double quotes (not split).
+        quoted: bool,
+    },
+}
+
+/// A piece of a word as read, with its text: what [`Word::piece_views`] gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PieceView<'w> {
+    /// Characters standing for themselves.
+    Text {
+        /// The characters, quotes removed.
+        text: &'w str,
+        /// Whether quotes or a backslash kept them from globbing and splitting.
+        quoted: bool,
+    },
+    /// `$NAME`, `${NAME}`, `$1`, `$@`, …: known only when the line runs.
+    Parameter {
+        /// The parameter's name (`HOME`, `1`, `@`).
+        name: &'w str,
+        /// Whether it stood inside double quotes (not split).
+        quoted: bool,
+    },
+    /// `$( … )` or backticks.
     Substitution {
         /// Whether it stood inside double quotes (not split).
         quoted: bool,
@@ -235,10 +261,44 @@ impl Word {
         Word {
             text: text.to_string(),
             pieces: Pieces::One(Piece::Text {
-                text: text.to_string(),
+                span: 0..text.len(),
                 quoted: true,
             }),
         }
+    }
+
+    /// The word's pieces, each with its text.
+    pub fn piece_views(&self) -> impl Iterator<Item = PieceView<'_>> {
+        self.pieces.iter().map(|piece| self.view(piece))
+    }
+
+    /// The word's first piece, with its text.
+    pub fn first_piece(&self) -> Option<PieceView<'_>> {
+        self.pieces.first().map(|piece| self.view(piece))
+    }
+
+    /// A piece of this word, with its text (empty, should its place not be in the text).
+    fn view<'w>(&'w self, piece: &'w Piece) -> PieceView<'w> {
+        match piece {
+            Piece::Text { span, quoted } => PieceView::Text {
+                text: self.text.get(span.clone()).unwrap_or(""),
+                quoted: *quoted,
+            },
+            Piece::Parameter { name, quoted } => PieceView::Parameter {
+                name,
+                quoted: *quoted,
+            },
+            Piece::Substitution { quoted } => PieceView::Substitution { quoted: *quoted },
+        }
+    }
+
+    /// An empty piece of text, quoted, at the word's end (`''`, `""`: a word of no characters).
+    pub(crate) fn push_empty_text(&mut self) {
+        let end = self.text.len();
+        self.pieces.push(Piece::Text {
+            span: end..end,
+            quoted: true,
+        });
     }
 
     /// Whether its value is known only when it runs (an expansion or a substitution).
@@ -260,8 +320,8 @@ impl Word {
     /// the test command).
     pub fn glob(&self) -> bool {
         let mut open = false;
-        for p in &self.pieces {
-            if let Piece::Text {
+        for p in self.piece_views() {
+            if let PieceView::Text {
                 text,
                 quoted: false,
             } = p
@@ -280,8 +340,7 @@ impl Word {
     }
 
     /// An empty word with room for `bytes` of text: a word is read character by character, and
-    /// growing its text and its piece one character at a time was most of the reader's
-    /// allocations.
+    /// growing its text one character at a time was most of the reader's allocations.
     pub(super) fn with_capacity(bytes: usize) -> Word {
         Word {
             text: String::with_capacity(bytes),
@@ -306,17 +365,17 @@ impl Word {
     /// The word's text from `start` on (just added) added to its last piece when that is text
     /// quoted alike, else as a new piece.
     fn add_to_piece(&mut self, start: usize, quoted: bool) {
-        let added = self.text.get(start..).unwrap_or("");
-        if let Some(Piece::Text { text, quoted: q }) = self.pieces.last_mut() {
-            if *q == quoted {
-                text.push_str(added);
+        let end = self.text.len();
+        if let Some(Piece::Text { span, quoted: q }) = self.pieces.last_mut() {
+            if *q == quoted && span.end == start {
+                span.end = end;
                 return;
             }
         }
-        // A new piece gets the room the word's text has left: most words are one piece.
-        let mut text = String::with_capacity(self.text.capacity() - start);
-        text.push_str(added);
-        self.pieces.push(Piece::Text { text, quoted });
+        self.pieces.push(Piece::Text {
+            span: start..end,
+            quoted,
+        });
     }
 }
 

@@ -686,10 +686,7 @@ impl<'a> Parser<'a> {
                         Some('\'') => {
                             self.i += 1;
                             if w.pieces.is_empty() {
-                                w.pieces.push(Piece::Text {
-                                    text: String::new(),
-                                    quoted: true,
-                                });
+                                w.push_empty_text();
                             }
                             break;
                         }
@@ -721,8 +718,8 @@ impl<'a> Parser<'a> {
     fn check_braces(&mut self, w: &Word) -> Step {
         let mut open = false;
         let mut inside = false;
-        for p in &w.pieces {
-            if let Piece::Text {
+        for p in w.piece_views() {
+            if let PieceView::Text {
                 text,
                 quoted: false,
             } = p
@@ -749,10 +746,7 @@ impl<'a> Parser<'a> {
     /// After `"`: up to the closing `"`.
     fn double_quoted(&mut self, w: &mut Word) -> Step {
         if w.pieces.is_empty() {
-            w.pieces.push(Piece::Text {
-                text: String::new(),
-                quoted: true,
-            });
+            w.push_empty_text();
         }
         loop {
             let Some(c) = self.peek() else {
@@ -914,31 +908,31 @@ impl<'a> Parser<'a> {
 fn value_of_assignment(w: &Word) -> Option<Word> {
     let mut value = Word::default();
     let mut seen = false;
-    for p in &w.pieces {
+    for p in w.piece_views() {
         if seen {
             match p {
-                Piece::Text { text, quoted } => {
+                PieceView::Text { text, quoted } => {
                     for c in text.chars() {
-                        value.push_text(c, *quoted);
+                        value.push_text(c, quoted);
                     }
                 }
-                Piece::Parameter { name, quoted } => {
+                PieceView::Parameter { name, quoted } => {
                     value.text.push_str(&format!("${{{name}}}"));
                     value.pieces.push(Piece::Parameter {
-                        name: name.clone(),
-                        quoted: *quoted,
+                        name: name.to_string(),
+                        quoted,
                     });
                 }
-                Piece::Substitution { .. } => return None,
+                PieceView::Substitution { .. } => return None,
             }
             continue;
         }
         match p {
-            Piece::Text { text, quoted } => {
+            PieceView::Text { text, quoted } => {
                 if let Some((_, rest)) = text.split_once('=') {
                     seen = true;
                     for c in rest.chars() {
-                        value.push_text(c, *quoted);
+                        value.push_text(c, quoted);
                     }
                 }
             }
@@ -946,10 +940,7 @@ fn value_of_assignment(w: &Word) -> Option<Word> {
         }
     }
     if value.pieces.is_empty() {
-        value.pieces.push(Piece::Text {
-            text: String::new(),
-            quoted: true,
-        });
+        value.push_empty_text();
     }
     // An assignment's value is not split or globbed.
     for p in &mut value.pieces {
