@@ -326,11 +326,12 @@ impl Word {
                 quoted: false,
             } = p
             {
-                for c in text.chars() {
+                // By bytes: the four are ASCII, which no byte of another character is.
+                for c in text.bytes() {
                     match c {
-                        '*' | '?' => return true,
-                        '[' => open = true,
-                        ']' if open => return true,
+                        b'*' | b'?' => return true,
+                        b'[' => open = true,
+                        b']' if open => return true,
                         _ => {}
                     }
                 }

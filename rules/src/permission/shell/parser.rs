@@ -79,6 +79,21 @@ const KEYWORDS: [&str; 21] = [
     "esac", "select", "function", "coproc", "{", "}", "[[", "!", "time",
 ];
 
+/// The first letters of [`KEYWORDS`] and of `-p` (all ASCII), one bit each.
+const KEYWORD_STARTS: u128 = {
+    let mut starts = 1u128 << b'-';
+    let mut rest: &[&str] = &KEYWORDS;
+    while let [keyword, after @ ..] = rest {
+        if let Some(&first) = keyword.as_bytes().first() {
+            if first < 128 {
+                starts |= 1u128 << first;
+            }
+        }
+        rest = after;
+    }
+    starts
+};
+
 fn is_meta(c: char) -> bool {
     matches!(
         c,
@@ -191,6 +206,11 @@ impl<'a> Parser<'a> {
 
     /// The plain word ahead when it is one of [`KEYWORDS`] (or `-p` after `time`).
     fn keyword_ahead(&self) -> Option<&'static str> {
+        // Most words start with a letter no keyword starts with: none, without reading them.
+        let first = u32::from(*self.s.get(self.i)?);
+        if first >= 128 || KEYWORD_STARTS & (1u128 << first) == 0 {
+            return None;
+        }
         let w = self.bare_ahead()?;
         // Every keyword is ASCII, so its length in characters is its length in bytes: a word of
         // another length is no keyword, without comparing its characters.
@@ -954,11 +974,29 @@ fn value_of_assignment(w: &Word) -> Option<Word> {
 
 #[cfg(test)]
 mod keyword_tests {
-    use super::KEYWORDS;
+    use super::{KEYWORDS, KEYWORD_STARTS};
 
     /// `keyword_ahead` compares a keyword's byte length with a word's length in characters.
     #[test]
     fn every_keyword_is_ascii() {
         assert!(KEYWORDS.iter().chain(&["-p"]).all(|k| k.is_ascii()));
+    }
+
+    /// `keyword_ahead` passes over a word whose first letter starts no keyword: exactly the
+    /// letters that start one are marked.
+    #[test]
+    fn the_keywords_first_letters_are_marked() {
+        for letter in 0u8..128 {
+            let starts = KEYWORDS
+                .iter()
+                .chain(&["-p"])
+                .any(|k| k.as_bytes().first() == Some(&letter));
+            assert_eq!(
+                KEYWORD_STARTS & (1u128 << letter) != 0,
+                starts,
+                "{:?}",
+                char::from(letter)
+            );
+        }
     }
 }
