@@ -264,6 +264,7 @@ impl Walker<'_> {
 pub(super) fn values_inside(t: &str) -> impl Iterator<Item = &str> {
     // At most the three values and, after a leading `@`, each of them and the word.
     let mut found: [Option<&str>; 7] = [None; 7];
+    let mut filled = 0;
     // Most words hold none of the characters a value follows: nothing to split.
     if t.bytes().any(|b| matches!(b, b'=' | b':' | b'-' | b'@')) {
         let short = (t.starts_with('-') && !t.starts_with("--"))
@@ -281,9 +282,11 @@ pub(super) fn values_inside(t: &str) -> impl Iterator<Item = &str> {
             .filter_map(|v| v.strip_prefix('@'));
         for (slot, value) in found.iter_mut().zip(values.into_iter().flatten().chain(at)) {
             *slot = Some(value);
+            filled += 1;
         }
     }
-    found.into_iter().flatten()
+    // Only the slots filled are looked at: none, for most words.
+    found.into_iter().take(filled).flatten()
 }
 
 /// A word with known text and pieces known only when it runs, as a glob: each unknown piece a

@@ -534,9 +534,10 @@ impl Walker<'_> {
         // one spelled as an option), or when a word is known only when the line runs: with
         // neither, it does not hold, found without reading the options (`git push` and the
         // four `git` entries, none for `push`).
+        // (Options read for every entry, `shared`, mean no word is dynamic.)
         if !e.subcommands.is_empty()
             && !e.subcommands.iter().any(|s| s.starts_with('-'))
-            && !args.iter().any(Word::dynamic)
+            && (shared.is_some() || !args.iter().any(Word::dynamic))
             && !args
                 .iter()
                 .any(|w| e.subcommands.iter().any(|s| *s == w.text))
