@@ -43,13 +43,14 @@ impl<'a> Segments<'a> {
         if self.absolute != glob.starts_with('/') {
             return false;
         }
-        let mut on_stack: [&str; 16] = [""; 16];
+        let mut on_stack = [GlobSegment::new(""); 16];
         let mut count = 0;
         for part in segments_of(glob) {
             match on_stack.get_mut(count) {
-                Some(slot) => *slot = part,
+                Some(slot) => *slot = GlobSegment::new(part),
                 None => {
-                    let parts: Vec<&str> = segments_of(glob).collect();
+                    let parts: Vec<GlobSegment<'_>> =
+                        segments_of(glob).map(GlobSegment::new).collect();
                     return segments_meet(&self.parts, &parts);
                 }
             }
@@ -64,17 +65,17 @@ impl<'a> Segments<'a> {
     }
 }
 
-/// A glob of a set (a spec's table), cut into its segments once for every path it is compared
-/// with: what [`Segments::meets`] would cut on every call.
+/// A glob of a set (a spec's table, which lives as long as the program), cut into its segments
+/// once for every path it is compared with: what [`Segments::meets`] would cut on every call.
 #[derive(Debug, Clone)]
 pub(crate) struct PathGlob {
     absolute: bool,
-    parts: Vec<GlobSegment>,
+    parts: Vec<GlobSegment<'static>>,
 }
 
 impl PathGlob {
     /// The glob `glob`, cut.
-    pub(crate) fn new(glob: &str) -> PathGlob {
+    pub(crate) fn new(glob: &'static str) -> PathGlob {
         PathGlob {
             absolute: glob.starts_with('/'),
             parts: segments_of(glob).map(GlobSegment::new).collect(),
@@ -82,44 +83,19 @@ impl PathGlob {
     }
 }
 
-/// One segment of a [`PathGlob`], with whether it holds a wildcard.
-#[derive(Debug, Clone)]
-struct GlobSegment {
-    text: String,
+/// One segment of a glob, with whether it holds a wildcard (`*`, `?` or `[`).
+#[derive(Debug, Clone, Copy)]
+struct GlobSegment<'a> {
+    text: &'a str,
     wild: bool,
 }
 
-impl GlobSegment {
-    fn new(text: &str) -> GlobSegment {
+impl<'a> GlobSegment<'a> {
+    fn new(text: &'a str) -> GlobSegment<'a> {
         GlobSegment {
-            text: text.to_string(),
+            text,
             wild: has_wildcard(text),
         }
-    }
-}
-
-/// A segment of a glob as [`segments_meet`] reads it: its text, and whether it holds a wildcard
-/// (told once for a [`PathGlob`]'s, on each call for a text's).
-trait Segment {
-    fn text(&self) -> &str;
-    fn wild(&self) -> bool;
-}
-
-impl Segment for &str {
-    fn text(&self) -> &str {
-        self
-    }
-    fn wild(&self) -> bool {
-        has_wildcard(self)
-    }
-}
-
-impl Segment for GlobSegment {
-    fn text(&self) -> &str {
-        &self.text
-    }
-    fn wild(&self) -> bool {
-        self.wild
     }
 }
 
@@ -129,13 +105,13 @@ fn has_wildcard(text: &str) -> bool {
 }
 
 /// Segment by segment; a `**` segment of `b` (a set's pattern) stands for any segments.
-fn segments_meet<B: Segment>(a: &[&str], b: &[B]) -> bool {
+fn segments_meet(a: &[&str], b: &[GlobSegment<'_>]) -> bool {
     match (a.split_first(), b.split_first()) {
-        (_, Some((glob, rest))) if glob.text() == "**" => {
+        (_, Some((glob, rest))) if glob.text == "**" => {
             (0..=a.len()).any(|k| segments_meet(a.get(k..).unwrap_or(&[]), rest))
         }
         (Some((x, ra)), Some((y, rb))) => {
-            segment_meets(x, has_wildcard(x), y.text(), y.wild()) && segments_meet(ra, rb)
+            segment_meets(x, has_wildcard(x), y.text, y.wild) && segments_meet(ra, rb)
         }
         (None, None) => true,
         _ => false,

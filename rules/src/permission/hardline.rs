@@ -193,8 +193,9 @@ pub(crate) struct PathSet {
 pub(crate) fn path_set(name: &str) -> Option<&'static PathSet> {
     static SETS: OnceLock<Vec<(&'static str, PathSet)>> = OnceLock::new();
     let sets = SETS.get_or_init(|| {
-        let cut =
-            |globs: &[crate::spec::types::Str]| globs.iter().map(|g| PathGlob::new(g)).collect();
+        let cut = |globs: &'static [crate::spec::types::Str]| {
+            globs.iter().map(|g| PathGlob::new(g)).collect()
+        };
         spec()
             .hardline
             .sets

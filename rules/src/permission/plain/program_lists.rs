@@ -111,24 +111,6 @@ impl ProgramLists {
     }
 }
 
-/// Whether `tool` is on `plain.gnu_names` (a GNU tool macOS installs under a `g` name, `grm`):
-/// asked of every program that starts with a `g` less its `g` (`git`: `it`), so that list has an
-/// index of its own, a search of its few names rather than of every list's.
-pub(super) fn gnu_named(tool: &str) -> bool {
-    static INDEX: OnceLock<ProgramIndex> = OnceLock::new();
-    INDEX
-        .get_or_init(|| {
-            ProgramIndex::of(vec![List::GnuNames
-                .names()
-                .into_iter()
-                .map(|name| &**name)
-                .collect()])
-        })
-        .naming(tool)
-        .next()
-        .is_some()
-}
-
 /// The lists, read once.
 pub(super) fn program_lists() -> &'static ProgramLists {
     static LISTS: OnceLock<ProgramLists> = OnceLock::new();
@@ -166,9 +148,6 @@ mod tests {
                     scanned,
                     "{program:?} in {list:?}"
                 );
-                if list == List::GnuNames {
-                    assert_eq!(gnu_named(program), scanned, "{program:?} a g name");
-                }
                 named += usize::from(scanned);
             }
         }

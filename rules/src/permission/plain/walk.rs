@@ -6,7 +6,7 @@ use super::super::glob::{broad_contents, Segments};
 use super::super::hardline::{self, Hit, PathSet};
 use super::super::shell::{self, Construct, Reading, Word, MAX_DEPTH};
 use super::super::wildcard;
-use super::program_lists::{gnu_named, program_lists, List, Lists};
+use super::program_lists::{program_lists, List, Lists};
 use super::values::{
     found_word, is_found, strip_word_prefix, unknown_word, values_inside, Positional, Scope, FOUND,
     MAX_VALUES, SH,
@@ -1057,7 +1057,7 @@ impl<'w> Options<'w> {
 /// A GNU tool under its `g` name (`grm`, `gdd`, as macOS installs them) read as the tool.
 fn gnu_name(program: &str) -> &str {
     match program.strip_prefix('g') {
-        Some(tool) if gnu_named(tool) => tool,
+        Some(tool) if program_lists().of(tool).has(List::GnuNames) => tool,
         _ => program,
     }
 }
