@@ -49,6 +49,11 @@ pub enum InputError {
 }
 
 impl InputError {
+    /// A field that must be there and is not, at `path`.
+    pub fn missing(path: impl Into<String>) -> InputError {
+        InputError::Missing { path: path.into() }
+    }
+
     /// The field the error is about.
     pub fn path(&self) -> &str {
         match self {
@@ -139,7 +144,7 @@ impl<'a> Obj<'a> {
     }
 
     fn missing(&self, key: &str) -> InputError {
-        InputError::Missing { path: self.at(key) }
+        InputError::missing(self.at(key))
     }
 
     fn wrong(&self, key: &str, expected: &'static str) -> InputError {

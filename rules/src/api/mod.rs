@@ -366,9 +366,8 @@ pub fn tighten(main: &Value, agents: &Value) -> ApiResult {
 fn models_and_session(o: &Obj<'_>) -> Result<(Models, subagents::Model), ApiError> {
     let models = Models::from_json(
         "models",
-        o.get("models").ok_or_else(|| InputError::Missing {
-            path: "models".into(),
-        })?,
+        o.get("models")
+            .ok_or_else(|| InputError::missing("models"))?,
     )?;
     let name = o.str("session")?;
     let session = models

@@ -32,9 +32,9 @@ impl Call {
         let mode = case.word("mode", "mode", Mode::parse)?;
         let request = kinds(case)?;
         let grants = Grant::list_from_json("grants", case.opt_array("grants")?)?;
-        let call = case.get("call").ok_or_else(|| InputError::Missing {
-            path: "call".into(),
-        })?;
+        let call = case
+            .get("call")
+            .ok_or_else(|| InputError::missing("call"))?;
         let req = Request::from_json("call", call)?;
         let mut session = Context::new(main);
         session.unattended = case.bool_or("unattended", false)?;

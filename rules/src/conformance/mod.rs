@@ -250,9 +250,7 @@ fn outcome_of(area: Area, case: &Value) -> Result<CaseOutcome, InputError> {
     let o = Obj::new("case", case)?;
     o.opt_str("about")?;
     if area != Area::Team && !o.has("expect") {
-        return Err(InputError::Missing {
-            path: "expect".into(),
-        });
+        return Err(InputError::missing("expect"));
     }
     match area {
         Area::Progress => progress::run(&o),
@@ -419,9 +417,7 @@ pub fn run_file(file: &Value, name: Option<&str>) -> Result<FileResult, Conforma
         None => name.ok_or(ConformanceError::NoArea)?,
     };
     let area = Area::parse(area).ok_or_else(|| ConformanceError::UnknownArea(area.to_string()))?;
-    let cases = o.array("cases").map_err(|_| InputError::Missing {
-        path: "cases".into(),
-    })?;
+    let cases = o.array("cases").map_err(|_| InputError::missing("cases"))?;
     let results: Vec<CaseResult> = cases.iter().map(|c| run_area_case(area, c)).collect();
     let passed = results.iter().filter(|r| r.pass).count();
     Ok(FileResult {

@@ -15,13 +15,13 @@ use serde_json::Value;
 
 /// A case's call and context.
 pub(super) fn read(case: &Obj<'_>) -> Result<(Request, Context), InputError> {
-    let request = case.get("request").ok_or_else(|| InputError::Missing {
-        path: "request".into(),
-    })?;
+    let request = case
+        .get("request")
+        .ok_or_else(|| InputError::missing("request"))?;
     let req = Request::from_json("request", request)?;
-    let context = case.get("context").ok_or_else(|| InputError::Missing {
-        path: "context".into(),
-    })?;
+    let context = case
+        .get("context")
+        .ok_or_else(|| InputError::missing("context"))?;
     Ok((req, Context::from_json("context", context)?))
 }
 
@@ -43,9 +43,9 @@ fn judged_after(
         let path = crate::input::index("then", i);
         let o = Obj::new(&path, call)?;
         o.only(&["request", "mode", "unattended"])?;
-        let request = o.get("request").ok_or_else(|| InputError::Missing {
-            path: o.at("request"),
-        })?;
+        let request = o
+            .get("request")
+            .ok_or_else(|| InputError::missing(o.at("request")))?;
         let req = Request::from_json(&o.at("request"), request)?;
         let mut judged = ctx.clone();
         judged.approvals.extend(added.iter().cloned());

@@ -33,9 +33,9 @@ pub(super) fn shape() -> Shape {
 
 pub fn run(case: &Obj<'_>) -> Result<CaseOutcome, InputError> {
     case.only(&["about", "progress", "now", "expect"])?;
-    let value = case.get("progress").ok_or_else(|| InputError::Missing {
-        path: "progress".into(),
-    })?;
+    let value = case
+        .get("progress")
+        .ok_or_else(|| InputError::missing("progress"))?;
     let p = Progress::from_json("progress", value)?;
     let now = case.int("now")?;
     Ok(CaseOutcome::whole(object([

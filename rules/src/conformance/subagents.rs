@@ -92,9 +92,9 @@ pub(super) fn shape() -> Shape {
 
 pub fn run(case: &Obj<'_>) -> Result<CaseOutcome, InputError> {
     let op = case.str("op")?;
-    let models_value = case.get("models").ok_or_else(|| InputError::Missing {
-        path: "models".into(),
-    })?;
+    let models_value = case
+        .get("models")
+        .ok_or_else(|| InputError::missing("models"))?;
     let models = Models::from_json("models", models_value)?;
     let session_name = case.str("session")?;
     let session = models

@@ -39,9 +39,7 @@ pub fn run(case: &Obj<'_>) -> Result<CaseOutcome, InputError> {
     case.only(&["about", "start", "steps", "expect"])?;
     let start = case
         .opt_obj("start", "start")?
-        .ok_or_else(|| InputError::Missing {
-            path: "start".into(),
-        })?;
+        .ok_or_else(|| InputError::missing("start"))?;
     // A case names its setting: min and max are not taken from the defaults.
     start.count("min")?;
     start.count("max")?;

@@ -14,9 +14,9 @@ impl Team {
     pub(super) fn decide(&mut self, a: &Obj<'_>) -> Result<ToolAnswer, InputError> {
         let texts = &team_spec().texts;
         let id = a.str("id")?;
-        let allow = a.opt_bool("allow")?.ok_or_else(|| InputError::Missing {
-            path: "args.allow".into(),
-        })?;
+        let allow = a
+            .opt_bool("allow")?
+            .ok_or_else(|| InputError::missing("args.allow"))?;
         let note = a.opt_str("note")?.map(str::trim).unwrap_or("");
         let Some(r) = self.requests.iter().find(|r| r.id == id && r.open).cloned() else {
             return refuse(fill(&texts.no_request, &[("id", id)]));

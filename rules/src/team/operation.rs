@@ -664,9 +664,8 @@ impl Operation {
             OperationKind::Capacity => Operation::Capacity {
                 capacity: Capacity::from_json(
                     &o.at("capacity"),
-                    o.get("capacity").ok_or_else(|| InputError::Missing {
-                        path: o.at("capacity"),
-                    })?,
+                    o.get("capacity")
+                        .ok_or_else(|| InputError::missing(o.at("capacity")))?,
                 )?,
             },
             OperationKind::Delivered => Operation::Delivered,

@@ -307,9 +307,9 @@ impl Team {
         let message = a.str("message")?;
         let to: Vec<&str> = match a.get("to") {
             Some(Value::String(s)) => vec![s.as_str()],
-            _ => a.opt_strings("to")?.ok_or_else(|| InputError::Missing {
-                path: "args.to".into(),
-            })?,
+            _ => a
+                .opt_strings("to")?
+                .ok_or_else(|| InputError::missing("args.to"))?,
         };
         let mut list: Vec<String> = Vec::new();
         for n in to {
@@ -329,9 +329,7 @@ impl Team {
             }
         }
         if list.is_empty() {
-            return Err(InputError::Missing {
-                path: "args.to".into(),
-            });
+            return Err(InputError::missing("args.to"));
         }
         let recipients: Vec<String> = if list.iter().any(|n| *n == names.all) {
             let others: Vec<String> = self
