@@ -79,20 +79,27 @@ const KEYWORDS: [&str; 21] = [
     "esac", "select", "function", "coproc", "{", "}", "[[", "!", "time",
 ];
 
-/// The first letters of [`KEYWORDS`] and of `-p` (all ASCII), one bit each.
-const KEYWORD_STARTS: u128 = {
-    let mut starts = 1u128 << b'-';
-    let mut rest: &[&str] = &KEYWORDS;
-    while let [keyword, after @ ..] = rest {
-        if let Some(&first) = keyword.as_bytes().first() {
+/// `time`'s option that is read as part of the keyword (`time -p cmd`).
+const TIME_POSIX: &str = "-p";
+
+/// The first letters of [`KEYWORDS`] and of [`TIME_POSIX`] (all ASCII), one bit each: the words
+/// [`Parser::keyword_ahead`] may find.
+const KEYWORD_STARTS: u128 = first_letters(&KEYWORDS) | first_letters(&[TIME_POSIX]);
+
+/// The first letters of `words` that are ASCII, one bit each (made when the crate is compiled).
+const fn first_letters(words: &[&str]) -> u128 {
+    let mut letters = 0u128;
+    let mut rest = words;
+    while let [word, after @ ..] = rest {
+        if let Some(&first) = word.as_bytes().first() {
             if first < 128 {
-                starts |= 1u128 << first;
+                letters |= 1u128 << first;
             }
         }
         rest = after;
     }
-    starts
-};
+    letters
+}
 
 fn is_meta(c: char) -> bool {
     matches!(
@@ -204,7 +211,7 @@ impl<'a> Parser<'a> {
         (!w.is_empty() && !quoted).then_some(w)
     }
 
-    /// The plain word ahead when it is one of [`KEYWORDS`] (or `-p` after `time`).
+    /// The plain word ahead when it is one of [`KEYWORDS`] (or [`TIME_POSIX`] after `time`).
     fn keyword_ahead(&self) -> Option<&'static str> {
         // Most words start with a letter no keyword starts with: none, without reading them.
         let first = u32::from(*self.s.get(self.i)?);
@@ -216,7 +223,7 @@ impl<'a> Parser<'a> {
         // another length is no keyword, without comparing its characters.
         KEYWORDS
             .iter()
-            .chain(&["-p"])
+            .chain(&[TIME_POSIX])
             .find(|k| k.len() == w.len() && k.chars().eq(w.iter().copied()))
             .copied()
     }
@@ -308,7 +315,7 @@ impl<'a> Parser<'a> {
                 Some("time") => {
                     self.i += 4;
                     self.blanks();
-                    if self.keyword_ahead() == Some("-p") {
+                    if self.keyword_ahead() == Some(TIME_POSIX) {
                         self.i += 2;
                     }
                     continue;
@@ -974,12 +981,12 @@ fn value_of_assignment(w: &Word) -> Option<Word> {
 
 #[cfg(test)]
 mod keyword_tests {
-    use super::{KEYWORDS, KEYWORD_STARTS};
+    use super::{KEYWORDS, KEYWORD_STARTS, TIME_POSIX};
 
     /// `keyword_ahead` compares a keyword's byte length with a word's length in characters.
     #[test]
     fn every_keyword_is_ascii() {
-        assert!(KEYWORDS.iter().chain(&["-p"]).all(|k| k.is_ascii()));
+        assert!(KEYWORDS.iter().chain(&[TIME_POSIX]).all(|k| k.is_ascii()));
     }
 
     /// `keyword_ahead` passes over a word whose first letter starts no keyword: exactly the
@@ -989,7 +996,7 @@ mod keyword_tests {
         for letter in 0u8..128 {
             let starts = KEYWORDS
                 .iter()
-                .chain(&["-p"])
+                .chain(&[TIME_POSIX])
                 .any(|k| k.as_bytes().first() == Some(&letter));
             assert_eq!(
                 KEYWORD_STARTS & (1u128 << letter) != 0,
