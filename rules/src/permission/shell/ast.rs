@@ -249,7 +249,9 @@ impl<'a> IntoIterator for &'a mut Pieces {
 /// `$NAME` and `$(…)`), which is what rules match.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Word {
-    /// The word with quotes removed, expansions written as they stand: what rules match.
+    /// The word with quotes removed, expansions written as they stand: what rules match. Its
+    /// pieces of text are runs of it (their spans): it grows only with them, by the reader and the
+    /// word builders of the plain reading, and a span that does not fit it reads as no text.
     pub text: String,
     /// The word as bash expands it, piece by piece.
     pub pieces: Pieces,
