@@ -80,14 +80,19 @@ impl Walker<'_> {
         depth: usize,
     ) -> Option<Vec<String>> {
         // A word of text alone has one value, its pieces' text: made at once (most words are).
+        // A piece read otherwise (one out of its word's text) leaves it to the reading below.
         if !w.dynamic() {
             let mut value = String::with_capacity(w.text.len());
-            for piece in w.piece_views() {
-                if let PieceView::Text { text, .. } = piece {
+            let all_text = w.piece_views().all(|piece| match piece {
+                PieceView::Text { text, .. } => {
                     value.push_str(text);
+                    true
                 }
+                _ => false,
+            });
+            if all_text {
+                return Some(vec![value]);
             }
-            return Some(vec![value]);
         }
         let mut acc = vec![String::new()];
         for piece in w.piece_views() {
@@ -346,7 +351,9 @@ pub(super) fn strip_word_prefix(w: &Word, skip: usize, rest: &str) -> Word {
     for p in &w.pieces {
         match p {
             Piece::Text { span, quoted } if left > 0 => {
-                let text = w.text.get(span.clone()).unwrap_or("");
+                let Some(text) = w.text.get(span.clone()) else {
+                    return unknown_word();
+                };
                 let n = text.chars().count();
                 if n <= left {
                     left -= n;

@@ -251,7 +251,8 @@ impl<'a> IntoIterator for &'a mut Pieces {
 pub struct Word {
     /// The word with quotes removed, expansions written as they stand: what rules match. Its
     /// pieces of text are runs of it (their spans): it grows only with them, by the reader and the
-    /// word builders of the plain reading, and a span that does not fit it reads as no text.
+    /// word builders of the plain reading (a span that does not fit it is read as unknown:
+    /// [`Word::piece_views`]).
     pub text: String,
     /// The word as bash expands it, piece by piece.
     pub pieces: Pieces,
@@ -279,12 +280,17 @@ impl Word {
         self.pieces.first().map(|piece| self.view(piece))
     }
 
-    /// A piece of this word, with its text (empty, should its place not be in the text).
+    /// A piece of this word, with its text. A piece of text whose place is not in the word's text
+    /// (which the builders never make) is not read as some other text: it is read as a value known
+    /// only when the line runs, so its word's values are unknown and nothing is allowed on a guess.
     fn view<'w>(&'w self, piece: &'w Piece) -> PieceView<'w> {
         match piece {
-            Piece::Text { span, quoted } => PieceView::Text {
-                text: self.text.get(span.clone()).unwrap_or(""),
-                quoted: *quoted,
+            Piece::Text { span, quoted } => match self.text.get(span.clone()) {
+                Some(text) => PieceView::Text {
+                    text,
+                    quoted: *quoted,
+                },
+                None => PieceView::Substitution { quoted: *quoted },
             },
             Piece::Parameter { name, quoted } => PieceView::Parameter {
                 name,

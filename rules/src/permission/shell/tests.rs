@@ -107,6 +107,39 @@ fn a_fork_bomb_is_a_function_that_calls_itself() {
     assert_eq!(read("f(){ ls; }; f").self_calling, None);
 }
 
+/// A piece of text whose place is not in its word's text (which the builders never make) is
+/// read as a value known only when the line runs, not as some other text.
+#[test]
+fn a_piece_out_of_its_word_is_unknown() {
+    let word = Word {
+        text: "/etc".into(),
+        pieces: Pieces::One(Piece::Text {
+            span: 0..9,
+            quoted: false,
+        }),
+    };
+    assert!(matches!(
+        word.first_piece(),
+        Some(PieceView::Substitution { .. })
+    ));
+    let cut_in_a_letter = Word {
+        text: "/é".into(),
+        pieces: Pieces::One(Piece::Text {
+            span: 0..2,
+            quoted: false,
+        }),
+    };
+    assert!(matches!(
+        cut_in_a_letter.first_piece(),
+        Some(PieceView::Substitution { .. })
+    ));
+    let fitting = Word::literal("/etc");
+    assert!(matches!(
+        fitting.first_piece(),
+        Some(PieceView::Text { text: "/etc", .. })
+    ));
+}
+
 #[test]
 fn words_keep_their_pieces() {
     let c = &read("rm -rf \"$HOME\"/x ~/y '*' *").commands[0];
