@@ -118,7 +118,8 @@ fn segments_meet(a: &[&str], b: &[GlobSegment<'_>]) -> bool {
     }
 }
 
-/// [`glob_meets`], with whether each holds a wildcard told.
+/// Whether two globs of one segment can match a common name, with whether each holds a
+/// wildcard told.
 fn segment_meets(a: &str, a_wild: bool, b: &str, b_wild: bool) -> bool {
     match (a_wild, b_wild) {
         (false, false) => a == b,
@@ -214,13 +215,6 @@ pub(crate) fn single_meets(a: &Token, b: &Token) -> bool {
         }
         _ => true,
     }
-}
-
-/// Whether two globs of one segment can match a common name (the tests' name for
-/// [`segment_meets`]).
-#[cfg(test)]
-fn glob_meets(a: &str, b: &str) -> bool {
-    segment_meets(a, has_wildcard(a), b, has_wildcard(b))
 }
 
 pub(crate) fn tokens_meet(ta: &[Token], tb: &[Token]) -> bool {
@@ -400,6 +394,11 @@ pub fn glob_may_match(glob: &str, pattern: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether two globs of one segment can match a common name.
+    fn glob_meets(a: &str, b: &str) -> bool {
+        segment_meets(a, has_wildcard(a), b, has_wildcard(b))
+    }
 
     #[test]
     fn a_glob_may_name_what_a_pattern_matches() {
