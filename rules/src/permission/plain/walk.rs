@@ -531,10 +531,10 @@ impl Walker<'_> {
         shared: Option<&Options<'_>>,
     ) -> Holds {
         // An entry for some subcommands holds only when a word spells one (the first operand, or
-        // one spelled as an option), or when a word is known only when the line runs: with
-        // neither, it does not hold, found without reading the options (`git push` and the
-        // four `git` entries, none for `push`).
-        // (Options read for every entry, `shared`, mean no word is dynamic.)
+        // one spelled as an option), or when a word is known only when the line runs (options read
+        // once for every entry, `shared`, mean none is): with neither, it does not hold, found
+        // before the options are read for it (`git push` and the four `git` entries). The
+        // subcommand check below is the whole rule; this passes over what it would refuse.
         if !e.subcommands.is_empty()
             && !e.subcommands.iter().any(|s| s.starts_with('-'))
             && (shared.is_some() || !args.iter().any(Word::dynamic))
