@@ -423,7 +423,7 @@ impl Crew {
             .clone();
         let decision = lembas_rules::permission::evaluate(&request, &permissions);
         if decision.action != lembas_rules::permission::Action::Allow {
-            return Attached::NotRead(decision.reason);
+            return Attached::NotRead(decision.reason.into_owned());
         }
         match workspace.peek(&abs) {
             Some(text) => Attached::Read(crate::tools::bounded(&text, crate::tools::OUTPUT_MAX)),

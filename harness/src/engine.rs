@@ -930,7 +930,7 @@ impl Engine {
             Some(v) => (v.answer, v.text.unwrap_or_default()),
             None => {
                 let d = evaluate(request, &permissions);
-                (CallAnswer::of(d.action), d.reason)
+                (CallAnswer::of(d.action), d.reason.into_owned())
             }
         };
         let (mut answer, mut refusal) = decide(&request);

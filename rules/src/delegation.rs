@@ -263,7 +263,7 @@ pub fn who_decides(req: &Request, session: &Context, sub: &Subagent<'_>, main: M
             own,
             main: None,
         },
-        Action::Deny => refused(own.reason.clone(), own, None),
+        Action::Deny => refused(own.reason.to_string(), own, None),
         Action::Ask => match main_decision.action {
             Action::Allow => {
                 let text = if sub.request.contains(&req.class) {
@@ -273,7 +273,7 @@ pub fn who_decides(req: &Request, session: &Context, sub: &Subagent<'_>, main: M
                 };
                 refused(text, own, Some(main_decision))
             }
-            Action::Deny => refused(main_decision.reason.clone(), own, Some(main_decision)),
+            Action::Deny => refused(main_decision.reason.to_string(), own, Some(main_decision)),
             Action::Ask if session.unattended => refused(
                 crate::spec::spec()
                     .modes_file

@@ -4,14 +4,16 @@
 // 600 KB (251 KB gzipped): over that budget, because the budget was set against the package before
 // issue 19's grammars (112.8 KB more at "z") — docs/figures.md says by how much. So that nothing
 // else grows unseen, this check fails above what the package measures plus a little room
-// (605 KB, 253 KB gzipped: it was 650 KB and 264 KB until stop 29 held the inlining back, 60 KB
+// (610 KB, 255 KB gzipped: it was 650 KB and 264 KB until stop 29 held the inlining back, 60 KB
 // and 20 KB gzipped less for the same speed; 590 KB and 246 KB until stop 32 wrote the answers
-// as JSON text with no value between, 16 KB more for a faster evaluate — docs/figures.md).
+// as JSON text with no value between, 16 KB more for a faster evaluate; 605 KB and 253 KB until
+// stop 35 kept a command's short lists on the stack and borrowed a decision's fixed texts, 4.8 KB
+// more for six allocations fewer an evaluate — docs/figures.md).
 // `--report` prints the figures and never fails.
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 const BUDGET = { raw: 480_000, gz: 200_000 };
-const GUARD = { raw: 605_000, gz: 253_000 };
+const GUARD = { raw: 610_000, gz: 255_000 };
 const file = new URL("../pkg/lembas_wasm_bg.wasm", import.meta.url);
 const bytes = readFileSync(file);
 const gz = gzipSync(bytes, { level: 9 }).length;

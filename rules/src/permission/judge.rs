@@ -14,6 +14,7 @@ use super::wildcard;
 use super::words::{Action, DecidedBy, Decision, Mode, RiskClass, RuleSource};
 use crate::spec::spec;
 use crate::text::fill;
+use std::borrow::Cow;
 
 fn reasons() -> &'static crate::spec::types::ModeReasons {
     &spec().modes_file.reasons
@@ -22,9 +23,9 @@ fn reasons() -> &'static crate::spec::types::ModeReasons {
 /// A call read once — its line split, its paths resolved, the hardline checked — so that it can
 /// be judged in several modes (who decides a subagent's call judges it twice).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Prepared {
-    /// The call's permission key.
-    pub permission: String,
+pub struct Prepared<'call> {
+    /// The call's permission key (the request's: a call is judged while its request is at hand).
+    pub permission: &'call str,
     /// The call's risk class.
     pub class: RiskClass,
     /// Every part of the call: there is at least one (an empty line is the command "").
@@ -110,7 +111,7 @@ impl Parts {
 }
 
 /// Reads a call once (see [`Prepared`]).
-pub fn prepare(req: &Request, ctx: &Context) -> Prepared {
+pub fn prepare<'call>(req: &'call Request, ctx: &Context) -> Prepared<'call> {
     let mut parts = Parts::default();
     let place = Place {
         root: &ctx.root,
@@ -197,7 +198,7 @@ pub fn prepare(req: &Request, ctx: &Context) -> Prepared {
         Target::Tool => parts.push(Part::Tool),
     }
     Prepared {
-        permission: req.permission.clone(),
+        permission: &req.permission,
         class: req.class,
         // A line with nothing to run is the command "", judged as one.
         first: parts
@@ -403,7 +404,8 @@ fn rule_decision(rule: &Rule) -> Decision {
                     ("permission", &rule.permission),
                     ("pattern", &rule.pattern),
                 ],
-            ),
+            )
+            .into(),
             decided_by: DecidedBy::Rule {
                 source: rule.source,
                 permission: rule.permission.clone(),
@@ -466,7 +468,7 @@ impl Judge<'_> {
         };
         Decision {
             action,
-            reason,
+            reason: reason.into(),
             decided_by,
         }
     }
@@ -493,7 +495,7 @@ impl Judge<'_> {
                 let own = by_mode(self.mode, *class);
                 Decision {
                     action: own.action.max(Action::Ask),
-                    reason: hit.reason.clone(),
+                    reason: hit.reason.clone().into(),
                     decided_by: DecidedBy::Hardline {
                         entry: hit.entry.clone(),
                         part: hit.part.clone(),
@@ -501,14 +503,14 @@ impl Judge<'_> {
                 }
             }
             Part::Command(command) => self.rule_or_mode(
-                &prepared.permission,
+                prepared.permission,
                 Subject {
                     text: &command.text,
                     class: prepared.class,
                     command: Some(command),
                 },
             ),
-            Part::Tool => self.rule_or_mode(&prepared.permission, Subject::of("*", prepared.class)),
+            Part::Tool => self.rule_or_mode(prepared.permission, Subject::of("*", prepared.class)),
             Part::Contents { abs } => {
                 let folder = inside(&self.ctx.root, abs).unwrap_or_else(|| abs.clone());
                 self.contents(&folder)
@@ -517,7 +519,7 @@ impl Judge<'_> {
             Part::Network(part) => self.network(prepared, part),
             Part::UnknownRead(part) => Decision {
                 action: Action::Ask,
-                reason: fill(&reasons().unknown_target, &[("part", part)]),
+                reason: fill(&reasons().unknown_target, &[("part", part)]).into(),
                 decided_by: DecidedBy::UnknownTarget {
                     entry: "read".into(),
                     part: part.clone(),
@@ -535,7 +537,7 @@ impl Judge<'_> {
                         .by_rule(OUTSIDE_ROOT, Subject::of(abs, *class))
                         .unwrap_or_else(|| Decision {
                             action: Action::Ask,
-                            reason: fill(&reasons().outside_root, &[("path", abs)]),
+                            reason: fill(&reasons().outside_root, &[("path", abs)]).into(),
                             decided_by: DecidedBy::OutsideRoot { path: abs.clone() },
                         });
                     strictest(own, [outside])
@@ -549,14 +551,14 @@ impl Judge<'_> {
     /// rule that refuses `curl` refuses it too).
     fn network(&self, prepared: &Prepared, part: &str) -> Decision {
         let auto = spec().mode(self.mode).ask_becomes == Some(Action::Allow);
-        let reason = fill(&reasons().network, &[("part", part)]);
+        let reason: Cow<'static, str> = fill(&reasons().network, &[("part", part)]).into();
         let decided_by = DecidedBy::Network {
             part: part.to_string(),
         };
         if auto {
             let curl = CommandPart::plain(spec().hardline.plain.network_like.as_ref());
             let by_curl = self.rule_or_mode(
-                &prepared.permission,
+                prepared.permission,
                 Subject {
                     text: &curl.text,
                     class: RiskClass::Execute,
@@ -651,7 +653,7 @@ impl Judge<'_> {
         {
             return Decision {
                 action: to,
-                reason: reasons().auto.to_string(),
+                reason: Cow::Borrowed(&reasons().auto),
                 decided_by: DecidedBy::Mode {
                     mode: self.mode,
                     class: prepared.class,
@@ -661,7 +663,7 @@ impl Judge<'_> {
         if self.unattended {
             return Decision {
                 action: Action::Deny,
-                reason: reasons().unattended.to_string(),
+                reason: Cow::Borrowed(&reasons().unattended),
                 decided_by: DecidedBy::Unattended,
             };
         }
@@ -674,7 +676,10 @@ fn by_mode(mode: Mode, class: RiskClass) -> Decision {
     let reason = mode_reasons()
         .iter()
         .find(|(m, c, _)| *m == mode && *c == class)
-        .map_or_else(|| mode_reason(mode, class), |(_, _, reason)| reason.clone());
+        .map_or_else(
+            || Cow::Owned(mode_reason(mode, class)),
+            |(_, _, reason)| Cow::Borrowed(reason.as_str()),
+        );
     Decision {
         action: spec().mode(mode).for_class(class),
         reason,
@@ -718,7 +723,7 @@ fn mode_reasons() -> &'static [(Mode, RiskClass, String)] {
 fn hard(hit: hardline::Hit) -> Decision {
     Decision {
         action: Action::Deny,
-        reason: hit.reason,
+        reason: hit.reason.into(),
         decided_by: DecidedBy::Hardline {
             entry: hit.entry,
             part: hit.part,

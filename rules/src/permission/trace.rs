@@ -144,7 +144,7 @@ impl Judge<'_> {
             Part::Command(command) => (
                 TracedPart::Command(command.text.clone()),
                 self.matching(
-                    &prepared.permission,
+                    prepared.permission,
                     Subject {
                         text: &command.text,
                         class: prepared.class,
@@ -154,7 +154,7 @@ impl Judge<'_> {
             ),
             Part::Tool => (
                 TracedPart::Tool,
-                self.matching(&prepared.permission, Subject::of("*", prepared.class)),
+                self.matching(prepared.permission, Subject::of("*", prepared.class)),
             ),
             Part::Contents { abs } => (
                 TracedPart::Contents(inside(&self.ctx.root, abs).unwrap_or_else(|| abs.clone())),

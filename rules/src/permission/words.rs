@@ -3,6 +3,7 @@
 
 use super::shell::Construct;
 use crate::json::{Fields, Json, Keys, ToJson};
+use std::borrow::Cow;
 use std::fmt;
 
 /// A permission mode (modes.json `order`: loosest first). `Ord` follows that order, so the
@@ -203,8 +204,9 @@ impl ToJson for DecidedBy {
 pub struct Decision {
     /// What is done with the call.
     pub action: Action,
-    /// Why, in the spec's words.
-    pub reason: String,
+    /// Why, in the spec's words: borrowed where the spec's sentence needs nothing filled in (a
+    /// mode's answer for a class), so that the commonest decision copies no text.
+    pub reason: Cow<'static, str>,
     /// What decided it.
     pub decided_by: DecidedBy,
 }
@@ -214,7 +216,7 @@ impl ToJson for Decision {
         Fields::of(out, keys)
             .with("action", self.action)
             .with("decided_by", &self.decided_by)
-            .with("reason", &self.reason)
+            .with("reason", self.reason.as_ref())
             .done()
     }
 }

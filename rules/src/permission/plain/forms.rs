@@ -8,6 +8,7 @@ use super::values::{strip_word_prefix, Scope, SH};
 use super::walk::Walker;
 use super::ReadOnly;
 use crate::spec::types::Reads;
+use smallvec::SmallVec;
 use std::borrow::Cow;
 
 impl Walker<'_> {
@@ -23,7 +24,7 @@ impl Walker<'_> {
             return;
         };
         let rest = argv.get(1..).unwrap_or(&[]);
-        let args: Vec<grammar::Arg<'_>> = rest
+        let args: SmallVec<[grammar::Arg<'_>; 8]> = rest
             .iter()
             .map(|w| grammar::Arg {
                 text: &w.text,
@@ -88,7 +89,7 @@ impl Walker<'_> {
         let Some(entry) = programs::effects_of(program) else {
             return;
         };
-        let words: Vec<effects::EffectWord<'_>> = args
+        let words: SmallVec<[effects::EffectWord<'_>; 8]> = args
             .iter()
             .map(|w| effects::EffectWord {
                 text: &w.text,

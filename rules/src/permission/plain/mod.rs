@@ -13,6 +13,7 @@
 //! when the line runs (an operand or an option from an expansion), the command is an
 //! [`Analysis::unknown`]: auto refuses it and the other modes ask.
 
+mod folders;
 mod forms;
 mod index;
 mod program_lists;
@@ -30,6 +31,7 @@ use super::programs::effects::Effect;
 use super::programs::grammar::Outside;
 use super::shell::{self, Construct};
 use crate::spec::spec;
+use folders::Folders;
 use std::borrow::Cow;
 use values::{Scope, BASH};
 use walk::Walker;
@@ -108,7 +110,7 @@ pub fn analyse_guarded(line: &str, place: Place<'_>, guarded: &dyn Fn(&str) -> b
         hardline: spec().hardline,
         place,
         out: Analysis::default(),
-        cwds: Some(vec![Cow::Borrowed(place.root)]),
+        cwds: Some(Folders::one(Cow::Borrowed(place.root))),
         links: Vec::new(),
         links_lost: false,
         current: None,

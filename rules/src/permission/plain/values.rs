@@ -244,7 +244,7 @@ impl Walker<'_> {
         if p.starts_with('/') || p.starts_with('~') {
             out.push(resolve(self.place, "/", p));
         } else {
-            for cwd in self.cwds.as_ref()? {
+            for cwd in self.cwds.as_ref()?.iter() {
                 out.push(resolve(self.place, cwd, p));
             }
         }

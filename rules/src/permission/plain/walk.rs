@@ -6,6 +6,7 @@ use super::super::glob::{broad_contents, Segments};
 use super::super::hardline::{self, Hit, PathSet};
 use super::super::shell::{self, Construct, Reading, Word, MAX_DEPTH};
 use super::super::wildcard;
+use super::folders::Folders;
 use super::program_lists::{program_lists, List, Lists};
 use super::values::{
     found_word, is_found, strip_word_prefix, unknown_word, values_inside, Positional, Scope, FOUND,
@@ -13,6 +14,7 @@ use super::values::{
 };
 use super::{Analysis, FileRead, Place};
 use crate::spec::types::{HardCommand, HardlineFile};
+use smallvec::SmallVec;
 use std::borrow::Cow;
 
 pub(super) struct Walker<'a> {
@@ -22,7 +24,7 @@ pub(super) struct Walker<'a> {
     pub(super) place: Place<'a>,
     pub(super) out: Analysis,
     /// The folders relative paths may mean (`None`: unknown); the root borrowed.
-    pub(super) cwds: Option<Vec<Cow<'a, str>>>,
+    pub(super) cwds: Option<Folders<'a>>,
     /// Symbolic links the line makes: (link, target), both absolute.
     pub(super) links: Vec<(String, String)>,
     /// The line makes links that are not followed: no path is known.
@@ -499,12 +501,12 @@ impl Walker<'_> {
     /// The hardline's command entries for a program's words (`--help` or `--version` first is
     /// never refused); `shared` is the arguments' options read with no option lists, when they
     /// hold no option and no expansion.
-    pub(super) fn entries(
+    pub(super) fn entries<'w>(
         &mut self,
         program: &str,
-        words: &[Word],
+        words: &'w [Word],
         scope: &Scope<'_>,
-        shared: Option<&Options<'_>>,
+        shared: Option<&Options<'w>>,
     ) {
         let args = words.get(1..).unwrap_or(&[]);
         let help = args
@@ -523,12 +525,12 @@ impl Walker<'_> {
 
     /// Whether an entry's conditions hold for a command's arguments; `shared` is their options
     /// read with no option lists, when they hold no option and no expansion.
-    pub(super) fn entry(
+    pub(super) fn entry<'w>(
         &mut self,
         e: &HardCommand,
-        args: &[Word],
+        args: &'w [Word],
         scope: &Scope<'_>,
-        shared: Option<&Options<'_>>,
+        shared: Option<&Options<'w>>,
     ) -> Holds {
         // An entry for some subcommands holds only when a word spells one (the first operand, or
         // one spelled as an option), or when a word is known only when the line runs (options read
@@ -757,12 +759,12 @@ impl Walker<'_> {
 
     /// The files a writing program names (hardline.json `writes`); `shared` as for
     /// [`Walker::entries`], and `part` the command as a write names it.
-    pub(super) fn hidden_writes(
+    pub(super) fn hidden_writes<'w>(
         &mut self,
         program: &str,
-        args: &[Word],
+        args: &'w [Word],
         scope: &Scope<'_>,
-        shared: Option<&Options<'_>>,
+        shared: Option<&Options<'w>>,
         part: &dyn Fn() -> String,
     ) {
         let own;
@@ -879,9 +881,7 @@ impl Walker<'_> {
         match (to, self.cwds.as_mut()) {
             (Some(paths), Some(cwds)) => {
                 for p in paths {
-                    if !cwds.iter().any(|c| *c == p) {
-                        cwds.push(Cow::Owned(p));
-                    }
+                    cwds.add(Cow::Owned(p));
                 }
                 if cwds.len() > MAX_VALUES {
                     self.cwds = None;
@@ -950,7 +950,9 @@ pub(super) struct Options<'w> {
     pub(super) flags: Vec<Cow<'w, str>>,
     /// The one-dash words as written (`-delete`, `-rf`).
     pub(super) words: Vec<&'w str>,
-    pub(super) operands: Vec<&'w Word>,
+    /// The other words (kept on the stack: most commands have a few, and most of them are
+    /// operands).
+    pub(super) operands: SmallVec<[&'w Word; 8]>,
     /// An argument is an expansion: it may be an option.
     pub(super) dynamic: bool,
 }
@@ -968,7 +970,7 @@ impl<'w> Options<'w> {
         let mut o = Options {
             flags: Vec::new(),
             words: Vec::new(),
-            operands: Vec::new(),
+            operands: SmallVec::new(),
             dynamic: false,
         };
         let mut ended = false;

@@ -3,6 +3,7 @@
 
 use super::super::shell::{self, Construct, Word};
 use super::super::wildcard;
+use super::folders::Folders;
 use super::values::{strip_word_prefix, unknown_word, Scope, SH};
 use super::walk::Walker;
 use crate::spec::types::Wrapper;
@@ -13,7 +14,7 @@ pub(super) enum Moved<'a> {
     /// It runs in the line's folders.
     Stayed,
     /// It runs elsewhere; the line's own folders (`None`: unknown), put back after it.
-    From(Option<Vec<Cow<'a, str>>>),
+    From(Option<Folders<'a>>),
 }
 
 impl<'a> Walker<'a> {
