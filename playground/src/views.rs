@@ -32,9 +32,13 @@ pub fn App(builtin: Vec<CaseFile>) -> impl IntoView {
     // The Editor is made when its tab is first selected, then kept: whether it has been yet
     // (once it is, it stays so), and whether the tab's button or keys are selecting it for the
     // first time (then the keyboard stays on the tab).
-    let editor_opened = Memo::new(move |opened: Option<&bool>| {
-        opened.copied().unwrap_or(false) || tab.get() == Tab::Editor
-    });
+    let editor_opened = opened_once(tab, Tab::Editor);
+    // The other tabs but Cases are made the same way, when first selected: the summary's first
+    // frame waits for none of them.
+    let progress_opened = opened_once(tab, Tab::Progress);
+    let tree_opened = opened_once(tab, Tab::Tree);
+    let delegation_opened = opened_once(tab, Tab::Delegation);
+    let replay_opened = opened_once(tab, Tab::Replay);
     let editor_chosen_by_tab = StoredValue::new(false);
     let choose_tab = move |t: Tab| {
         if t == Tab::Editor && !editor_opened.get_untracked() {
@@ -131,8 +135,8 @@ pub fn App(builtin: Vec<CaseFile>) -> impl IntoView {
         </header>
         <crate::shortcuts::Shortcuts />
         // Every tab's panel stays on the page, hidden when another is selected: switching tabs
-        // keeps the editor's text, the filters and a Tree session as they were. The Editor's
-        // is filled when it is first selected.
+        // keeps the editor's text, the filters and a Tree session as they were. Each but the
+        // Cases' is filled when it is first selected.
         <main>
             {panel(Tab::Cases, view! { <crate::cases_view::Cases page=page rows=rows /> }.into_any())}
             {panel(Tab::Editor, view! {
@@ -149,12 +153,26 @@ pub fn App(builtin: Vec<CaseFile>) -> impl IntoView {
                     Some(view! { <crate::editor_view::Editor page=page take_keyboard=take_keyboard /> })
                 }}
             }.into_any())}
-            {panel(Tab::Progress, view! { <crate::progress_view::ProgressView /> }.into_any())}
-            {panel(Tab::Tree, view! { <crate::tree_view::TreeView address_out=page.tree_session address_in=page.tree_restore page=page /> }.into_any())}
-            {panel(Tab::Delegation, view! { <crate::explore::Delegation /> }.into_any())}
-            {panel(Tab::Replay, view! { <crate::replay_view::ReplayView /> }.into_any())}
+            {panel(Tab::Progress, view! {
+                {move || progress_opened.get().then(|| view! { <crate::progress_view::ProgressView /> })}
+            }.into_any())}
+            {panel(Tab::Tree, view! {
+                {move || tree_opened.get().then(|| view! { <crate::tree_view::TreeView address_out=page.tree_session address_in=page.tree_restore page=page /> })}
+            }.into_any())}
+            {panel(Tab::Delegation, view! {
+                {move || delegation_opened.get().then(|| view! { <crate::explore::Delegation /> })}
+            }.into_any())}
+            {panel(Tab::Replay, view! {
+                {move || replay_opened.get().then(|| view! { <crate::replay_view::ReplayView /> })}
+            }.into_any())}
         </main>
     }
+}
+
+/// Whether `which` has been the selected tab yet: false until it first is, then true for good (a
+/// panel made then is kept, so that switching away loses nothing).
+fn opened_once(tab: RwSignal<Tab>, which: Tab) -> Memo<bool> {
+    Memo::new(move |opened: Option<&bool>| opened.copied().unwrap_or(false) || tab.get() == which)
 }
 
 /// A tab's panel's id.
