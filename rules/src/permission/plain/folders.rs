@@ -4,8 +4,9 @@
 
 use std::borrow::Cow;
 
-/// The folders a relative path may mean, in the order they were found, none twice. The first is
-/// kept apart from the rest, so that a line that never moves (most lines) needs no list.
+/// The folders a relative path may mean, in the order they were found: a folder [`Folders::add`]
+/// is given twice is kept once, a list collected is kept as listed. The first is kept apart from
+/// the rest, so that a line that never moves (most lines) needs no list.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Folders<'a> {
     first: Option<Cow<'a, str>>,
