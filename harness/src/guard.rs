@@ -68,7 +68,7 @@ fn running_settings(file: &Path) -> Option<Vec<String>> {
         .get("git")
         .and_then(|p| p.effects.as_ref())
         .and_then(|e| e.subcommands.get("config"))
-        .map(|c| c.runs_operands.clone())
+        .map(|c| c.runs_operands)
         .unwrap_or_default();
     let mut running: Vec<String> = String::from_utf8_lossy(&out.stdout)
         .split('\0')

@@ -275,7 +275,7 @@ async fn a_subagent_writes_a_file_reports_and_wakes_the_main_agent() {
 
 #[tokio::test]
 async fn a_narrowed_subagent_asks_the_main_agent_and_the_call_then_runs() {
-    let requestable = loop_spec().team.texts.requestable.clone();
+    let requestable = loop_spec().team.texts.requestable;
     let server = serve(
         vec![
             rule(

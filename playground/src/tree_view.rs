@@ -271,7 +271,7 @@ pub(crate) fn drawn(info: &TreeInfo, header: String) -> impl IntoView {
         <div class="drawn-tree">
             <p class="tree-head">{header}</p>
             <ul class="agents">{live}{slots}</ul>
-            {(!info.ended.is_empty()).then(|| view! { <p class="tree-head">{read.ended.clone()}</p> })}
+            {(!info.ended.is_empty()).then(|| view! { <p class="tree-head">{read.ended.as_str()}</p> })}
             <ul class="agents">{ended}</ul>
         </div>
     }

@@ -376,7 +376,7 @@ mod tests {
         }
         let mut out = String::new();
         data::LOOP.rust(&mut out);
-        assert!(out.contains("Cow::Borrowed(\"3.4.0\")"));
+        assert!(out.contains("Str(\"3.4.0\")"));
         let file: serde_json::Value =
             serde_json::from_str(include_str!("../../spec/loop.json")).unwrap();
         let about = file["team"]["about"].as_str().unwrap();

@@ -2,6 +2,7 @@
 //! [`Rust`] trait for the values the spec types hold, and `spec_struct!`, which declares a spec
 //! struct with its writer. Shared by the crate and `build.rs` (`#[macro_use]` before `types`).
 
+use super::types::{List, Str};
 use std::borrow::Cow;
 
 /// Writes a value as the constant Rust expression that builds it (`build.rs` writes the spec data
@@ -13,6 +14,31 @@ pub trait Rust {
     /// The empty value of the type, for a field that is not kept ([`NOT_KEPT`]).
     fn rust_empty(&self, out: &mut String) {
         self.rust(out);
+    }
+}
+
+impl Rust for Str {
+    fn rust(&self, out: &mut String) {
+        out.push_str(&format!("Str({:?})", self.0));
+    }
+
+    fn rust_empty(&self, out: &mut String) {
+        out.push_str("Str(\"\")");
+    }
+}
+
+impl<T: Rust> Rust for List<T> {
+    fn rust(&self, out: &mut String) {
+        out.push_str("List(&[");
+        for v in self.iter() {
+            v.rust(out);
+            out.push_str(", ");
+        }
+        out.push_str("])");
+    }
+
+    fn rust_empty(&self, out: &mut String) {
+        out.push_str("List(&[])");
     }
 }
 
@@ -80,8 +106,9 @@ impl<A: Rust, B: Rust> Rust for (A, B) {
 }
 
 /// Fields the rules never read at run time, written empty: the data's notes for people (`about`,
-/// `ours`).
-pub const NOT_KEPT: &[&str] = &["about", "ours"];
+/// `ours`), and the lines a program's grammar must accept and refuse (`matches`, `not_match`:
+/// `build.rs` checks them, and the crate never reads them).
+pub const NOT_KEPT: &[&str] = &["about", "ours", "matches", "not_match"];
 
 /// A struct of the spec data, with its [`Rust`] writer.
 macro_rules! spec_struct {

@@ -5,13 +5,166 @@
 
 use serde::Deserialize;
 use std::borrow::Cow;
+use std::fmt;
+use std::ops::Deref;
 
 use super::rust::{Rust, NOT_KEPT};
 
-/// A text of the spec: borrowed from the built-in data, owned when read from a file.
-pub type Str = Cow<'static, str>;
-/// A list of the spec: borrowed from the built-in data, owned when read from a file.
-pub type List<T> = Cow<'static, [T]>;
+/// A text of the spec data, which is built in (a `static`): two words, where a `Cow` took three
+/// (6,000 texts: 24 KB of the package's `.wasm`). What a deserializer reads into one is kept for
+/// as long as the program runs — `build.rs` reads the spec files so, once; a person's settings
+/// are read into [`Setting`], which owns its texts.
+#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Str(pub &'static str);
+
+impl Str {
+    /// The text, borrowed for as long as the program runs.
+    pub fn as_str(&self) -> &'static str {
+        self.0
+    }
+}
+
+impl Deref for Str {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.0
+    }
+}
+
+impl AsRef<str> for Str {
+    fn as_ref(&self) -> &str {
+        self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for Str {
+    fn borrow(&self) -> &str {
+        self.0
+    }
+}
+
+impl fmt::Debug for Str {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.0, f)
+    }
+}
+
+impl fmt::Display for Str {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl PartialEq<str> for Str {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for Str {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialEq<String> for Str {
+    fn eq(&self, other: &String) -> bool {
+        self.0 == other.as_str()
+    }
+}
+
+impl PartialEq<Str> for str {
+    fn eq(&self, other: &Str) -> bool {
+        self == other.0
+    }
+}
+
+impl PartialEq<Str> for &str {
+    fn eq(&self, other: &Str) -> bool {
+        *self == other.0
+    }
+}
+
+impl PartialEq<Str> for String {
+    fn eq(&self, other: &Str) -> bool {
+        self.as_str() == other.0
+    }
+}
+
+impl From<String> for Str {
+    /// The text kept for as long as the program runs.
+    fn from(text: String) -> Self {
+        Str(Box::leak(text.into_boxed_str()))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Str {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(Str::from)
+    }
+}
+
+/// A list of the spec data, built in like a [`Str`] (and read by a deserializer the same way).
+#[derive(PartialEq, Eq)]
+pub struct List<T: 'static>(pub &'static [T]);
+
+impl<T> Clone for List<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for List<T> {}
+
+impl<T> Default for List<T> {
+    fn default() -> Self {
+        List(&[])
+    }
+}
+
+impl<T> Deref for List<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        self.0
+    }
+}
+
+impl<T> AsRef<[T]> for List<T> {
+    fn as_ref(&self) -> &[T] {
+        self.0
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for List<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.0, f)
+    }
+}
+
+impl<'a, T> IntoIterator for &'a List<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl<T> From<Vec<T>> for List<T> {
+    /// The list kept for as long as the program runs (see [`Str`]).
+    fn from(items: Vec<T>) -> Self {
+        List(Box::leak(items.into_boxed_slice()))
+    }
+}
+
+impl<'de, T: serde::Deserialize<'de> + 'static> serde::Deserialize<'de> for List<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Vec::<T>::deserialize(d).map(List::from)
+    }
+}
+
+/// A text of a person's permission settings: owned when read from their file, borrowed from the
+/// built-in defaults.
+pub type SettingText = Cow<'static, str>;
 
 /// A table of the spec by name, sorted by name (the built-in data is a `static`, and a map
 /// cannot be one).
@@ -20,7 +173,7 @@ pub struct Map<T: Clone + 'static>(pub List<(Str, T)>);
 
 impl<T: Clone + 'static> Default for Map<T> {
     fn default() -> Self {
-        Map(Cow::Borrowed(&[]))
+        Map(List(&[]))
     }
 }
 
@@ -65,9 +218,9 @@ impl<T: Rust + Clone + 'static> Rust for Map<T> {
 
 impl<'de, T: serde::Deserialize<'de> + Clone + 'static> serde::Deserialize<'de> for Map<T> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let mut pairs = InOrder::<T>::deserialize(d)?.0;
-        pairs.sort_by(|a, b| a.0.cmp(&b.0));
-        Ok(Map(Cow::Owned(pairs)))
+        let mut pairs = InOrder::<Str, T>::deserialize(d)?.0;
+        pairs.sort_by_key(|pair| pair.0);
+        Ok(Map(List::from(pairs)))
     }
 }
 
@@ -581,15 +734,15 @@ spec_struct! {
 /// A permission setting: each key's one action, or its patterns with their actions — in the
 /// order written, since a later rule overrides an earlier one.
 #[derive(Debug, Default, Clone, PartialEq)]
-pub struct Setting(pub List<(Str, SettingValue)>);
+pub struct Setting(pub Cow<'static, [(SettingText, SettingValue)]>);
 
 #[derive(Debug, Clone, PartialEq)]
 /// A permission setting's value for a key.
 pub enum SettingValue {
     /// One action for every pattern.
-    Action(Str),
+    Action(SettingText),
     /// Patterns, each with its action, in the order written.
-    Patterns(List<(Str, Str)>),
+    Patterns(Cow<'static, [(SettingText, SettingText)]>),
 }
 
 impl Rust for Setting {
@@ -616,14 +769,14 @@ impl Rust for SettingValue {
     }
 }
 
-/// An object's entries in the order written.
-struct InOrder<T>(Vec<(Str, T)>);
+/// An object's entries in the order written, each key a `K` made from the text read.
+struct InOrder<K, T>(Vec<(K, T)>);
 
-impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for InOrder<T> {
+impl<'de, K: From<String>, T: serde::Deserialize<'de>> serde::Deserialize<'de> for InOrder<K, T> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<T>(std::marker::PhantomData<T>);
-        impl<'de, T: serde::Deserialize<'de>> serde::de::Visitor<'de> for V<T> {
-            type Value = InOrder<T>;
+        struct V<K, T>(std::marker::PhantomData<(K, T)>);
+        impl<'de, K: From<String>, T: serde::Deserialize<'de>> serde::de::Visitor<'de> for V<K, T> {
+            type Value = InOrder<K, T>;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("an object")
             }
@@ -633,7 +786,7 @@ impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for InOrder<T> {
             ) -> Result<Self::Value, A::Error> {
                 let mut out = Vec::new();
                 while let Some((k, v)) = map.next_entry::<String, T>()? {
-                    out.push((Cow::Owned(k), v));
+                    out.push((K::from(k), v));
                 }
                 Ok(InOrder(out))
             }
@@ -648,7 +801,7 @@ impl<'de> serde::Deserialize<'de> for SettingValue {
         #[serde(untagged)]
         enum Either {
             Action(String),
-            Patterns(InOrder<Str>),
+            Patterns(InOrder<SettingText, SettingText>),
         }
         Ok(match Either::deserialize(d)? {
             Either::Action(a) => SettingValue::Action(Cow::Owned(a)),
@@ -660,7 +813,7 @@ impl<'de> serde::Deserialize<'de> for SettingValue {
 impl<'de> serde::Deserialize<'de> for Setting {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Ok(Setting(Cow::Owned(
-            InOrder::<SettingValue>::deserialize(d)?.0,
+            InOrder::<SettingText, SettingValue>::deserialize(d)?.0,
         )))
     }
 }

@@ -122,10 +122,7 @@ mod tests {
         let notes = team(3, 4).notes();
         assert_eq!(notes.len(), 2);
         assert!(notes[1].contains("opened 2 slots"), "{notes:?}");
-        assert_eq!(
-            team(1, 1).notes(),
-            vec![loop_spec().context.note.team_one.clone()]
-        );
+        assert_eq!(team(1, 1).notes(), vec![loop_spec().context.note.team_one]);
     }
 
     #[test]

@@ -1013,7 +1013,7 @@ impl<'w> Options<'w> {
                     } else {
                         Cow::Owned(crate::permission::programs::short_option(c))
                     };
-                    let ends = attached.contains(&flag);
+                    let ends = attached.iter().any(|a| *a == *flag);
                     o.flags.push(flag);
                     if ends {
                         break;
