@@ -33,12 +33,6 @@ pub fn App(builtin: Vec<CaseFile>) -> impl IntoView {
     // (once it is, it stays so), and whether the tab's button or keys are selecting it for the
     // first time (then the keyboard stays on the tab).
     let editor_opened = opened_once(tab, Tab::Editor);
-    // The other tabs but Cases are made the same way, when first selected: the summary's first
-    // frame waits for none of them.
-    let progress_opened = opened_once(tab, Tab::Progress);
-    let tree_opened = opened_once(tab, Tab::Tree);
-    let delegation_opened = opened_once(tab, Tab::Delegation);
-    let replay_opened = opened_once(tab, Tab::Replay);
     let editor_chosen_by_tab = StoredValue::new(false);
     let choose_tab = move |t: Tab| {
         if t == Tab::Editor && !editor_opened.get_untracked() {
@@ -122,6 +116,15 @@ pub fn App(builtin: Vec<CaseFile>) -> impl IntoView {
             </div>
         }
     };
+    // The other tabs but Cases are made the same way as the Editor, when first selected, then
+    // kept: the summary's first frame waits for none of them.
+    let panel_made_when_opened = move |t: Tab, make: fn(Page) -> AnyView| {
+        let opened = opened_once(tab, t);
+        panel(
+            t,
+            view! { {move || opened.get().then(|| make(page))} }.into_any(),
+        )
+    };
     view! {
         <header>
             <h1>"lembas playground"</h1>
@@ -153,18 +156,10 @@ pub fn App(builtin: Vec<CaseFile>) -> impl IntoView {
                     Some(view! { <crate::editor_view::Editor page=page take_keyboard=take_keyboard /> })
                 }}
             }.into_any())}
-            {panel(Tab::Progress, view! {
-                {move || progress_opened.get().then(|| view! { <crate::progress_view::ProgressView /> })}
-            }.into_any())}
-            {panel(Tab::Tree, view! {
-                {move || tree_opened.get().then(|| view! { <crate::tree_view::TreeView address_out=page.tree_session address_in=page.tree_restore page=page /> })}
-            }.into_any())}
-            {panel(Tab::Delegation, view! {
-                {move || delegation_opened.get().then(|| view! { <crate::explore::Delegation /> })}
-            }.into_any())}
-            {panel(Tab::Replay, view! {
-                {move || replay_opened.get().then(|| view! { <crate::replay_view::ReplayView /> })}
-            }.into_any())}
+            {panel_made_when_opened(Tab::Progress, |_| view! { <crate::progress_view::ProgressView /> }.into_any())}
+            {panel_made_when_opened(Tab::Tree, |page| view! { <crate::tree_view::TreeView address_out=page.tree_session address_in=page.tree_restore page=page /> }.into_any())}
+            {panel_made_when_opened(Tab::Delegation, |_| view! { <crate::explore::Delegation /> }.into_any())}
+            {panel_made_when_opened(Tab::Replay, |_| view! { <crate::replay_view::ReplayView /> }.into_any())}
         </main>
     }
 }

@@ -3,6 +3,7 @@
 //! the parts in a mode — the hardline, then the last matching rule, then the mode by the risk
 //! class, then the place outside the root; the strictest part wins.
 
+use super::first_then_rest::FirstThenRest;
 use super::glob::{glob_may_match, may_match_under};
 use super::hardline;
 use super::path::{inside, resolve, Place, OUTSIDE_ROOT};
@@ -87,47 +88,26 @@ impl CommandPart {
     }
 }
 
-/// A call's parts as they are found: the first apart, so that a call of one part (most are)
-/// needs no list.
-#[derive(Default)]
-struct Parts {
-    first: Option<Part>,
-    rest: Vec<Part>,
-}
-
-impl Parts {
-    fn push(&mut self, part: Part) {
-        match self.first {
-            None => self.first = Some(part),
-            Some(_) => self.rest.push(part),
-        }
-    }
-
-    fn extend(&mut self, parts: impl IntoIterator<Item = Part>) {
-        for part in parts {
-            self.push(part);
-        }
-    }
-}
-
 /// Reads a call once (see [`Prepared`]).
 pub fn prepare<'call>(req: &'call Request, ctx: &Context) -> Prepared<'call> {
-    let mut parts = Parts::default();
+    // A call's parts as they are found (most calls have one).
+    let mut parts: FirstThenRest<Part> = FirstThenRest::default();
     let place = Place {
         root: &ctx.root,
         home: ctx.home.as_deref(),
     };
-    let path = |parts: &mut Parts, abs: String, permission: &str, class: RiskClass| {
-        match hardline::check_path(&abs, class, ctx.home.as_deref(), &ctx.root) {
-            Some(h) if !h.ask => parts.push(Part::Hard(h.hit)),
-            Some(h) => parts.push(Part::Guarded(h.hit, class)),
-            None => parts.push(Part::Path {
-                abs,
-                permission: permission.to_string(),
-                class,
-            }),
-        }
-    };
+    let path =
+        |parts: &mut FirstThenRest<Part>, abs: String, permission: &str, class: RiskClass| {
+            match hardline::check_path(&abs, class, ctx.home.as_deref(), &ctx.root) {
+                Some(h) if !h.ask => parts.push(Part::Hard(h.hit)),
+                Some(h) => parts.push(Part::Guarded(h.hit, class)),
+                None => parts.push(Part::Path {
+                    abs,
+                    permission: permission.to_string(),
+                    class,
+                }),
+            }
+        };
     match &req.target {
         Target::Line(line) => {
             // A file a read rule guards (`*.env` asks) named by a command is read as the read
@@ -197,14 +177,13 @@ pub fn prepare<'call>(req: &'call Request, ctx: &Context) -> Prepared<'call> {
         }
         Target::Tool => parts.push(Part::Tool),
     }
+    let (first, rest) = parts.into_first_and_rest();
     Prepared {
         permission: &req.permission,
         class: req.class,
         // A line with nothing to run is the command "", judged as one.
-        first: parts
-            .first
-            .unwrap_or_else(|| Part::Command(CommandPart::plain(""))),
-        rest: parts.rest,
+        first: first.unwrap_or_else(|| Part::Command(CommandPart::plain(""))),
+        rest,
     }
 }
 

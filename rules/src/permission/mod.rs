@@ -18,6 +18,7 @@
 //! grant: auto refuses them, plan and unattended refuse them, manual and edit ask.
 
 pub mod approval;
+mod first_then_rest;
 pub mod glob;
 pub mod hardline;
 pub mod judge;
