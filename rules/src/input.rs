@@ -180,9 +180,9 @@ impl<'a> Obj<'a> {
             Some(Value::Number(n)) => match n.as_i64() {
                 Some(i) => Ok(Some(i)),
                 None => match n.as_u64() {
-                    Some(_) => Err(InputError::Invalid {
+                    Some(large) => Err(InputError::Invalid {
                         path: self.at(key),
-                        message: format!("{n} is too large"),
+                        message: format!("{large} is too large"),
                     }),
                     None => Err(self.wrong(key, "an integer")),
                 },

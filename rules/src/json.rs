@@ -8,6 +8,8 @@
 //! API ([`Keys`]), with no second pass over an answer. Text is byte for byte serde_json's text of
 //! the value: compact, each object's keys in the order its map gives them.
 
+mod float_text;
+
 use serde_json::{Map, Value};
 
 /// Reads a JSON text as serde_json does, except that an object holding one key twice is an
@@ -277,9 +279,14 @@ impl Text {
         }
     }
 
-    /// A value's text written by serde_json (a string, a number, a value from elsewhere).
+    /// A value's text written by serde_json (a string, a number, a value from elsewhere), its
+    /// floats by [`float_text`].
     fn serialized(&mut self, value: &impl serde::Serialize) {
-        if serde_json::to_writer(&mut self.bytes, value).is_err() {
+        let mut serializer = serde_json::Serializer::with_formatter(
+            &mut self.bytes,
+            float_text::CompactWithShortFloats,
+        );
+        if value.serialize(&mut serializer).is_err() {
             self.whole = false;
         }
     }
