@@ -36,7 +36,7 @@ fn difference_view(
         .and_then(|n| n.parse::<usize>().ok())
         .map(|n| format!(" (step {} of {steps})", n + 1));
     let shown = |v: &Option<Value>| match v {
-        Some(v) => serde_json::to_string_pretty(v).unwrap_or_default(),
+        Some(v) => lembas_rules::json::to_pretty_text(v).unwrap_or_default(),
         None => "(none)".to_string(),
     };
     let values = match (&d.expected, &d.actual) {
@@ -96,7 +96,7 @@ pub(crate) fn Editor(
         facts.unwrap_or_else(|| (String::new(), "progress".into(), Source::Own, None));
     let saved_text = RwSignal::new(
         case.as_ref()
-            .and_then(|c| serde_json::to_string_pretty(c).ok())
+            .and_then(|c| lembas_rules::json::to_pretty_text(c).ok())
             .unwrap_or_default(),
     );
     let key = StoredValue::new(draft_key(&file_name, index));
@@ -238,7 +238,7 @@ pub(crate) fn Editor(
         match case {
             Ok(case) => {
                 let file = serde_json::json!({"area": area.get_value(), "cases": [case]});
-                let body = serde_json::to_string_pretty(&file).unwrap_or_default();
+                let body = lembas_rules::json::to_pretty_text(&file).unwrap_or_default();
                 let copied = format!(
                     "Copied as a case file of {} (with its area).",
                     area.get_value()
@@ -403,7 +403,7 @@ pub(crate) fn Editor(
                 <button data-testid="download" on:click=move |_| download_file()>{format!("Download {}.json", file_name.get_value())}</button>" "
                 <button data-testid="copy" on:click=move |_| copy()>"Copy as case"</button>" "
                 <a data-testid="case-link" href=move || {
-                    let compact = serde_json::from_str::<Value>(&text.get()).map(|v| v.to_string()).unwrap_or_else(|_| text.get());
+                    let compact = serde_json::from_str::<Value>(&text.get()).ok().and_then(|v| lembas_rules::json::to_text(&v).ok()).unwrap_or_else(|| text.get());
                     format!("#{}", case_link(&area.get_value(), &compact))
                 }>"A link to this case"</a>
             </p>
@@ -433,8 +433,8 @@ pub(crate) fn Editor(
                         <details class="whole">
                             <summary>"The whole expected and actual answers"</summary>
                             <div class="side">
-                                <div><h2>"expected"</h2><pre>{serde_json::to_string_pretty(&r.expected).unwrap_or_default()}</pre></div>
-                                <div><h2>"actual"</h2><pre>{serde_json::to_string_pretty(&r.actual).unwrap_or_default()}</pre></div>
+                                <div><h2>"expected"</h2><pre>{lembas_rules::json::to_pretty_text(&r.expected).unwrap_or_default()}</pre></div>
+                                <div><h2>"actual"</h2><pre>{lembas_rules::json::to_pretty_text(&r.actual).unwrap_or_default()}</pre></div>
                             </div>
                         </details>
                         {why.map(|t| match t {

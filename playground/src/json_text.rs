@@ -168,7 +168,7 @@ pub fn scan(text: &str) -> Scan {
 pub fn formatted(text: &str) -> Result<String, String> {
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| crate::model::json_error(text, &e))?;
-    serde_json::to_string_pretty(&value).map_err(|e| e.to_string())
+    lembas_rules::json::to_pretty_text(&value).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

@@ -70,7 +70,7 @@ impl CaseFile {
     /// The file as JSON text, as conformance/ writes its files: its `about`, its `area` (always
     /// said, so that it opens anywhere as it is), its cases.
     pub fn to_text(&self) -> String {
-        serde_json::to_string_pretty(&self.to_value()).unwrap_or_default() + "\n"
+        lembas_rules::json::to_pretty_text(&self.to_value()).unwrap_or_default() + "\n"
     }
 
     /// The file as JSON: its `about`, its `area`, its cases.
@@ -234,10 +234,20 @@ pub struct Row {
 /// (`cases.json`, written by `scripts/bundle-cases.mjs`: `[[name, text], …]`); an error names
 /// the file that cannot be read.
 pub fn read_builtin(bundle: &str) -> Result<Vec<CaseFile>, String> {
-    let list: Vec<(String, String)> = serde_json::from_str(bundle)
+    // Read as a value, then as pairs (a typed read would compile in serde_json's messages for
+    // a float where a text was expected, and its 17 KB float writer with them).
+    let list: Value = serde_json::from_str(bundle)
         .map_err(|e| format!("cases.json: {}", json_error(bundle, &e)))?;
-    list.iter()
-        .map(|(name, text)| {
+    let not_pairs = || "cases.json: not a list of [name, text] pairs".to_string();
+    list.as_array()
+        .ok_or_else(not_pairs)?
+        .iter()
+        .map(|pair| {
+            let Some([Value::String(name), Value::String(text)]) =
+                pair.as_array().map(Vec::as_slice)
+            else {
+                return Err(not_pairs());
+            };
             read_file(name, text, Source::BuiltIn).map_err(|e| format!("{name}.json: {e}"))
         })
         .collect()
@@ -376,6 +386,21 @@ impl Filter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bundle_not_of_name_and_text_pairs_is_refused_by_name() {
+        for bad in ["{}", "[1]", r#"[["a"]]"#, r#"[["a", 1.5]]"#, r#"[["a", "{}", "c"]]"#] {
+            assert_eq!(
+                read_builtin(bad).unwrap_err(),
+                "cases.json: not a list of [name, text] pairs",
+                "{bad}"
+            );
+        }
+        assert!(read_builtin("[").unwrap_err().starts_with("cases.json: "));
+        let err = read_builtin(r#"[["mine", "not json"]]"#).unwrap_err();
+        assert!(err.starts_with("mine.json: "), "{err}");
+        assert!(read_builtin("[]").unwrap().is_empty());
+    }
 
     #[test]
     fn the_built_in_files_all_pass() {

@@ -59,7 +59,7 @@ fn example_phase(kind: PhaseKind) -> Phase {
 pub(crate) fn ProgressView() -> impl IntoView {
     let start = now_ms();
     let text = RwSignal::new(
-        serde_json::to_string_pretty(&serde_json::json!({"phase": "running_tool", "since": start, "tool": "bash", "what": "cargo test"})).unwrap_or_default(),
+        lembas_rules::json::to_pretty_text(&serde_json::json!({"phase": "running_tool", "since": start, "tool": "bash", "what": "cargo test"})).unwrap_or_default(),
     );
     let now = RwSignal::new(start);
     let handle = set_interval_with_handle(
@@ -84,7 +84,7 @@ pub(crate) fn ProgressView() -> impl IntoView {
     let set_phase = move |phase: &str| {
         if let Some(kind) = PhaseKind::parse(phase) {
             let example = Progress::new(example_phase(kind), now_ms());
-            text.set(serde_json::to_string_pretty(&example.to_json()).unwrap_or_default());
+            text.set(lembas_rules::json::to_pretty_text(&example.to_json()).unwrap_or_default());
         }
     };
     // The picker follows the phase the JSON names.

@@ -81,8 +81,10 @@ pub(crate) fn save_files(files: &[CaseFile]) -> Result<(), String> {
                 .into(),
         );
     };
-    s.set_item(STORAGE_KEY, &Value::Array(kept).to_string())
-        .map_err(|_| {
+    lembas_rules::json::to_text(&Value::Array(kept))
+        .ok()
+        .and_then(|text| s.set_item(STORAGE_KEY, &text).ok())
+        .ok_or_else(|| {
             "this browser's storage for the page is full: your files are shown until you leave, and not kept (download them, or remove one)".to_string()
         })
 }
@@ -116,8 +118,10 @@ pub(crate) fn keep_draft(key: &str, text: Option<&str>) -> Result<(), String> {
             all.remove(key);
         }
     }
-    let stored =
-        storage().and_then(|s| s.set_item(DRAFTS_KEY, &Value::Object(all).to_string()).ok());
+    let stored = storage().and_then(|s| {
+        let text = lembas_rules::json::to_text(&Value::Object(all)).ok()?;
+        s.set_item(DRAFTS_KEY, &text).ok()
+    });
     stored.ok_or_else(|| {
         "this browser will not keep your edit: save it into its file or download it before you leave".to_string()
     })

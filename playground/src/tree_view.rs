@@ -178,12 +178,17 @@ fn field_text(args: &Value, name: &str) -> String {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Array(a)) => a
             .iter()
-            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+            .map(|v| v.as_str().map_or_else(|| json_text(v), str::to_string))
             .collect::<Vec<_>>()
             .join(", "),
         Some(Value::Null) | None => String::new(),
-        Some(v) => v.to_string(),
+        Some(v) => json_text(v),
     }
+}
+
+/// A value's compact JSON text, as serde_json writes it (a value is always written).
+fn json_text(value: &Value) -> String {
+    lembas_rules::json::to_text(value).unwrap_or_default()
 }
 
 fn template(tool: &str) -> Value {
@@ -296,7 +301,7 @@ pub fn TreeView(
     let by = RwSignal::new(String::from("lead"));
     let tool = RwSignal::new(String::from("team_add"));
     let args = RwSignal::new(template("team_add"));
-    let args_text = RwSignal::new(template("team_add").to_string());
+    let args_text = RwSignal::new(json_text(&template("team_add")));
     let reply = RwSignal::new(String::from("Done."));
     let used = RwSignal::new(String::from("9000"));
     let window = RwSignal::new(String::from("10000"));
@@ -374,7 +379,7 @@ pub fn TreeView(
     };
     let set_tool = move |t: String| {
         let a = template(&t);
-        args_text.set(a.to_string());
+        args_text.set(json_text(&a));
         args.set(a);
         tool.set(t);
     };
@@ -390,7 +395,7 @@ pub fn TreeView(
                 };
             }
         });
-        args_text.set(args.get_untracked().to_string());
+        args_text.set(json_text(&args.get_untracked()));
     };
     let call = move |_| match serde_json::from_str::<Value>(&args_text.get_untracked()) {
         Ok(a) => run(Operation::Call {
@@ -413,7 +418,7 @@ pub fn TreeView(
             let list: Vec<Value> = steps.with(|s| s.iter().map(|x| x.step.to_json()).collect());
             json!({"min": min.get_untracked(), "max": max.get_untracked(), "parallel": parallel.get_untracked(), "mode": mode.get_untracked().as_str(), "steps": list})
         });
-        let text = kept.map(|k| k.to_string());
+        let text = kept.map(|k| json_text(&k));
         address_out.set(text.as_deref().map(crate::link::pack));
         if let Some(s) = crate::storage::storage() {
             let _ = match text {
@@ -492,7 +497,8 @@ pub fn TreeView(
             .map_or(json!({}), |p| json!({"parallel": p}));
         // A case file that says its area: pasted or opened anywhere, it runs as it is.
         let case = json!({"about": "A session made in the playground.", "start": {"min": min.get(), "max": max.get(), "capacity": cap, "mode": mode.get().as_str()}, "steps": list});
-        serde_json::to_string_pretty(&json!({"area": "team", "cases": [case]})).unwrap_or_default()
+        lembas_rules::json::to_pretty_text(&json!({"area": "team", "cases": [case]}))
+            .unwrap_or_default()
     };
     let agents = move || {
         team.with(|t| {

@@ -12,6 +12,29 @@ mod float_text;
 
 use serde_json::{Map, Value};
 
+/// A value's compact JSON text, as serde_json's `to_string` writes it (its floats by ryu: see
+/// `json/float_text.rs`).
+pub fn to_text(value: &impl serde::Serialize) -> Result<String, NotWritten> {
+    written(value, float_text::CompactWithShortFloats)
+}
+
+/// A value's JSON text laid out as serde_json's `to_string_pretty` writes it (two spaces of
+/// indent; its floats by ryu).
+pub fn to_pretty_text(value: &impl serde::Serialize) -> Result<String, NotWritten> {
+    written(value, float_text::PrettyWithShortFloats::new())
+}
+
+/// `value` written with `formatter` (serde_json refuses only a map whose keys are not texts).
+fn written(
+    value: &impl serde::Serialize,
+    formatter: impl serde_json::ser::Formatter,
+) -> Result<String, NotWritten> {
+    let mut out = Vec::with_capacity(128);
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, formatter);
+    value.serialize(&mut serializer).map_err(|_| NotWritten)?;
+    String::from_utf8(out).map_err(|_| NotWritten)
+}
+
 /// Reads a JSON text as serde_json does, except that an object holding one key twice is an
 /// error naming the key (and, through serde_json, where it is): a case file or an argument is
 /// never read with one of its values silently dropped.

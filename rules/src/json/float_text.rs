@@ -20,6 +20,72 @@ impl serde_json::ser::Formatter for CompactWithShortFloats {
     }
 }
 
+/// serde_json's pretty output (two spaces of indent), but for its floats, which [`write_float`]
+/// writes.
+pub(crate) struct PrettyWithShortFloats(serde_json::ser::PrettyFormatter<'static>);
+
+impl PrettyWithShortFloats {
+    /// serde_json's `to_string_pretty` layout.
+    pub(crate) fn new() -> Self {
+        PrettyWithShortFloats(serde_json::ser::PrettyFormatter::new())
+    }
+}
+
+/// What `PrettyFormatter` writes itself: every other part of a value is the compact writer's.
+impl serde_json::ser::Formatter for PrettyWithShortFloats {
+    fn write_f64<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f64) -> io::Result<()> {
+        write_float(value, writer)
+    }
+
+    fn write_f32<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f32) -> io::Result<()> {
+        write_float(f64::from(value), writer)
+    }
+
+    fn begin_array<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.begin_array(writer)
+    }
+
+    fn end_array<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.end_array(writer)
+    }
+
+    fn begin_array_value<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        self.0.begin_array_value(writer, first)
+    }
+
+    fn end_array_value<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.end_array_value(writer)
+    }
+
+    fn begin_object<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.begin_object(writer)
+    }
+
+    fn end_object<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.end_object(writer)
+    }
+
+    fn begin_object_key<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        self.0.begin_object_key(writer, first)
+    }
+
+    fn begin_object_value<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.begin_object_value(writer)
+    }
+
+    fn end_object_value<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.end_object_value(writer)
+    }
+}
+
 /// Writes a finite `value` as serde_json does (it writes `null` for a float that is not finite,
 /// before a formatter is asked).
 pub(crate) fn write_float<W: ?Sized + io::Write>(value: f64, writer: &mut W) -> io::Result<()> {
@@ -100,6 +166,23 @@ mod tests {
             }
             power /= 2.0;
         }
+    }
+
+    #[test]
+    fn values_are_written_as_serde_json_writes_them_compact_and_pretty() {
+        let value = serde_json::json!({
+            "b": [1, -2, 2.5, 1e21, 1.5e-7, null, true, "x\n\"y\u{1}"],
+            "a": {"rate": 0.1, "empty": {}, "none": []},
+            "n": 18446744073709551615u64,
+        });
+        assert_eq!(
+            crate::json::to_text(&value).unwrap(),
+            serde_json::to_string(&value).unwrap()
+        );
+        assert_eq!(
+            crate::json::to_pretty_text(&value).unwrap(),
+            serde_json::to_string_pretty(&value).unwrap()
+        );
     }
 
     proptest::proptest! {
