@@ -389,7 +389,13 @@ mod tests {
 
     #[test]
     fn a_bundle_not_of_name_and_text_pairs_is_refused_by_name() {
-        for bad in ["{}", "[1]", r#"[["a"]]"#, r#"[["a", 1.5]]"#, r#"[["a", "{}", "c"]]"#] {
+        for bad in [
+            "{}",
+            "[1]",
+            r#"[["a"]]"#,
+            r#"[["a", 1.5]]"#,
+            r#"[["a", "{}", "c"]]"#,
+        ] {
             assert_eq!(
                 read_builtin(bad).unwrap_err(),
                 "cases.json: not a list of [name, text] pairs",

@@ -15,13 +15,13 @@ use serde_json::{Map, Value};
 /// A value's compact JSON text, as serde_json's `to_string` writes it (its floats by ryu: see
 /// `json/float_text.rs`).
 pub fn to_text(value: &impl serde::Serialize) -> Result<String, NotWritten> {
-    written(value, float_text::CompactWithShortFloats)
+    written(value, float_text::compact())
 }
 
 /// A value's JSON text laid out as serde_json's `to_string_pretty` writes it (two spaces of
 /// indent; its floats by ryu).
 pub fn to_pretty_text(value: &impl serde::Serialize) -> Result<String, NotWritten> {
-    written(value, float_text::PrettyWithShortFloats::new())
+    written(value, float_text::pretty())
 }
 
 /// `value` written with `formatter` (serde_json refuses only a map whose keys are not texts).
@@ -305,10 +305,8 @@ impl Text {
     /// A value's text written by serde_json (a string, a number, a value from elsewhere), its
     /// floats by [`float_text`].
     fn serialized(&mut self, value: &impl serde::Serialize) {
-        let mut serializer = serde_json::Serializer::with_formatter(
-            &mut self.bytes,
-            float_text::CompactWithShortFloats,
-        );
+        let mut serializer =
+            serde_json::Serializer::with_formatter(&mut self.bytes, float_text::compact());
         if value.serialize(&mut serializer).is_err() {
             self.whole = false;
         }

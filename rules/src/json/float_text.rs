@@ -7,32 +7,13 @@
 
 use std::io;
 
-/// serde_json's compact output, but for its floats, which [`write_float`] writes.
-pub(crate) struct CompactWithShortFloats;
+/// serde_json's output as `F` lays it out (its `CompactFormatter`, its `PrettyFormatter`), but
+/// for its floats, which [`write_float`] writes.
+pub(crate) struct ShortFloats<F>(pub(crate) F);
 
-impl serde_json::ser::Formatter for CompactWithShortFloats {
-    fn write_f64<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f64) -> io::Result<()> {
-        write_float(value, writer)
-    }
-
-    fn write_f32<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f32) -> io::Result<()> {
-        write_float(f64::from(value), writer)
-    }
-}
-
-/// serde_json's pretty output (two spaces of indent), but for its floats, which [`write_float`]
-/// writes.
-pub(crate) struct PrettyWithShortFloats(serde_json::ser::PrettyFormatter<'static>);
-
-impl PrettyWithShortFloats {
-    /// serde_json's `to_string_pretty` layout.
-    pub(crate) fn new() -> Self {
-        PrettyWithShortFloats(serde_json::ser::PrettyFormatter::new())
-    }
-}
-
-/// What `PrettyFormatter` writes itself: every other part of a value is the compact writer's.
-impl serde_json::ser::Formatter for PrettyWithShortFloats {
+/// Every part of a value as `F` writes it (what a layout writes itself: the brackets, commas and
+/// indents), but its floats.
+impl<F: serde_json::ser::Formatter> serde_json::ser::Formatter for ShortFloats<F> {
     fn write_f64<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f64) -> io::Result<()> {
         write_float(value, writer)
     }
@@ -86,6 +67,16 @@ impl serde_json::ser::Formatter for PrettyWithShortFloats {
     }
 }
 
+/// serde_json's compact layout (`to_string`'s), floats by ryu.
+pub(crate) fn compact() -> ShortFloats<serde_json::ser::CompactFormatter> {
+    ShortFloats(serde_json::ser::CompactFormatter)
+}
+
+/// serde_json's pretty layout (`to_string_pretty`'s: two spaces of indent), floats by ryu.
+pub(crate) fn pretty() -> ShortFloats<serde_json::ser::PrettyFormatter<'static>> {
+    ShortFloats(serde_json::ser::PrettyFormatter::new())
+}
+
 /// Writes a finite `value` as serde_json does (it writes `null` for a float that is not finite,
 /// before a formatter is asked).
 pub(crate) fn write_float<W: ?Sized + io::Write>(value: f64, writer: &mut W) -> io::Result<()> {
@@ -107,8 +98,7 @@ mod tests {
 
     fn written(value: f64) -> String {
         let mut out = Vec::new();
-        let mut serializer =
-            serde_json::Serializer::with_formatter(&mut out, CompactWithShortFloats);
+        let mut serializer = serde_json::Serializer::with_formatter(&mut out, compact());
         serde::Serialize::serialize(&value, &mut serializer).unwrap();
         String::from_utf8(out).unwrap()
     }
