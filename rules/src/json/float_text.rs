@@ -19,7 +19,7 @@ impl<F: serde_json::ser::Formatter> serde_json::ser::Formatter for ShortFloats<F
     }
 
     fn write_f32<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f32) -> io::Result<()> {
-        write_float(f64::from(value), writer)
+        write_float(value, writer)
     }
 
     fn begin_array<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
@@ -77,9 +77,12 @@ pub(crate) fn pretty() -> ShortFloats<serde_json::ser::PrettyFormatter<'static>>
     ShortFloats(serde_json::ser::PrettyFormatter::new())
 }
 
-/// Writes a finite `value` as serde_json does (it writes `null` for a float that is not finite,
-/// before a formatter is asked).
-pub(crate) fn write_float<W: ?Sized + io::Write>(value: f64, writer: &mut W) -> io::Result<()> {
+/// Writes a finite `value` (an `f64`, or an `f32` with its own shortest digits) as serde_json
+/// does (it writes `null` for a float that is not finite, before a formatter is asked).
+pub(crate) fn write_float<W: ?Sized + io::Write>(
+    value: impl ryu::Float,
+    writer: &mut W,
+) -> io::Result<()> {
     let mut buffer = ryu::Buffer::new();
     let text = buffer.format_finite(value);
     match text.split_once('e') {
@@ -175,6 +178,34 @@ mod tests {
         );
     }
 
+    fn written_f32(value: f32) -> String {
+        let mut out = Vec::new();
+        let mut serializer = serde_json::Serializer::with_formatter(&mut out, compact());
+        serde::Serialize::serialize(&value, &mut serializer).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn an_f32_is_written_with_its_own_digits_as_serde_json_writes_it() {
+        for value in [
+            0.1f32,
+            1.0,
+            1e-5,
+            1.5e-7,
+            3.4e38,
+            1e16,
+            f32::MIN_POSITIVE,
+            1e-45,
+        ] {
+            assert_eq!(
+                written_f32(value),
+                serde_json::to_string(&value).unwrap(),
+                "{value:e}"
+            );
+        }
+        assert_eq!(written_f32(0.1), "0.1");
+    }
+
     proptest::proptest! {
         /// Every float's text is serde_json's, byte for byte: drawn from every bit pattern, and
         /// from the ranges where the layout changes (around `1e-5` and `1e16`).
@@ -183,10 +214,13 @@ mod tests {
             bits in proptest::prelude::any::<u64>(),
             near in -1e17f64..1e17,
             small in -1e-4f64..1e-4,
+            bits32 in proptest::prelude::any::<u32>(),
         ) {
             for value in [f64::from_bits(bits), near, small, near.round()] {
                 proptest::prop_assert_eq!(written(value), serde_json::to_string(&value).unwrap());
             }
+            let value = f32::from_bits(bits32);
+            proptest::prop_assert_eq!(written_f32(value), serde_json::to_string(&value).unwrap());
         }
     }
 }
