@@ -385,6 +385,15 @@ mod tests {
             "notes for people are left out"
         );
         assert!(loop_spec().team.about.is_empty());
+        // The grammars' example lines are checked by build.rs and left out; every other field
+        // of the programs is kept.
+        let file: serde_json::Value =
+            serde_json::from_str(include_str!("../../spec/permission/programs.json")).unwrap();
+        let git = &file["programs"]["git"];
+        assert!(!git["match"].as_array().unwrap().is_empty());
+        let built = data::PROGRAMS.programs.get("git").unwrap();
+        assert!(built.matches.is_empty() && built.not_match.is_empty());
+        assert!(built.read_only.is_some() && built.effects.is_some());
     }
 
     #[test]

@@ -105,10 +105,13 @@ impl<A: Rust, B: Rust> Rust for (A, B) {
     }
 }
 
-/// Fields the rules never read at run time, written empty: the data's notes for people (`about`,
-/// `ours`), and the lines a program's grammar must accept and refuse (`matches`, `not_match`:
-/// `build.rs` checks them, and the crate never reads them).
-pub const NOT_KEPT: &[&str] = &["about", "ours", "matches", "not_match"];
+/// Fields the rules never read at run time, written empty wherever they are: the data's notes for
+/// people (`about`, `ours`).
+pub const NOT_KEPT: &[&str] = &["about", "ours"];
+
+/// Fields only `build.rs` reads, written empty, each named with its struct (a field of the same
+/// name elsewhere is kept): the lines a program's grammar must accept and refuse, which it checks.
+pub const BUILD_ONLY: &[(&str, &str)] = &[("Program", "matches"), ("Program", "not_match")];
 
 /// A struct of the spec data, with its [`Rust`] writer.
 macro_rules! spec_struct {
@@ -127,7 +130,9 @@ macro_rules! spec_struct {
                 out.push_str(concat!(stringify!($name), " { "));
                 $(
                     out.push_str(concat!(stringify!($f), ": "));
-                    if NOT_KEPT.contains(&stringify!($f)) {
+                    if NOT_KEPT.contains(&stringify!($f))
+                        || BUILD_ONLY.contains(&(stringify!($name), stringify!($f)))
+                    {
                         self.$f.rust_empty(out);
                     } else {
                         self.$f.rust(out);

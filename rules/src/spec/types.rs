@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::ops::Deref;
 
-use super::rust::{Rust, NOT_KEPT};
+use super::rust::{Rust, BUILD_ONLY, NOT_KEPT};
 
 /// A text of the spec data, which is built in (a `static`): two words, where a `Cow` took three
 /// (6,000 texts: 24 KB of the package's `.wasm`). What a deserializer reads into one is kept for
