@@ -27,14 +27,20 @@ impl Rust for Str {
     }
 }
 
+/// `wrapper(&[item, item, ])`: a built-in slice, each item's Rust written in turn.
+fn rust_slice<T: Rust>(wrapper: &str, items: &[T], out: &mut String) {
+    out.push_str(wrapper);
+    out.push_str("(&[");
+    for item in items {
+        item.rust(out);
+        out.push_str(", ");
+    }
+    out.push_str("])");
+}
+
 impl<T: Rust> Rust for List<T> {
     fn rust(&self, out: &mut String) {
-        out.push_str("List(&[");
-        for v in self.iter() {
-            v.rust(out);
-            out.push_str(", ");
-        }
-        out.push_str("])");
+        rust_slice("List", self, out);
     }
 
     fn rust_empty(&self, out: &mut String) {
@@ -82,12 +88,7 @@ impl<T: Rust> Rust for Option<T> {
 
 impl<T: Rust + Clone> Rust for Cow<'static, [T]> {
     fn rust(&self, out: &mut String) {
-        out.push_str("Cow::Borrowed(&[");
-        for v in self.iter() {
-            v.rust(out);
-            out.push_str(", ");
-        }
-        out.push_str("])");
+        rust_slice("Cow::Borrowed", self, out);
     }
 
     fn rust_empty(&self, out: &mut String) {
