@@ -359,7 +359,7 @@ pub(crate) fn Editor(
                         name: name.clone(),
                         about: Some(format!("My {} cases.", t.area)),
                         area: t.area.clone(),
-                        cases: Vec::new(),
+                        cases: Default::default(),
                         source: Source::Own,
                     });
                     list.len() - 1

@@ -145,7 +145,7 @@ mod tests {
         let mut plain = 0;
         let mut packed = 0;
         for f in &files {
-            for c in &f.cases {
+            for c in f.cases.iter() {
                 let json = c.to_string();
                 let link = case_link(&f.area, &json);
                 let (area, text, warning) = read_link(&format!("#{link}")).unwrap();

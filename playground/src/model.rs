@@ -5,6 +5,7 @@
 use lembas_rules::conformance::{run_case, summary, Area, CaseResult};
 use lembas_rules::team::operation::OperationKind;
 use serde_json::Value;
+use std::sync::Arc;
 
 /// Where a case file came from, which says whether this browser keeps it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,8 +61,9 @@ pub struct CaseFile {
     pub about: Option<String>,
     /// Its area.
     pub area: String,
-    /// Its cases, their keys in the order they were written.
-    pub cases: Vec<Value>,
+    /// Its cases, their keys in the order they were written; shared by the file's copies (the
+    /// page keeps the built-in files as they came beside the files shown), copied on a change.
+    pub cases: Arc<Vec<Value>>,
     /// Where it came from.
     pub source: Source,
 }
@@ -80,7 +82,7 @@ impl CaseFile {
             file.insert("about".into(), Value::String(about.clone()));
         }
         file.insert("area".into(), Value::String(self.area.clone()));
-        file.insert("cases".into(), Value::Array(self.cases.clone()));
+        file.insert("cases".into(), Value::Array(self.cases.to_vec()));
         Value::Object(file)
     }
 
@@ -106,10 +108,11 @@ impl CaseFile {
         if !matches!(case, Value::Object(_)) {
             return Err("a case is a JSON object".into());
         }
-        if index == self.cases.len() {
-            self.cases.push(case);
+        let cases = Arc::make_mut(&mut self.cases);
+        if index == cases.len() {
+            cases.push(case);
         } else {
-            match self.cases.get_mut(index) {
+            match cases.get_mut(index) {
                 Some(slot) => *slot = case,
                 None => return Err(format!("{} has no case {index}", self.name)),
             }
@@ -156,7 +159,7 @@ pub fn templates(files: &[CaseFile]) -> Vec<Template> {
     };
     let builtin = || files.iter().filter(|f| f.source == Source::BuiltIn);
     for f in builtin() {
-        for case in &f.cases {
+        for case in f.cases.iter() {
             let Value::Object(map) = case else { continue };
             if map.contains_key("steps") {
                 continue;
@@ -231,24 +234,25 @@ pub struct Row {
 }
 
 /// The built-in files of conformance/, from the bundle the page loads beside its `.wasm`
-/// (`cases.json`, written by `scripts/bundle-cases.mjs`: `[[name, text], …]`); an error names
-/// the file that cannot be read.
+/// (`cases.json`, written by `scripts/bundle-cases.mjs`: `[[name, file], …]`, each file as its
+/// text is), read strictly in one go; an error names the file that cannot be read.
 pub fn read_builtin(bundle: &str) -> Result<Vec<CaseFile>, String> {
-    // Read as a value, then as pairs (a typed read would compile in serde_json's messages for
-    // a float where a text was expected, and its 17 KB float writer with them).
-    let list: Value = serde_json::from_str(bundle)
+    let list = lembas_rules::json::parse_strict(bundle)
         .map_err(|e| format!("cases.json: {}", json_error(bundle, &e)))?;
-    let not_pairs = || "cases.json: not a list of [name, text] pairs".to_string();
-    list.as_array()
-        .ok_or_else(not_pairs)?
-        .iter()
+    let not_pairs = || "cases.json: not a list of [name, file] pairs".to_string();
+    let Value::Array(pairs) = list else {
+        return Err(not_pairs());
+    };
+    pairs
+        .into_iter()
         .map(|pair| {
-            let Some([Value::String(name), Value::String(text)]) =
-                pair.as_array().map(Vec::as_slice)
-            else {
+            let Value::Array(pair) = pair else {
                 return Err(not_pairs());
             };
-            read_file(name, text, Source::BuiltIn).map_err(|e| format!("{name}.json: {e}"))
+            let Ok([Value::String(name), file]) = <[Value; 2]>::try_from(pair) else {
+                return Err(not_pairs());
+            };
+            read_value(&name, file, Source::BuiltIn, None).map_err(|e| format!("{name}.json: {e}"))
         })
         .collect()
 }
@@ -263,14 +267,19 @@ pub fn builtin_files() -> Vec<CaseFile> {
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
     names.sort();
-    let bundle: Vec<(String, String)> = names
+    let pairs: Vec<String> = names
         .iter()
         .map(|p| {
             let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read_to_string(p).unwrap())
+            let text = std::fs::read_to_string(p).unwrap();
+            format!(
+                "[{},{}]",
+                serde_json::to_string(&name).unwrap(),
+                text.trim()
+            )
         })
         .collect();
-    read_builtin(&serde_json::to_string(&bundle).unwrap()).unwrap()
+    read_builtin(&format!("[{}]", pairs.join(",\n"))).unwrap()
 }
 
 pub use crate::json_problem::json_error;
@@ -319,17 +328,25 @@ pub fn read_value(
     if Area::parse(area).is_none() {
         return Err(format!("area: unknown area \"{area}\""));
     }
-    let cases = match map.get("cases") {
-        Some(Value::Array(c)) => c.clone(),
-        Some(_) => return Err("cases: expected an array".into()),
-        None if map.contains_key("expect") || map.contains_key("steps") => vec![value.clone()],
-        None => return Err("cases: missing".into()),
+    let area = area.to_string();
+    let about = map.get("about").and_then(Value::as_str).map(str::to_string);
+    let one_case = map.contains_key("expect") || map.contains_key("steps");
+    // The cases are moved out of the value read, not copied: a file of a thousand cases is
+    // read once.
+    let cases = match value {
+        Value::Object(mut map) => match map.remove("cases") {
+            Some(Value::Array(c)) => c,
+            Some(_) => return Err("cases: expected an array".into()),
+            None if one_case => vec![Value::Object(map)],
+            None => return Err("cases: missing".into()),
+        },
+        _ => return Err("expected a case file (an object with `cases`) or one case".into()),
     };
     Ok(CaseFile {
         name: stem.to_string(),
-        about: map.get("about").and_then(Value::as_str).map(str::to_string),
-        area: area.to_string(),
-        cases,
+        about,
+        area,
+        cases: Arc::new(cases),
         source,
     })
 }
@@ -388,23 +405,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_bundle_not_of_name_and_text_pairs_is_refused_by_name() {
+    fn a_bundle_not_of_name_and_file_pairs_is_refused_by_name() {
         for bad in [
             "{}",
             "[1]",
             r#"[["a"]]"#,
-            r#"[["a", 1.5]]"#,
-            r#"[["a", "{}", "c"]]"#,
+            r#"[[1, {}]]"#,
+            r#"[["a", {}, "c"]]"#,
         ] {
             assert_eq!(
                 read_builtin(bad).unwrap_err(),
-                "cases.json: not a list of [name, text] pairs",
+                "cases.json: not a list of [name, file] pairs",
                 "{bad}"
             );
         }
         assert!(read_builtin("[").unwrap_err().starts_with("cases.json: "));
-        let err = read_builtin(r#"[["mine", "not json"]]"#).unwrap_err();
-        assert!(err.starts_with("mine.json: "), "{err}");
+        // A repeated key is refused, as in any case file.
+        let err = read_builtin(r#"[["mine", {"cases": [], "cases": []}]]"#).unwrap_err();
+        assert!(err.starts_with("cases.json: "), "{err}");
+        assert!(err.contains("cases"), "{err}");
+        let err = read_builtin(r#"[["mine", "not a file"]]"#).unwrap_err();
+        assert_eq!(
+            err,
+            "mine.json: expected a case file (an object with `cases`) or one case"
+        );
+        let files = read_builtin(r#"[["delegation", {"cases": []}]]"#).unwrap();
+        assert_eq!(files.len(), 1);
+        assert_eq!(files.first().map(|f| f.area.as_str()), Some("delegation"));
         assert!(read_builtin("[]").unwrap().is_empty());
     }
 
