@@ -26,12 +26,15 @@ pub(crate) fn Cases(page: Page, rows: Memo<Vec<Row>>) -> impl IntoView {
     // Empty: the area comes from the file (its `area`, its name, its cases).
     let paste_area = RwSignal::new(String::new());
     // The author's files first, a group of their own; then the built-in ones. A long list is
-    // cut, and says so: a table of ten thousand rows takes the browser seconds to draw.
+    // cut, and says so: a table of ten thousand rows takes the browser seconds to draw. Kept by
+    // their place in `rows`: only the rows drawn are copied.
     let kept = Memo::new(move |_| {
         rows.with(|r| {
             filter.with(|f| {
-                let mut list: Vec<Row> = r.iter().filter(|row| f.keeps(row)).cloned().collect();
-                list.sort_by_key(|row| !row.authors);
+                let mut list: Vec<usize> = (0..r.len())
+                    .filter(|&i| r.get(i).is_some_and(|row| f.keeps(row)))
+                    .collect();
+                list.sort_by_key(|&i| r.get(i).is_none_or(|row| !row.authors));
                 list
             })
         })
@@ -43,7 +46,14 @@ pub(crate) fn Cases(page: Page, rows: Memo<Vec<Row>>) -> impl IntoView {
     });
     let shown = move || {
         let limit = drawn.get();
-        kept.with(|k| k.iter().take(limit).cloned().collect::<Vec<_>>())
+        rows.with(|r| {
+            kept.with(|k| {
+                k.iter()
+                    .take(limit)
+                    .filter_map(|&i| r.get(i).map(Listed::of))
+                    .collect::<Vec<_>>()
+            })
+        })
     };
     let cut = move || {
         kept.with(|k| {
@@ -265,15 +275,41 @@ pub(crate) fn Cases(page: Page, rows: Memo<Vec<Row>>) -> impl IntoView {
         <table class="cases" hidden=move || kept.with(Vec::is_empty)>
             <thead><tr><th>"file"</th><th>"#"</th><th>"case"</th><th>"verdict"</th></tr></thead>
             <tbody>
-                <For each=shown key=|r| (r.file, r.index, r.result.pass, r.file_name.clone(), r.about.clone()) let:row>
-                    <tr class:fail=!row.result.pass class:yours=row.authors>
+                <For each=shown key=|r| (r.file, r.index, r.pass, r.file_name.clone(), r.about.clone()) let:row>
+                    <tr class:fail=!row.pass class:yours=row.authors>
                         <td class="file">{row.file_name.clone()}<span class="area">{format!(" · {}", row.area)}</span></td>
                         <td>{row.index}</td>
                         <td><a href="#" on:click=move |ev| { ev.prevent_default(); page.open(row.file, row.index); }>{row.about.clone()}</a></td>
-                        <td class="verdict">{if row.result.pass { "pass" } else { "fail" }}</td>
+                        <td class="verdict">{if row.pass { "pass" } else { "fail" }}</td>
                     </tr>
                 </For>
             </tbody>
         </table>
+    }
+}
+
+/// What the table draws of a case's row (its result's values stay in `rows`).
+#[derive(Clone)]
+struct Listed {
+    file: usize,
+    index: usize,
+    pass: bool,
+    authors: bool,
+    file_name: String,
+    area: String,
+    about: String,
+}
+
+impl Listed {
+    fn of(row: &Row) -> Listed {
+        Listed {
+            file: row.file,
+            index: row.index,
+            pass: row.result.pass,
+            authors: row.authors,
+            file_name: row.file_name.clone(),
+            area: row.area.clone(),
+            about: row.about.clone(),
+        }
     }
 }
