@@ -34,11 +34,14 @@ mod views;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-/// Opens the page with the built-in case files (`cases.json`'s text, fetched beside the
-/// `.wasm` while it loads); an error says which file could not be read.
+/// Opens the page with the built-in case files (`cases.json`'s bytes, fetched beside the
+/// `.wasm` while it loads: bytes are copied into the module as they are, where a string would be
+/// encoded again); an error says which file could not be read.
 #[wasm_bindgen]
-pub fn open(cases: String) -> Result<(), JsError> {
+pub fn open(cases: Vec<u8>) -> Result<(), JsError> {
     console_error_panic_hook::set_once();
+    let cases = String::from_utf8(cases)
+        .map_err(|e| JsError::new(&format!("cases.json: not UTF-8 text ({e})")))?;
     let builtin = model::read_builtin(&cases).map_err(|e| JsError::new(&e))?;
     // Drawn over the page as it first painted (index.html's `#app`: its header, the summary's
     // line held), in one go: nothing moves.
