@@ -437,7 +437,19 @@ pub struct Kept {
     _lock: std::fs::File,
 }
 
+/// How many times a lock held elsewhere is tried, [`LOCK_PAUSE`] apart, before it is said busy.
+const LOCK_TRIES: u32 = 20;
+/// The pause between two tries of a lock held elsewhere.
+const LOCK_PAUSE: std::time::Duration = std::time::Duration::from_millis(10);
+
 /// Takes the session's lock: one lembas at a time keeps a session.
+///
+/// A lock held elsewhere is tried again for a moment ([`LOCK_TRIES`] × [`LOCK_PAUSE`]) before it
+/// is said busy: a command this lembas starts (a tool's process, git) holds a copy of every open
+/// file from its fork until its exec closes it, so a lock just let go can still be held by such a
+/// child for that moment — a session closed and opened again at once (over ACP, while another
+/// session's command starts) would otherwise be refused. Another lembas's lock is held far
+/// longer, and is still said busy.
 fn lock(folder: &Path, id: &str) -> Result<std::fs::File, StoreError> {
     let path = folder.join("lock");
     let file = std::fs::OpenOptions::new()
@@ -446,10 +458,17 @@ fn lock(folder: &Path, id: &str) -> Result<std::fs::File, StoreError> {
         .write(true)
         .open(&path)
         .map_err(|e| file_error(&path, e))?;
-    match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
-        Ok(()) => Ok(file),
-        Err(rustix::io::Errno::WOULDBLOCK) => Err(StoreError::Busy(id.to_string())),
-        Err(e) => Err(file_error(&path, e)),
+    let mut tries = 1;
+    loop {
+        match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => return Ok(file),
+            Err(rustix::io::Errno::WOULDBLOCK) if tries < LOCK_TRIES => {
+                tries += 1;
+                std::thread::sleep(LOCK_PAUSE);
+            }
+            Err(rustix::io::Errno::WOULDBLOCK) => return Err(StoreError::Busy(id.to_string())),
+            Err(e) => return Err(file_error(&path, e)),
+        }
     }
 }
 
@@ -655,6 +674,29 @@ mod tests {
             store.newest_in(Path::new("/q")),
             Err(StoreError::NoneHere(_))
         ));
+    }
+
+    #[test]
+    fn a_lock_held_for_a_moment_by_a_copy_is_waited_for_and_a_lasting_one_is_busy() {
+        let store = store("copy");
+        let kept = store.create(info("3-3-0", "/p")).unwrap();
+        let loaded = store.load("3-3-0").unwrap();
+        // A copy of the lock's file, as a command started between its fork and its exec holds.
+        let copy = kept._lock.try_clone().unwrap();
+        drop(kept);
+        let let_go = std::thread::spawn(move || {
+            std::thread::sleep(LOCK_PAUSE * 3);
+            drop(copy);
+        });
+        assert!(store.keep(&loaded).is_ok());
+        let_go.join().unwrap();
+        // Held for longer than the tries last: busy.
+        let kept = store.keep(&loaded).unwrap();
+        let copy = kept._lock.try_clone().unwrap();
+        drop(kept);
+        assert!(matches!(store.keep(&loaded), Err(StoreError::Busy(_))));
+        drop(copy);
+        assert!(store.keep(&loaded).is_ok());
     }
 
     #[test]
