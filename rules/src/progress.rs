@@ -458,7 +458,8 @@ impl ToJson for Progress {
     }
 }
 
-/// A rate with one decimal, as JavaScript's `toFixed(1)` writes it (a tie rounds away from zero).
+/// A rate with one decimal, as JavaScript's `toFixed(1)` writes it (a tie rounds away from zero;
+/// from 10^21 up, the number's shortest digits with an exponent, `1e+21`).
 pub fn one_decimal(x: f64) -> String {
     OneDecimal(x).to_string()
 }
@@ -474,9 +475,16 @@ impl fmt::Display for OneDecimal {
         if x.is_nan() {
             return f.write_str("NaN");
         }
-        let sign = if x.is_sign_negative() { "-" } else { "" };
+        // `-0` is not below 0, so toFixed writes it `0.0`.
+        let sign = if x < 0.0 { "-" } else { "" };
         if x.is_infinite() {
             return write!(f, "{sign}inf");
+        }
+        if x.abs() >= 1e21 {
+            // toFixed gives such a number as its ToString: ryu's shortest digits, with the
+            // exponent's sign written (`1.5e21` → `1.5e+21`).
+            let mut digits = ryu::Buffer::new();
+            return f.write_str(&digits.format_finite(x).replacen('e', "e+", 1));
         }
         // |x| = m · 2^e exactly.
         let bits = x.to_bits();
@@ -668,8 +676,7 @@ fn write_text<W: fmt::Write>(f: &mut W, p: &Progress, now: i64) -> fmt::Result {
         Phase::Retrying {
             reason, in_secs, ..
         } => {
-            let gone = u64::try_from(now.saturating_sub(p.since).max(0) / 1000).unwrap_or(0);
-            let left = in_secs.saturating_sub(gone);
+            let left = seconds_left(*in_secs, p.since, now);
             fill_args(
                 f,
                 &t.retrying,
@@ -689,6 +696,15 @@ fn write_text<W: fmt::Write>(f: &mut W, p: &Progress, now: i64) -> fmt::Result {
         Phase::Failed { reason } => fill_args(f, &t.failed, &[("reason", Arg::Str(reason))]),
     }
     Ok(())
+}
+
+/// What is left of retrying's `in` at `now`: `in − floor((now − since) / 1000)`, never below 0
+/// (progress.md §3; the progress cases' `about`). A clock behind `since` counts up, as the formula
+/// says: `in` 5 at 1.5 s before `since` is 7.
+fn seconds_left(in_secs: u64, since: i64, now: i64) -> u64 {
+    let gone = (i128::from(now) - i128::from(since)).div_euclid(1000);
+    let left = (i128::from(in_secs) - gone).max(0);
+    u64::try_from(left).unwrap_or(u64::MAX)
 }
 
 /// The phase's text (progress.md §2), its fields filled; `now` counts retrying's `in` down.
@@ -999,7 +1015,10 @@ mod tests {
         let pr = p(json!({"phase":"retrying","since":0,"reason":"502","in":2}));
         assert_eq!(text(&pr, 1999), "Retrying in 1 s: 502");
         assert_eq!(text(&pr, 60_000), "Retrying in 0 s: 502");
-        assert_eq!(text(&pr, -5000), "Retrying in 2 s: 502");
+        // A clock behind `since`: in − floor((now − since) / 1000) counts up.
+        assert_eq!(text(&pr, -5000), "Retrying in 7 s: 502");
+        assert_eq!(text(&pr, -1), "Retrying in 3 s: 502");
+        assert_eq!(text(&pr, 1000), "Retrying in 1 s: 502");
     }
 
     #[test]
@@ -1011,21 +1030,34 @@ mod tests {
         assert_eq!(one_decimal(33.333), "33.3");
         assert_eq!(one_decimal(0.0), "0.0");
         assert_eq!(one_decimal(0.35), "0.3", "0.35 is 0.34999… in binary");
-        assert_eq!(one_decimal(1e300), format!("{:.1}", 1e300));
-        assert_eq!(one_decimal(f64::MAX), format!("{:.1}", f64::MAX));
+        // From 10^21 up, toFixed writes the number's ToString (node's answers).
+        assert_eq!(one_decimal(1e300), "1e+300");
+        assert_eq!(one_decimal(1e21), "1e+21");
+        assert_eq!(one_decimal(-1.5e21), "-1.5e+21");
+        assert_eq!(one_decimal(f64::MAX), "1.7976931348623157e+308");
+        assert_eq!(
+            one_decimal(999_999_999_999_999_900_000.0),
+            "999999999999999868928.0"
+        );
+        assert_eq!(one_decimal(-0.0), "0.0");
+        assert_eq!(
+            one_decimal(-0.01),
+            "-0.0",
+            "below zero, toFixed keeps the sign"
+        );
         assert_eq!(one_decimal(f64::MIN_POSITIVE), "0.0");
-        assert_eq!(one_decimal(-0.0), "-0.0");
         assert_eq!(one_decimal(f64::NAN), "NaN");
         assert_eq!(one_decimal(f64::NEG_INFINITY), "-inf");
     }
 
     proptest::proptest! {
         /// Off exact ties (where `toFixed` rounds up and Rust to even), the same as Rust's own
-        /// exact formatting, for any float.
+        /// exact formatting, for any float below 10^21 but -0 (which toFixed writes `0.0`).
         #[test]
         fn one_decimal_is_the_exact_rounding(bits in proptest::prelude::any::<u64>(), small in -1e7f64..1e7) {
             for x in [f64::from_bits(bits), small, (small * 10.0).round() / 10.0 + 0.05] {
-                if (x * 4.0).fract() != 0.0 || (x * 4.0) as i64 % 2 == 0 {
+                let plain = x.abs() < 1e21 && !(x == 0.0 && x.is_sign_negative());
+                if plain && ((x * 4.0).fract() != 0.0 || (x * 4.0) as i64 % 2 == 0) {
                     proptest::prop_assert_eq!(one_decimal(x), format!("{x:.1}"));
                 }
             }
