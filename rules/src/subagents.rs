@@ -155,21 +155,33 @@ impl Models {
             .or_else(|| {
                 self.0
                     .iter()
-                    .find(|m| m.served.to_lowercase() == model.to_lowercase())
+                    .find(|m| case_folded(&m.served) == case_folded(model))
             })
             .or_else(|| {
                 self.0
                     .iter()
-                    .find(|m| m.id.to_lowercase() == model.to_lowercase())
+                    .find(|m| case_folded(&m.id) == case_folded(model))
             })
             .or_else(|| self.0.iter().find(|m| same_words(&m.name, model)))
     }
 }
 
 fn same_words(a: &str, b: &str) -> bool {
-    let a: Vec<String> = a.split_whitespace().map(str::to_lowercase).collect();
-    let b: Vec<String> = b.split_whitespace().map(str::to_lowercase).collect();
+    let a: Vec<String> = a.split_whitespace().map(case_folded).collect();
+    let b: Vec<String> = b.split_whitespace().map(case_folded).collect();
     !a.is_empty() && a == b
+}
+
+/// A character with its letter case set aside: lower-cased, and a final sigma `ς` as `σ` — the
+/// one letter whose lower case depends on where it stands, so `ΟΔΟΣ` names `οδος` (as a
+/// comparison without letter case in JavaScript has it).
+fn case_folded_char(c: char) -> impl Iterator<Item = char> {
+    c.to_lowercase().map(|l| if l == 'ς' { 'σ' } else { l })
+}
+
+/// A text with its letter case set aside, character by character ([`case_folded_char`]).
+fn case_folded(s: &str) -> String {
+    s.chars().flat_map(case_folded_char).collect()
 }
 
 fn word_char(c: char) -> bool {
@@ -209,7 +221,7 @@ fn folded(s: &str, fold_space: bool) -> (Vec<char>, Vec<usize>) {
             continue;
         }
         in_space = false;
-        for l in c.to_lowercase() {
+        for l in case_folded_char(c) {
             out.push(l);
             at.push(i);
         }
@@ -400,6 +412,21 @@ mod tests {
         ] {
             assert!(!names(no, &m), "{no}");
         }
+    }
+
+    #[test]
+    fn a_final_sigma_is_the_same_letter_as_any_other_sigma() {
+        let m = Model {
+            served: "x/m".into(),
+            id: "m7".into(),
+            name: "ΟΔΟΣ 7B".into(),
+            capacity: Capacity::default(),
+        };
+        assert!(names("run it on οδος 7b", &m));
+        assert!(names("run it on οδοσ 7b", &m));
+        assert!(names("ΟΔΟΣ 7B", &m));
+        assert!(Models(vec![m.clone()]).find("οδος 7b").is_some());
+        assert!(!names("οδο 7b", &m));
     }
 
     #[test]
