@@ -35,7 +35,7 @@ impl Call {
         let call = case
             .get("call")
             .ok_or_else(|| InputError::missing("call"))?;
-        let req = Request::from_json("call", call)?;
+        let req = Request::file_call_from_json("call", call)?;
         let mut session = Context::new(main);
         session.unattended = case.bool_or("unattended", false)?;
         Ok(Call {

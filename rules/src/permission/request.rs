@@ -237,6 +237,24 @@ impl Request {
     /// Reads `{ tool, line? | path?, class?, permission? }`. `class` and `permission` are needed
     /// only for a tool the spec does not have; for one it has they must agree with its file.
     pub fn from_json(path: &str, value: &Value) -> Result<Request, InputError> {
+        Request::read(path, value, None)
+    }
+
+    /// Reads a delegation case's call as [`Request::from_json`] does, but a file tool the spec
+    /// does not have, called with a `path` and no `class`, is an edit (`edit`, class `write`): the
+    /// call `{ tool, path }` of subagents.md §7's cases is a read when its tool is `read` and an
+    /// edit otherwise (the reference runner's reading of a call, `AREAS.delegation`).
+    pub fn file_call_from_json(path: &str, value: &Value) -> Result<Request, InputError> {
+        Request::read(path, value, Some((RiskClass::Write, "edit")))
+    }
+
+    /// The reader of both: `unknown_file_tool` is the class and permission key of a file tool
+    /// the spec does not have, when its call gives none.
+    fn read(
+        path: &str,
+        value: &Value,
+        unknown_file_tool: Option<(RiskClass, &'static str)>,
+    ) -> Result<Request, InputError> {
         let o = Obj::new(path, value)?;
         o.only(&["tool", "line", "path", "class", "permission"])?;
         let tool = o.str("tool")?;
@@ -263,14 +281,19 @@ impl Request {
                 }
                 (info.risk, permission.unwrap_or(info.permission).to_string())
             }
-            None => {
-                let class = class.ok_or_else(|| InputError::Unknown {
-                    path: o.at("tool"),
-                    what: "tool (give its class)",
-                    value: tool.to_string(),
-                })?;
-                (class, permission.unwrap_or(tool).to_string())
-            }
+            None => match (class, unknown_file_tool, &target) {
+                (Some(class), _, _) => (class, permission.unwrap_or(tool).to_string()),
+                (None, Some((class, key)), Target::Path(_)) => {
+                    (class, permission.unwrap_or(key).to_string())
+                }
+                (None, _, _) => {
+                    return Err(InputError::Unknown {
+                        path: o.at("tool"),
+                        what: "tool (give its class)",
+                        value: tool.to_string(),
+                    })
+                }
+            },
         };
         if tool == "bash" && !matches!(target, Target::Line(_)) {
             return Err(InputError::Missing { path: o.at("line") });
