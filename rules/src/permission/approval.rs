@@ -134,6 +134,10 @@ pub fn command_pattern(cmd: &Command) -> String {
         }
     }
     // The first `n` words that are not options, with the options among them and their values.
+    // An option among them that programs.json does not say takes a value or not (`kubectl -n
+    // prod get`: is `prod` the subcommand, or `-n`'s value?) leaves the prefix unknown: the
+    // command is approved exactly as it stands, never for every subcommand. An option given its
+    // value after `=`, or one the program's grammar calls a flag, takes no word.
     let values = programs::effects_of(&program_text(rest)).map(|e| &e.values);
     let mut counted = 0;
     let mut words = rest.iter();
@@ -145,6 +149,8 @@ pub fn command_pattern(cmd: &Command) -> String {
                 if let Some(value) = words.next() {
                     kept.push(&value.text);
                 }
+            } else if !w.text.contains('=') && !programs::never_takes_next_word(program, &w.text) {
+                return exact();
             }
             continue;
         }

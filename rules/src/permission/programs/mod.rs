@@ -35,6 +35,14 @@ pub fn reads_of(program: &str) -> Option<&'static types::Reads> {
     spec().programs.programs.get(program)?.reads.as_ref()
 }
 
+/// Whether a program's read-only grammar says `option` (spelled whole) never takes the next
+/// word as its value: a flag, or a value only after `=`. False when the grammar does not say.
+pub fn never_takes_next_word(program: &str, option: &str) -> bool {
+    read_only(program)
+        .and_then(|g| grammar::option_kind(g, &spec().programs.sets, option))
+        .is_some_and(|kind| matches!(kind, types::ValueKind::Flag | types::ValueKind::Optional))
+}
+
 /// Reads a command's arguments by its program's read-only grammar (see [`grammar::read`]).
 pub fn read(
     grammar: &Grammar,
