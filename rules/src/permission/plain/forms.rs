@@ -32,6 +32,8 @@ impl Walker<'_> {
                 may_be_option: self.may_be_option(w, scope),
             })
             .collect();
+        // The folder it runs in: a program may read it without naming it (git reads the
+        // repository there, ls lists it), so a grammar covers it only in the project.
         let read_only = match programs::read(grammar, &args) {
             Ok(named) => {
                 let part = cmd.text();
@@ -55,7 +57,10 @@ impl Walker<'_> {
                         }
                     }
                 }
-                ReadOnly::Inside
+                match self.folder_outside_root() {
+                    Some(folder) => ReadOnly::Outside(grammar::Outside::Folder(folder)),
+                    None => ReadOnly::Inside,
+                }
             }
             Err(why) => ReadOnly::Outside(why),
         };

@@ -282,6 +282,49 @@ impl Walker<'_> {
             return;
         }
         self.judge(program, lists, words, scope, depth);
+        if may_run_its_words(program, lists) {
+            self.words_as_commands(words, scope, stdin_fed, depth);
+        }
+    }
+
+    /// The later words of a command whose program may run them (see [`may_run_its_words`]):
+    /// each that names a program the hardline judges — one of its entries', a wrapper, a shell
+    /// or a program read as opaque — is read as the start of a command too (`valgrind rm -rf ~`
+    /// is `rm -rf ~`), at most [`MAX_WORD_COMMANDS`] of them; past that the line is opaque.
+    fn words_as_commands(
+        &mut self,
+        words: &[Word],
+        scope: &Scope<'_>,
+        stdin_fed: bool,
+        depth: usize,
+    ) {
+        let plain = &self.hardline.plain;
+        let starts: Vec<usize> = words
+            .iter()
+            .enumerate()
+            .skip(1)
+            .filter(|(_, w)| !w.dynamic() && !w.glob())
+            .filter(|(_, w)| {
+                let name = gnu_name(shell::program_name(&w.text));
+                let lists = program_lists().of(name);
+                super::index::entries_naming(name).next().is_some()
+                    || plain.wrappers.get(name).is_some()
+                    || plain.opaque.get(name).is_some()
+                    || lists.has(List::Shells)
+                    || lists.has(List::OtherShells)
+                    || lists.has(List::InputShells)
+            })
+            .map(|(at, _)| at)
+            .collect();
+        if starts.len() > MAX_WORD_COMMANDS {
+            self.opaque(Construct::WrapperLine);
+            return;
+        }
+        for at in starts {
+            if let Some(command) = words.get(at..) {
+                self.unwrap_wrappers(command, scope, stdin_fed, depth);
+            }
+        }
     }
 
     /// A POSIX shell: its `-c` line read again, with `$0 $1 …` after it; without `-c` it reads a
@@ -707,7 +750,18 @@ impl Walker<'_> {
             };
             if !e.target_options.is_empty() {
                 listed.clear();
-                for (value, option) in option_values(args, &e.target_options) {
+                let given = option_values(args, &e.target_options);
+                if given.is_empty() {
+                    // No target option: its target is the folder it runs in.
+                    match &self.cwds {
+                        Some(cwds) if cwds.iter().any(|folder| self.in_set(set, folder)) => {
+                            holds = Holds::Yes;
+                        }
+                        Some(_) => {}
+                        None => holds = holds.max_maybe(),
+                    }
+                }
+                for (value, option) in given {
                     let mount = option == "--mount";
                     let Some(values) = self.values(&value, scope) else {
                         holds = holds.max_maybe();
@@ -891,6 +945,17 @@ impl Walker<'_> {
         }
     }
 
+    /// A folder the line may be in that is outside the project root, or `?` when the folder
+    /// is not known (`cd "$X"`, `cd -`); none while every folder it may be in is the root's.
+    pub(super) fn folder_outside_root(&self) -> Option<String> {
+        let Some(cwds) = &self.cwds else {
+            return Some("?".into());
+        };
+        cwds.iter()
+            .find(|folder| super::super::path::inside(self.place.root, folder).is_none())
+            .map(|folder| folder.to_string())
+    }
+
     /// `ln -s TARGET LINK`: a later path through the link reaches the target.
     pub(super) fn link(&mut self, args: &[Word], scope: &Scope<'_>) {
         let opts = Options::read(args, |w| self.values(w, scope), &[], &[]);
@@ -929,6 +994,20 @@ impl Walker<'_> {
                 || set.patterns.iter().any(|glob| candidate.meets_glob(glob))
         })
     }
+}
+
+/// The most later words of one command read as commands of their own ([`Walker::words_as_commands`]).
+const MAX_WORD_COMMANDS: usize = 8;
+
+/// Whether a program may run its later words as a command, for all lembas knows: it is on no
+/// list of the hardline, named by none of its entries, with no read-only grammar and no files
+/// its operands name (hardline.json, programs.json) — a wrapper lembas does not list (`uv run`,
+/// `npx`, `valgrind`, `faketime D`), an interpreter or a build tool may run what follows it.
+fn may_run_its_words(program: &str, lists: Lists) -> bool {
+    lists == Lists::default()
+        && super::index::entries_naming(program).next().is_none()
+        && super::super::programs::read_only(program).is_none()
+        && super::super::programs::reads_of(program).is_none()
 }
 
 /// A command's words joined by one space: the command as a refusal or a write names it.

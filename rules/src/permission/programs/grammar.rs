@@ -80,6 +80,9 @@ pub enum Outside {
     Value(String),
     /// A subcommand the grammar does not know, or none.
     Subcommand(String),
+    /// It runs in a folder outside the project root, or one not known (after `cd`): what it
+    /// reads there without naming it (git the repository, ls the folder) is not the project's.
+    Folder(String),
 }
 
 /// Reads a command's arguments (the words after its program) by `grammar`, with the file's
