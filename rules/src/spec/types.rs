@@ -990,6 +990,10 @@ spec_struct! {
         pub when: List<Str>,
         #[serde(default)]
         pub prefix: Option<Str>,
+        /// The options with which each operand it writes is written whole, a folder with
+        /// everything in it (`rm -r`); `*`: always (`mv`).
+        #[serde(default)]
+        pub trees: List<Str>,
     }
 }
 

@@ -70,9 +70,14 @@ impl Walker<'_> {
 /// The hardline's path entries that refuse a read (keys, a process's environment), their
 /// patterns in lower case.
 fn refusing_reads() -> impl Iterator<Item = &'static LowerPath> {
+    refusing(RiskClass::Read)
+}
+
+/// The hardline's path entries that refuse a call of `class`, their patterns in lower case.
+fn refusing(class: RiskClass) -> impl Iterator<Item = &'static LowerPath> {
     hardline::lower_paths()
         .iter()
-        .filter(|e| !e.entry.ask && e.applies_to(RiskClass::Read))
+        .filter(move |e| !e.entry.ask && e.applies_to(class))
 }
 
 /// Whether a text holds a literal piece of a path no tool may read (no case): one that holds none
@@ -195,9 +200,17 @@ impl Walker<'_> {
     /// `/proc`). Only entries anchored at a folder count: `*/.ssh/*` names keys wherever they
     /// are, which a folder of the project is not known to hold.
     pub(super) fn secret_tree(&mut self, path: &str) {
+        self.protected_tree(path, RiskClass::Read);
+    }
+
+    /// A folder read or written whole — read with everything in it, or deleted or moved with
+    /// everything in it (`rm -r ~/.config`, `mv ~/.local/state x`): refused when a path the
+    /// hardline refuses to a call of `class` is anywhere under it, anchored at a folder as for
+    /// [`Walker::secret_tree`].
+    pub(super) fn protected_tree(&mut self, path: &str, class: RiskClass) {
         let folder = lower(path);
         let home = self.place.home.map(|h| lower(h.trim_end_matches('/')));
-        for e in refusing_reads() {
+        for e in refusing(class) {
             let under = e.patterns.iter().any(|p| {
                 let p = p.as_str();
                 let anchored = match (p.strip_prefix('~'), &home) {

@@ -13,6 +13,7 @@ use super::values::{
     MAX_VALUES, SH,
 };
 use super::{Analysis, FileRead, Place};
+use crate::permission::RiskClass;
 use crate::spec::types::{HardCommand, HardlineFile};
 use smallvec::SmallVec;
 use std::borrow::Cow;
@@ -862,17 +863,22 @@ impl Walker<'_> {
                 }
                 _ => Vec::new(),
             };
+            let whole = wr.trees.iter().any(|t| *t == "*" || opts.has(t));
             for w in chosen {
-                match &wr.prefix {
-                    Some(p) => {
-                        if let Some(rest) = w.text.strip_prefix(p.as_ref()) {
-                            let word = strip_word_prefix(w, p.len(), rest);
-                            self.write_target(&word, scope, part);
-                        } else if w.dynamic() {
-                            self.write_target(w, scope, part);
-                        }
+                let word: Cow<'_, Word> = match &wr.prefix {
+                    Some(p) => match w.text.strip_prefix(p.as_ref()) {
+                        Some(rest) => Cow::Owned(strip_word_prefix(w, p.len(), rest)),
+                        None if w.dynamic() => Cow::Borrowed(w),
+                        None => continue,
+                    },
+                    None => Cow::Borrowed(w),
+                };
+                self.write_target(&word, scope, part);
+                // Its path not known: `write_target` said so already.
+                if let (true, Some(paths)) = (whole, self.targets(&word, scope)) {
+                    for path in paths {
+                        self.protected_tree(&path, RiskClass::Write);
                     }
-                    None => self.write_target(w, scope, part),
                 }
             }
         }

@@ -71,8 +71,10 @@ fn code(
 ) -> Vec<Code> {
     let mut out = Vec::new();
     let mut script: Vec<&str> = Vec::new();
-    // Only the first two operands are read (no list of them: one allocation less per command).
-    let mut operands: [Option<&str>; 2] = [None, None];
+    // The first operand and the one before the word read (no list of them: one allocation less
+    // per command).
+    let mut first: Option<&str> = None;
+    let mut previous_operand: Option<&str> = None;
     let mut i = 0;
     while let Some(w) = args.get(i) {
         i += 1;
@@ -133,15 +135,15 @@ fn code(
             }
         }
         if !t.starts_with('-') {
-            if let Some(free) = operands.iter_mut().find(|o| o.is_none()) {
-                *free = Some(t);
+            // `git config KEY VALUE`: the value is run when git next reads the key. Every two
+            // operands in a row are read as a key and its value, so no spelling places the key
+            // elsewhere unread (`git config set KEY VALUE`, `git config -f FILE KEY VALUE`).
+            if let (true, Some(key)) = (entry.settings, previous_operand) {
+                config_line(config_lines, key, t, &mut out);
             }
+            previous_operand = Some(t);
+            first = first.or(Some(t));
         }
-    }
-    // `git config KEY VALUE`: the value is run when git next reads the key.
-    let [first, second] = operands;
-    if let (true, Some(key), Some(value)) = (entry.settings, first, second) {
-        config_line(config_lines, key, value, &mut out);
     }
     if let Some(kind) = entry.script.as_deref() {
         let program = if script.is_empty() {
