@@ -225,6 +225,10 @@ impl Walker<'_> {
             self.opaque(Construct::CommandNameExpansion);
             return;
         }
+        if self.runs_what_the_line_wrote(first) {
+            self.opaque(Construct::Source);
+            return;
+        }
         let program = gnu_name(shell::program_name(&first.text));
         let args = words.get(1..).unwrap_or(&[]);
         let plain = &self.hardline.plain;
@@ -960,6 +964,20 @@ impl Walker<'_> {
         cwds.iter()
             .find(|folder| super::super::path::inside(self.place.root, folder).is_none())
             .map(|folder| folder.to_string())
+    }
+
+    /// Whether a command's program is a file the line wrote before it (`echo … > x.sh && chmod
+    /// +x x.sh && ./x.sh`, `cp /bin/rm r && ./r -rf ~`): code the line gives, but not as a line
+    /// the reader reads, so it is read as a file run as code (`source`).
+    fn runs_what_the_line_wrote(&self, program: &Word) -> bool {
+        if !program.text.contains('/') || self.out.writes.is_empty() {
+            return false;
+        }
+        self.resolve_all(&program.text).is_none_or(|paths| {
+            paths
+                .iter()
+                .any(|path| self.out.writes.iter().any(|(written, _)| written == path))
+        })
     }
 
     /// `ln -s TARGET LINK`: a later path through the link reaches the target.
