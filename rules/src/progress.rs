@@ -484,7 +484,10 @@ impl fmt::Display for OneDecimal {
             // toFixed gives such a number as its ToString: ryu's shortest digits, with the
             // exponent's sign written (`1.5e21` → `1.5e+21`).
             let mut digits = ryu::Buffer::new();
-            return f.write_str(&digits.format_finite(x).replacen('e', "e+", 1));
+            return match digits.format_finite(x).split_once('e') {
+                Some((mantissa, exponent)) => write!(f, "{mantissa}e+{exponent}"),
+                None => f.write_str(digits.format_finite(x)),
+            };
         }
         // |x| = m · 2^e exactly.
         let bits = x.to_bits();
@@ -702,9 +705,12 @@ fn write_text<W: fmt::Write>(f: &mut W, p: &Progress, now: i64) -> fmt::Result {
 /// (progress.md §3; the progress cases' `about`). A clock behind `since` counts up, as the formula
 /// says: `in` 5 at 1.5 s before `since` is 7.
 fn seconds_left(in_secs: u64, since: i64, now: i64) -> u64 {
-    let gone = (i128::from(now) - i128::from(since)).div_euclid(1000);
-    let left = (i128::from(in_secs) - gone).max(0);
-    u64::try_from(left).unwrap_or(u64::MAX)
+    let gone = now.saturating_sub(since).div_euclid(1000);
+    if gone < 0 {
+        in_secs.saturating_add(gone.unsigned_abs())
+    } else {
+        in_secs.saturating_sub(gone.unsigned_abs())
+    }
 }
 
 /// The phase's text (progress.md §2), its fields filled; `now` counts retrying's `in` down.
