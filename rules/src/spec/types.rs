@@ -899,7 +899,8 @@ spec_struct! {
         /// Only operands that start with this are targets, read after it (`of=`).
         #[serde(default)]
         pub target_prefix: Option<Str>,
-        /// `last`: only the last operand is a target (a copy's destination).
+        /// `last`: only the last operand is a target (a copy's destination); `all`: every
+        /// operand is one, with the values of `target_options` (git's paths and its `-C`).
         #[serde(default)]
         pub target_operand: Option<Str>,
         /// An operand matches one of these.
@@ -994,6 +995,14 @@ spec_struct! {
         /// everything in it (`rm -r`); `*`: always (`mv`).
         #[serde(default)]
         pub trees: List<Str>,
+        /// Whether its last operand is the place the others go (`mv a b dir`): not written
+        /// whole (what goes into a folder leaves the folder's files), unless an option of
+        /// `destination_options` names that place instead (`mv -t dir a b`).
+        #[serde(default)]
+        pub destination_last: bool,
+        /// The options that name the place the operands go (`-t`).
+        #[serde(default)]
+        pub destination_options: List<Str>,
     }
 }
 
@@ -1024,6 +1033,10 @@ spec_struct! {
         pub network: List<Str>,
         /// The command a network redirection is judged as in auto mode.
         pub network_like: Str,
+        /// Programs that only write their words out and never run them (`printf`): a word of
+        /// theirs that holds a line is text.
+        #[serde(default)]
+        pub text_programs: List<Str>,
     }
 }
 

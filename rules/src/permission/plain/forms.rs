@@ -58,8 +58,10 @@ impl Walker<'_> {
                     }
                 }
                 match self.folder_outside_root() {
-                    Some(folder) => ReadOnly::Outside(grammar::Outside::Folder(folder)),
-                    None => ReadOnly::Inside,
+                    Some(folder) if reads_where_it_runs(grammar) => {
+                        ReadOnly::Outside(grammar::Outside::Folder(folder))
+                    }
+                    _ => ReadOnly::Inside,
                 }
             }
             Err(why) => ReadOnly::Outside(why),
@@ -132,6 +134,20 @@ impl Walker<'_> {
             self.read_target(file, scope, false, &part());
         }
     }
+}
+
+/// Whether a grammar's program may read the folder it runs in without naming it: its operands
+/// (or a subcommand's) name files or folders, so with none it reads that folder (`ls`, `git
+/// log`, `grep -r x`); `echo`, `pwd` or `date` read none.
+fn reads_where_it_runs(grammar: &crate::spec::types::Grammar) -> bool {
+    use crate::spec::types::OperandKind;
+    matches!(
+        grammar.operands,
+        OperandKind::List | OperandKind::Path | OperandKind::Tree | OperandKind::Revision
+    ) || grammar
+        .subcommands
+        .iter()
+        .any(|(_, subcommand)| reads_where_it_runs(subcommand))
 }
 
 /// The operands that name files: after the options and their values, the pattern left out when

@@ -208,6 +208,18 @@ impl Walker<'_> {
     /// hardline refuses to a call of `class` is anywhere under it, anchored at a folder as for
     /// [`Walker::secret_tree`].
     pub(super) fn protected_tree(&mut self, path: &str, class: RiskClass) {
+        // A glob stands for every path it may name: the folder above its first wildcard holds
+        // them all (`~/.conf*` is a folder of `~`).
+        let path = match path.find(['*', '?', '[']) {
+            Some(at) => path
+                .get(..at)
+                .and_then(|before| before.rsplit_once('/'))
+                .map_or(
+                    "/",
+                    |(folder, _)| if folder.is_empty() { "/" } else { folder },
+                ),
+            None => path,
+        };
         let folder = lower(path);
         let home = self.place.home.map(|h| lower(h.trim_end_matches('/')));
         for e in refusing(class) {

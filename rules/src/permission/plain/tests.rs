@@ -436,3 +436,22 @@ fn every_option_read_starts_with_a_dash() {
         }
     }
 }
+
+/// A glob segment that may match `..` (dash, bash before 5.2) is read as `..` too; others not.
+#[test]
+fn a_glob_that_may_match_the_parent_is_read_as_it() {
+    use super::values::dot_dot_variant;
+    for (path, parent) in [
+        (".?", Some("..")),
+        (".*/x", Some("../x")),
+        ("a/.[.]/b", Some("a/../b")),
+        ("~/.?/.*", Some("~/../..")),
+        (".c*", None),
+        ("*", None),
+        ("./x", None),
+        ("..", None),
+        ("a?/b", None),
+    ] {
+        assert_eq!(dot_dot_variant(path).as_deref(), parent, "{path}");
+    }
+}

@@ -209,6 +209,10 @@ impl Walker<'_> {
             } else {
                 v
             };
+            // `.?`, `.*`, `.[.]` match `..` in dash and in bash before 5.2: that too.
+            if let Some(parent) = dot_dot_variant(&v) {
+                out.extend(self.resolve_all(&parent)?);
+            }
             out.extend(self.resolve_all(&v)?);
             if out.len() > MAX_VALUES {
                 return None;
@@ -391,4 +395,29 @@ pub(super) fn strip_word_prefix(w: &Word, skip: usize, rest: &str) -> Word {
 /// A piece's place in a word's text, moved back by `cut` bytes (`None`: it began before them).
 fn moved_back(span: std::ops::Range<usize>, cut: usize) -> Option<std::ops::Range<usize>> {
     Some(span.start.checked_sub(cut)?..span.end.checked_sub(cut)?)
+}
+
+/// The path with each segment that is a glob able to match `..` (a `.` then `*`, `?` or `[`)
+/// read as `..`; none when it has no such segment.
+pub(super) fn dot_dot_variant(path: &str) -> Option<String> {
+    let may_be_parent = |segment: &str| {
+        segment
+            .strip_prefix('.')
+            .is_some_and(|rest| rest.starts_with(['*', '?', '[']))
+    };
+    if !path.split('/').any(may_be_parent) {
+        return None;
+    }
+    Some(
+        path.split('/')
+            .map(|segment| {
+                if may_be_parent(segment) {
+                    ".."
+                } else {
+                    segment
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("/"),
+    )
 }

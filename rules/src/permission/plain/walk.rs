@@ -304,30 +304,92 @@ impl Walker<'_> {
         depth: usize,
     ) {
         let plain = &self.hardline.plain;
-        let starts: Vec<usize> = words
-            .iter()
-            .enumerate()
-            .skip(1)
-            .filter(|(_, w)| !w.dynamic() && !w.glob())
-            .filter(|(_, w)| {
-                let name = gnu_name(shell::program_name(&w.text));
-                let lists = program_lists().of(name);
-                super::index::entries_naming(name).next().is_some()
-                    || plain.wrappers.get(name).is_some()
-                    || plain.opaque.get(name).is_some()
-                    || lists.has(List::Shells)
-                    || lists.has(List::OtherShells)
-                    || lists.has(List::InputShells)
-            })
-            .map(|(at, _)| at)
-            .collect();
+        // A program it may run: a name, or an absolute path (`tests/sh` is the project's file,
+        // not a shell), that names a program the hardline judges — not a shell's builtin
+        // (`.`, `eval`), which no program runs — and a shell only with options after it (`sh -c
+        // …`; `pytest -k bash` names a test).
+        let judged = |text: &str, next: Option<&Word>| {
+            if text.contains('/') && !text.starts_with('/') {
+                return false;
+            }
+            let name = gnu_name(shell::program_name(text));
+            let lists = program_lists().of(name);
+            let shell = lists.has(List::Shells)
+                || lists.has(List::OtherShells)
+                || lists.has(List::InputShells);
+            if shell {
+                return next.is_some_and(|w| w.text.starts_with('-'));
+            }
+            plain.opaque.get(name).is_none()
+                && (super::index::entries_naming(name).next().is_some()
+                    || plain.wrappers.get(name).is_some())
+        };
+        // Where a command may start, and the program's name when a variable the line sets
+        // gives it (`R=rm; uv run $R -rf ~`).
+        let mut starts: Vec<(usize, Option<String>)> = Vec::new();
+        let mut unknown_names: Vec<usize> = Vec::new();
+        for (at, w) in words.iter().enumerate().skip(1) {
+            let next = words.get(at + 1);
+            if !w.dynamic() && !w.glob() {
+                if judged(&w.text, next) {
+                    starts.push((at, None));
+                }
+                continue;
+            }
+            match self.values(w, scope) {
+                Some(values) if !w.glob() => {
+                    for value in values {
+                        if judged(&value, next) {
+                            starts.push((at, Some(value)));
+                        }
+                    }
+                }
+                // A name known only when it runs (`"$(echo rm)"`, `rm${E}`, `/bin/r[m]`).
+                _ => unknown_names.push(at),
+            }
+        }
+        // Such a word may be any program: an entry of the hardline that its later words make
+        // hold (one that holds with no words, `reboot`, says nothing of them) holds if it is
+        // that entry's program — not known, so refused where nobody asks.
+        for at in unknown_names {
+            let args = words.get(at + 1..).unwrap_or(&[]);
+            let met = self.hardline.commands.iter().find(|e| {
+                self.entry(e, args, scope, None) != Holds::No
+                    && self.entry(e, &[], scope, None) == Holds::No
+            });
+            if let Some(e) = met {
+                let part = command_text(words.get(at..).unwrap_or(&[]));
+                self.hit(e, part, Holds::Maybe);
+            }
+        }
         if starts.len() > MAX_WORD_COMMANDS {
             self.opaque(Construct::WrapperLine);
             return;
         }
-        for at in starts {
-            if let Some(command) = words.get(at..) {
-                self.unwrap_wrappers(command, scope, stdin_fed, depth);
+        // A word holding a whole line (`hyperfine "rm -rf ~"`, `npx -c "…"`, `nix-shell --run
+        // "…"`) may be run as one: read as a line for what the hardline refuses in it, and
+        // nothing else (a test's name is not a line the reader must read exactly).
+        let program = words.first().map_or("", |w| shell::program_name(&w.text));
+        if !plain.text_programs.iter().any(|p| *p == program) {
+            for w in words.iter().skip(1) {
+                if !w.dynamic() && w.text.contains([' ', '\t', '\n', ';', '&', '|']) {
+                    self.hardline_of_line(&w.text, depth);
+                }
+            }
+        }
+        for (at, given) in starts {
+            let Some(command) = words.get(at..) else {
+                continue;
+            };
+            match given {
+                None => self.unwrap_wrappers(command, scope, stdin_fed, depth),
+                Some(name) => {
+                    let mut named: Vec<Word> = command.to_vec();
+                    if let Some(first) = named.first_mut() {
+                        *first = Word::literal(&name);
+                    }
+                    self.unwrap_wrappers(&named, scope, stdin_fed, depth);
+                }
             }
         }
     }
@@ -398,6 +460,37 @@ impl Walker<'_> {
         self.line(&line.text, Some(positional), depth);
     }
 
+    /// What the hardline refuses in a text read as a line, and nothing else of it: its other
+    /// findings (what it reads or writes, its opaque constructs) are dropped.
+    fn hardline_of_line(&mut self, text: &str, depth: usize) {
+        let opaque = self.out.opaque;
+        let kept = (
+            self.out.writes.len(),
+            self.out.reads.len(),
+            self.out.unknown_reads.len(),
+            self.out.network.len(),
+            self.out.guarded.len(),
+        );
+        let unknown = self.out.unknown.len();
+        self.line(text, Some(Cow::Borrowed(SH)), depth);
+        self.out.opaque = opaque;
+        self.out.writes.truncate(kept.0);
+        self.out.reads.truncate(kept.1);
+        self.out.unknown_reads.truncate(kept.2);
+        self.out.network.truncate(kept.3);
+        self.out.guarded.truncate(kept.4);
+        // Of what may hold, only the hardline's entries: a write whose file is not known is
+        // the line's own reading.
+        let mut at = unknown;
+        while let Some(hit) = self.out.unknown.get(at) {
+            if hit.entry == "write" {
+                self.out.unknown.remove(at);
+            } else {
+                at += 1;
+            }
+        }
+    }
+
     /// A line run by a shell inside the line.
     pub(super) fn line(&mut self, text: &str, positional: Option<Positional>, depth: usize) {
         if depth + 1 > MAX_DEPTH {
@@ -457,6 +550,12 @@ impl Walker<'_> {
             match (self.targets(s, scope), found.as_mut()) {
                 (Some(paths), Some(f)) => f.extend(paths),
                 _ => found = None,
+            }
+        }
+        // `-delete` deletes each start point with everything under it.
+        if args.iter().any(|w| w.text == "-delete") {
+            for start in found.iter().flatten() {
+                self.protected_tree(start, RiskClass::Write);
             }
         }
         let found = found.filter(|f| f.len() <= MAX_VALUES).map(|f| {
@@ -754,7 +853,9 @@ impl Walker<'_> {
                 _ => opts.operands.iter().skip(owner_skipped).copied().collect(),
             };
             if !e.target_options.is_empty() {
-                listed.clear();
+                if e.target_operand.as_deref() != Some("all") {
+                    listed.clear();
+                }
                 let given = option_values(args, &e.target_options);
                 if given.is_empty() {
                     // No target option: its target is the folder it runs in.
@@ -773,8 +874,11 @@ impl Walker<'_> {
                         continue;
                     };
                     for v in values {
-                        let Some(source) = volume_source(&v, mount) else {
-                            continue;
+                        // An empty value is the folder it runs in (`git -C ""`).
+                        let source = match volume_source(&v, mount) {
+                            Some(source) => source,
+                            None if v.is_empty() => ".",
+                            None => continue,
                         };
                         match self.resolve_all(source) {
                             Some(paths) if paths.iter().any(|p| self.in_set(set, p)) => {
@@ -868,7 +972,13 @@ impl Walker<'_> {
                 _ => Vec::new(),
             };
             let whole = wr.trees.iter().any(|t| *t == "*" || opts.has(t));
-            for w in chosen {
+            // `mv a b dir`: the last goes unreplaced (unless `-t dir` names the place).
+            let destination = (wr.destination_last
+                && chosen.len() > 1
+                && !wr.destination_options.iter().any(|o| opts.has(o)))
+            .then(|| chosen.len() - 1);
+            for (at, w) in chosen.into_iter().enumerate() {
+                let whole = whole && Some(at) != destination;
                 let word: Cow<'_, Word> = match &wr.prefix {
                     Some(p) => match w.text.strip_prefix(p.as_ref()) {
                         Some(rest) => Cow::Owned(strip_word_prefix(w, p.len(), rest)),
