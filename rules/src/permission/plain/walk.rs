@@ -1071,8 +1071,15 @@ impl Walker<'_> {
         let Some(cwds) = &self.cwds else {
             return Some("?".into());
         };
+        let root = self.place.root.trim_end_matches('/');
         cwds.iter()
-            .find(|folder| super::super::path::inside(self.place.root, folder).is_none())
+            .find(|folder| {
+                // Inside the root: the root itself, or a folder under it (no copy made).
+                let under = folder
+                    .strip_prefix(root)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
+                !(root.is_empty() || under)
+            })
             .map(|folder| folder.to_string())
     }
 
