@@ -1037,6 +1037,11 @@ spec_struct! {
         /// theirs that holds a line is text.
         #[serde(default)]
         pub text_programs: List<Str>,
+        /// Options whose value a program lembas does not know may run as a line (`-c`,
+        /// `--run`, `--exec`): read for what the hardline refuses in it, where another option's
+        /// value (a title, a test's name) is not.
+        #[serde(default)]
+        pub line_options: List<Str>,
     }
 }
 

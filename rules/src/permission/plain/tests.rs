@@ -451,6 +451,21 @@ fn a_glob_that_may_match_the_parent_is_read_as_it() {
         ("./x", None),
         ("..", None),
         ("a?/b", None),
+        // Globs that cannot match `..`: the idioms that avoid it, and names after the dot.
+        (".*.orig", None),
+        (".*cache", None),
+        (".[!.]*", None),
+        (".??*", None),
+        (".[a-z]*", None),
+        ("./.*.swp", None),
+        (".[!a]", Some("..")),
+        (".[^a]*", Some("..")),
+        (".[!-0]", Some("..")),
+        (".[,-0]", Some("..")),
+        (".[-a]", None),
+        (".**", Some("..")),
+        (".*?", Some("..")),
+        (".[.", None),
     ] {
         assert_eq!(dot_dot_variant(path).as_deref(), parent, "{path}");
     }

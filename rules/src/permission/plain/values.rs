@@ -397,14 +397,9 @@ fn moved_back(span: std::ops::Range<usize>, cut: usize) -> Option<std::ops::Rang
     Some(span.start.checked_sub(cut)?..span.end.checked_sub(cut)?)
 }
 
-/// The path with each segment that is a glob able to match `..` (a `.` then `*`, `?` or `[`)
-/// read as `..`; none when it has no such segment.
+/// The path with each segment that is a glob able to match `..` (`.?`, `.*`, `.[.]`: dash and
+/// bash before 5.2 match it) read as `..`; none when it has no such segment.
 pub(super) fn dot_dot_variant(path: &str) -> Option<String> {
-    let may_be_parent = |segment: &str| {
-        segment
-            .strip_prefix('.')
-            .is_some_and(|rest| rest.starts_with(['*', '?', '[']))
-    };
     if !path.split('/').any(may_be_parent) {
         return None;
     }
@@ -420,4 +415,65 @@ pub(super) fn dot_dot_variant(path: &str) -> Option<String> {
             .collect::<Vec<_>>()
             .join("/"),
     )
+}
+
+/// Whether a glob segment may match `..`: a `.`, then wildcards that together may match one `.`
+/// (`*`, `?`, a bracket that takes `.`) — not `.*.orig`, `.[!.]*` or `.??*`.
+fn may_be_parent(segment: &str) -> bool {
+    let Some(rest) = segment.strip_prefix('.') else {
+        return false;
+    };
+    if !rest.contains(['*', '?', '[']) {
+        return false;
+    }
+    // How many one-letter tokens that take `.` it has (a `*` takes none or any).
+    let mut ones = 0;
+    let mut star = false;
+    let mut chars = rest.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '*' => star = true,
+            '?' | '.' => ones += 1,
+            '[' => match bracket_takes_dot(&mut chars) {
+                Some(true) => ones += 1,
+                // A bracket that does not take `.`, or no bracket at all (an unclosed `[`).
+                _ => return false,
+            },
+            _ => return false,
+        }
+    }
+    ones == 1 || (ones == 0 && star)
+}
+
+/// Whether the bracket expression after a `[` takes `.`; none when it is not closed.
+fn bracket_takes_dot(chars: &mut std::str::Chars<'_>) -> Option<bool> {
+    let mut set: Vec<char> = Vec::new();
+    let mut c = chars.next()?;
+    let negated = c == '!' || c == '^';
+    if negated {
+        c = chars.next()?;
+    }
+    // A `]` first is one of the set.
+    set.push(c);
+    loop {
+        match chars.next()? {
+            ']' => break,
+            c => set.push(c),
+        }
+    }
+    let mut takes = false;
+    let mut i = 0;
+    while let Some(&c) = set.get(i) {
+        match (set.get(i + 1), set.get(i + 2)) {
+            (Some('-'), Some(&end)) => {
+                takes |= (c..=end).contains(&'.');
+                i += 3;
+            }
+            _ => {
+                takes |= c == '.';
+                i += 1;
+            }
+        }
+    }
+    Some(takes != negated)
 }

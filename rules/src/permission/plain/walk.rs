@@ -292,10 +292,15 @@ impl Walker<'_> {
         }
     }
 
-    /// The later words of a command whose program may run them (see [`may_run_its_words`]):
-    /// each that names a program the hardline judges — one of its entries', a wrapper, a shell
-    /// or a program read as opaque — is read as the start of a command too (`valgrind rm -rf ~`
-    /// is `rm -rf ~`), at most [`MAX_WORD_COMMANDS`] of them; past that the line is opaque.
+    /// The later words of a command whose program may run them (see [`may_run_its_words`]),
+    /// at most [`MAX_WORD_COMMANDS`] commands of them (past that the line is opaque):
+    /// - a word naming a program the hardline judges starts a command (`valgrind rm -rf ~` is
+    ///   `rm -rf ~`), also through a variable the line sets (`R=rm; uv run $R -rf ~`);
+    /// - a word whose name is known only when it runs (`"$(echo rm)"`, `/bin/r[m]`) may be any
+    ///   program: an entry whose target its later words name (`-rf ~`) is not known to hold;
+    /// - a word holding a line, where it stands as an operand or after a `line_options` option
+    ///   (`hyperfine "rm -rf ~"`, `npx -c "…"`), is read for what the hardline refuses in it —
+    ///   not a text program's (`printf`), nor an option's value such as a title (`--title "…"`).
     fn words_as_commands(
         &mut self,
         words: &[Word],
@@ -304,34 +309,18 @@ impl Walker<'_> {
         depth: usize,
     ) {
         let plain = &self.hardline.plain;
-        // A program it may run: a name, or an absolute path (`tests/sh` is the project's file,
-        // not a shell), that names a program the hardline judges — not a shell's builtin
-        // (`.`, `eval`), which no program runs — and a shell only with options after it (`sh -c
-        // …`; `pytest -k bash` names a test).
-        let judged = |text: &str, next: Option<&Word>| {
-            if text.contains('/') && !text.starts_with('/') {
-                return false;
-            }
-            let name = gnu_name(shell::program_name(text));
-            let lists = program_lists().of(name);
-            let shell = lists.has(List::Shells)
-                || lists.has(List::OtherShells)
-                || lists.has(List::InputShells);
-            if shell {
-                return next.is_some_and(|w| w.text.starts_with('-'));
-            }
-            plain.opaque.get(name).is_none()
-                && (super::index::entries_naming(name).next().is_some()
-                    || plain.wrappers.get(name).is_some())
-        };
-        // Where a command may start, and the program's name when a variable the line sets
-        // gives it (`R=rm; uv run $R -rf ~`).
+        // Where a command may start, and the program's name when a variable gives it.
         let mut starts: Vec<(usize, Option<String>)> = Vec::new();
         let mut unknown_names: Vec<usize> = Vec::new();
         for (at, w) in words.iter().enumerate().skip(1) {
-            let next = words.get(at + 1);
+            let after_option = at > 1 && words.get(at - 1).is_some_and(|p| p.text.starts_with('-'));
+            let place = WordPlace {
+                next: words.get(at + 1),
+                after_option,
+                last_fed: stdin_fed && at + 1 == words.len(),
+            };
             if !w.dynamic() && !w.glob() {
-                if judged(&w.text, next) {
+                if self.runs_as_program(&w.text, &place) {
                     starts.push((at, None));
                 }
                 continue;
@@ -339,24 +328,20 @@ impl Walker<'_> {
             match self.values(w, scope) {
                 Some(values) if !w.glob() => {
                     for value in values {
-                        if judged(&value, next) {
+                        if self.runs_as_program(&value, &place) {
                             starts.push((at, Some(value)));
                         }
                     }
                 }
-                // A name known only when it runs (`"$(echo rm)"`, `rm${E}`, `/bin/r[m]`).
                 _ => unknown_names.push(at),
             }
         }
-        // Such a word may be any program: an entry of the hardline that its later words make
-        // hold (one that holds with no words, `reboot`, says nothing of them) holds if it is
-        // that entry's program — not known, so refused where nobody asks.
         for at in unknown_names {
             let args = words.get(at + 1..).unwrap_or(&[]);
-            let met = self.hardline.commands.iter().find(|e| {
-                self.entry(e, args, scope, None) != Holds::No
-                    && self.entry(e, &[], scope, None) == Holds::No
-            });
+            let met =
+                self.hardline.commands.iter().find(|e| {
+                    e.targets.is_some() && self.entry(e, args, scope, None) == Holds::Yes
+                });
             if let Some(e) = met {
                 let part = command_text(words.get(at..).unwrap_or(&[]));
                 self.hit(e, part, Holds::Maybe);
@@ -366,13 +351,17 @@ impl Walker<'_> {
             self.opaque(Construct::WrapperLine);
             return;
         }
-        // A word holding a whole line (`hyperfine "rm -rf ~"`, `npx -c "…"`, `nix-shell --run
-        // "…"`) may be run as one: read as a line for what the hardline refuses in it, and
-        // nothing else (a test's name is not a line the reader must read exactly).
         let program = words.first().map_or("", |w| shell::program_name(&w.text));
         if !plain.text_programs.iter().any(|p| *p == program) {
-            for w in words.iter().skip(1) {
-                if !w.dynamic() && w.text.contains([' ', '\t', '\n', ';', '&', '|']) {
+            for (at, w) in words.iter().enumerate().skip(1) {
+                let before = at.checked_sub(1).and_then(|b| words.get(b));
+                let stands_for_a_line = match before {
+                    Some(option) if at > 1 && option.text.starts_with('-') => {
+                        plain.line_options.iter().any(|o| *o == option.text)
+                    }
+                    _ => true,
+                };
+                if stands_for_a_line && w.text.contains([' ', '\t', '\n', ';', '&', '|']) {
                     self.hardline_of_line(&w.text, depth);
                 }
             }
@@ -392,6 +381,33 @@ impl Walker<'_> {
                 }
             }
         }
+    }
+
+    /// Whether a later word of such a command names a program it may run, the hardline judges:
+    /// a name, an absolute path, or a relative one that leads out of the root (`../../bin/rm`;
+    /// `tests/sh` is the project's file), not a shell's builtin (`.`, `eval`: no program runs
+    /// one); a shell only where it is no option's value (`pytest -k bash`) and is given words or
+    /// fed its input (`npx bash x.sh`, `… | uv run sh`).
+    fn runs_as_program(&self, text: &str, place: &WordPlace<'_>) -> bool {
+        let plain = &self.hardline.plain;
+        if text.contains('/') && !text.starts_with('/') {
+            let leaves_root = self.resolve_all(text).is_none_or(|paths| {
+                paths
+                    .iter()
+                    .any(|p| super::super::path::inside(self.place.root, p).is_none())
+            });
+            if !leaves_root {
+                return false;
+            }
+        }
+        let name = gnu_name(shell::program_name(text));
+        let lists = program_lists().of(name);
+        if lists.has(List::Shells) || lists.has(List::OtherShells) || lists.has(List::InputShells) {
+            return !place.after_option && (place.next.is_some() || place.last_fed);
+        }
+        plain.opaque.get(name).is_none()
+            && (super::index::entries_naming(name).next().is_some()
+                || plain.wrappers.get(name).is_some())
     }
 
     /// A POSIX shell: its `-c` line read again, with `$0 $1 …` after it; without `-c` it reads a
@@ -1135,6 +1151,16 @@ impl Walker<'_> {
                 || set.patterns.iter().any(|glob| candidate.meets_glob(glob))
         })
     }
+}
+
+/// Where a later word of a command stands ([`Walker::runs_as_program`]).
+struct WordPlace<'w> {
+    /// The word after it.
+    next: Option<&'w Word>,
+    /// It follows an option (it may be that option's value).
+    after_option: bool,
+    /// It is the last word, and the command's input is fed to it.
+    last_fed: bool,
 }
 
 /// The most later words of one command read as commands of their own ([`Walker::words_as_commands`]).
