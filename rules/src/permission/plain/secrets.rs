@@ -225,6 +225,21 @@ impl Walker<'_> {
         for e in refusing(class) {
             let under = e.patterns.iter().any(|p| {
                 let p = p.as_str();
+                // The pattern's text before its first wildcard, its `~` as the home: unless it
+                // and the folder start alike (one the other's start), nothing it names is
+                // under the folder — found without making the anchored pattern.
+                let literal = p
+                    .find(['*', '?', '['])
+                    .and_then(|at| p.get(..at))
+                    .unwrap_or(p);
+                let (first, rest) = match (literal.strip_prefix('~'), &home) {
+                    (Some(rest), Some(h)) => (h.as_ref(), rest),
+                    (Some(rest), None) if !folder.starts_with('~') => (SOME_HOME, rest),
+                    _ => ("", literal),
+                };
+                if !starts_alike(first, rest, &folder) {
+                    return false;
+                }
                 let anchored = match (p.strip_prefix('~'), &home) {
                     (Some(rest), Some(h)) => Cow::Owned(format!("{h}{rest}")),
                     (Some(_), None) if folder.starts_with('~') => Cow::Borrowed(p),
@@ -246,9 +261,41 @@ impl Walker<'_> {
     }
 }
 
+/// Whether `first` then `rest`, as one text, and `other` start alike: one of them starts with
+/// the other.
+fn starts_alike(first: &str, rest: &str, other: &str) -> bool {
+    if other.len() <= first.len() {
+        return first.starts_with(other);
+    }
+    other
+        .strip_prefix(first)
+        .is_some_and(|after| rest.starts_with(after) || after.starts_with(rest))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{secret_fragments, secret_may};
+    use super::{secret_fragments, secret_may, starts_alike};
+
+    #[test]
+    fn two_texts_start_alike_when_one_starts_the_other() {
+        for (first, rest, other, alike) in [
+            ("/home/u", "/.ssh", "/home/u", true),
+            ("/home/u", "/.ssh", "/home/u/.ssh/keys", true),
+            ("/home/u", "/.ssh", "/home", true),
+            ("/home/u", "/.ssh", "/home/u/proj", false),
+            ("/home/u", "/.config/gh", "/home/u/.conf", true),
+            ("/home/u", "/.config/gh", "/home/v", false),
+            ("", "/etc/", "/", true),
+            ("", "/etc/", "/usr", false),
+            ("", "", "/anything", true),
+        ] {
+            assert_eq!(
+                starts_alike(first, rest, other),
+                alike,
+                "{first}{rest} {other}"
+            );
+        }
+    }
 
     /// What a scan of every piece at every place finds, for texts made of the pieces themselves
     /// (whole, cut, in other letter cases, inside other text) and of other words.

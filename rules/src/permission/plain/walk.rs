@@ -173,10 +173,19 @@ impl Walker<'_> {
     }
 
     pub(super) fn write_target(&mut self, target: &Word, scope: &Scope<'_>, part: &str) {
+        self.write_paths(target, scope, part, false);
+    }
+
+    /// [`Walker::write_target`], each path written whole (`whole`: a folder with everything in
+    /// it, refused where a path no tool may write is under it) or not.
+    fn write_paths(&mut self, target: &Word, scope: &Scope<'_>, part: &str, whole: bool) {
         match self.targets(target, scope) {
             Some(paths) => {
                 let hardline = self.hardline;
                 for p in paths.into_iter().filter(|p| !device(hardline, p)) {
+                    if whole {
+                        self.protected_tree(&p, RiskClass::Write);
+                    }
                     self.out.writes.push((p, part.to_string()));
                 }
             }
@@ -338,6 +347,9 @@ impl Walker<'_> {
         }
         for at in unknown_names {
             let args = words.get(at + 1..).unwrap_or(&[]);
+            if args.is_empty() {
+                continue;
+            }
             let met =
                 self.hardline.commands.iter().find(|e| {
                     e.targets.is_some() && self.entry(e, args, scope, None) == Holds::Yes
@@ -389,6 +401,10 @@ impl Walker<'_> {
     /// one); a shell only where it is no option's value (`pytest -k bash`) and is given words or
     /// fed its input (`npx bash x.sh`, `… | uv run sh`).
     fn runs_as_program(&self, text: &str, place: &WordPlace<'_>) -> bool {
+        // An option, or text no program is named by.
+        if text.is_empty() || text.starts_with(['-', '+']) || text.contains(['=', ' ']) {
+            return false;
+        }
         let plain = &self.hardline.plain;
         if text.contains('/') && !text.starts_with('/') {
             let leaves_root = self.resolve_all(text).is_none_or(|paths| {
@@ -1003,13 +1019,7 @@ impl Walker<'_> {
                     },
                     None => Cow::Borrowed(w),
                 };
-                self.write_target(&word, scope, part);
-                // Its path not known: `write_target` said so already.
-                if let (true, Some(paths)) = (whole, self.targets(&word, scope)) {
-                    for path in paths {
-                        self.protected_tree(&path, RiskClass::Write);
-                    }
-                }
+                self.write_paths(&word, scope, part, whole);
             }
         }
     }
