@@ -18,6 +18,7 @@ mod forms;
 mod index;
 mod program_lists;
 mod secrets;
+mod unlisted;
 mod values;
 mod walk;
 mod wrappers;

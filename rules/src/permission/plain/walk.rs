@@ -296,134 +296,9 @@ impl Walker<'_> {
             return;
         }
         self.judge(program, lists, words, scope, depth);
-        if may_run_its_words(program, lists) {
+        if super::unlisted::may_run_its_words(program, lists) {
             self.words_as_commands(words, scope, stdin_fed, depth);
         }
-    }
-
-    /// The later words of a command whose program may run them (see [`may_run_its_words`]),
-    /// at most [`MAX_WORD_COMMANDS`] commands of them (past that the line is opaque):
-    /// - a word naming a program the hardline judges starts a command (`valgrind rm -rf ~` is
-    ///   `rm -rf ~`), also through a variable the line sets (`R=rm; uv run $R -rf ~`);
-    /// - a word whose name is known only when it runs (`"$(echo rm)"`, `/bin/r[m]`) may be any
-    ///   program: an entry whose target its later words name (`-rf ~`) is not known to hold;
-    /// - a word holding a line, where it stands as an operand or after a `line_options` option
-    ///   (`hyperfine "rm -rf ~"`, `npx -c "…"`), is read for what the hardline refuses in it —
-    ///   not a text program's (`printf`), nor an option's value such as a title (`--title "…"`).
-    fn words_as_commands(
-        &mut self,
-        words: &[Word],
-        scope: &Scope<'_>,
-        stdin_fed: bool,
-        depth: usize,
-    ) {
-        let plain = &self.hardline.plain;
-        // Where a command may start, and the program's name when a variable gives it.
-        let mut starts: Vec<(usize, Option<String>)> = Vec::new();
-        let mut unknown_names: Vec<usize> = Vec::new();
-        for (at, w) in words.iter().enumerate().skip(1) {
-            let after_option = at > 1 && words.get(at - 1).is_some_and(|p| p.text.starts_with('-'));
-            let place = WordPlace {
-                next: words.get(at + 1),
-                after_option,
-                last_fed: stdin_fed && at + 1 == words.len(),
-            };
-            if !w.dynamic() && !w.glob() {
-                if self.runs_as_program(&w.text, &place) {
-                    starts.push((at, None));
-                }
-                continue;
-            }
-            match self.values(w, scope) {
-                Some(values) if !w.glob() => {
-                    for value in values {
-                        if self.runs_as_program(&value, &place) {
-                            starts.push((at, Some(value)));
-                        }
-                    }
-                }
-                _ => unknown_names.push(at),
-            }
-        }
-        for at in unknown_names {
-            let args = words.get(at + 1..).unwrap_or(&[]);
-            if args.is_empty() {
-                continue;
-            }
-            let met =
-                self.hardline.commands.iter().find(|e| {
-                    e.targets.is_some() && self.entry(e, args, scope, None) == Holds::Yes
-                });
-            if let Some(e) = met {
-                let part = command_text(words.get(at..).unwrap_or(&[]));
-                self.hit(e, part, Holds::Maybe);
-            }
-        }
-        if starts.len() > MAX_WORD_COMMANDS {
-            self.opaque(Construct::WrapperLine);
-            return;
-        }
-        let program = words.first().map_or("", |w| shell::program_name(&w.text));
-        if !plain.text_programs.iter().any(|p| *p == program) {
-            for (at, w) in words.iter().enumerate().skip(1) {
-                let before = at.checked_sub(1).and_then(|b| words.get(b));
-                let stands_for_a_line = match before {
-                    Some(option) if at > 1 && option.text.starts_with('-') => {
-                        plain.line_options.iter().any(|o| *o == option.text)
-                    }
-                    _ => true,
-                };
-                if stands_for_a_line && w.text.contains([' ', '\t', '\n', ';', '&', '|']) {
-                    self.hardline_of_line(&w.text, depth);
-                }
-            }
-        }
-        for (at, given) in starts {
-            let Some(command) = words.get(at..) else {
-                continue;
-            };
-            match given {
-                None => self.unwrap_wrappers(command, scope, stdin_fed, depth),
-                Some(name) => {
-                    let mut named: Vec<Word> = command.to_vec();
-                    if let Some(first) = named.first_mut() {
-                        *first = Word::literal(&name);
-                    }
-                    self.unwrap_wrappers(&named, scope, stdin_fed, depth);
-                }
-            }
-        }
-    }
-
-    /// Whether a later word of such a command names a program it may run, the hardline judges:
-    /// a name, an absolute path, or a relative one that leads out of the root (`../../bin/rm`;
-    /// `tests/sh` is the project's file), not a shell's builtin (`.`, `eval`: no program runs
-    /// one); a shell only where it is no option's value (`pytest -k bash`) and is given words or
-    /// fed its input (`npx bash x.sh`, `… | uv run sh`).
-    fn runs_as_program(&self, text: &str, place: &WordPlace<'_>) -> bool {
-        // An option, or text no program is named by.
-        if text.is_empty() || text.starts_with(['-', '+']) || text.contains(['=', ' ']) {
-            return false;
-        }
-        let plain = &self.hardline.plain;
-        if text.contains('/') && !text.starts_with('/') {
-            let leaves_root = self.resolve_all(text).is_none_or(|paths| {
-                paths
-                    .iter()
-                    .any(|p| super::super::path::inside(self.place.root, p).is_none())
-            });
-            if !leaves_root {
-                return false;
-            }
-        }
-        let name = gnu_name(shell::program_name(text));
-        let lists = program_lists().of(name);
-        if lists.has(List::Shells) || lists.has(List::OtherShells) || lists.has(List::InputShells) {
-            return !place.after_option && (place.next.is_some() || place.last_fed);
-        }
-        plain.opaque.get(name).is_none()
-            && (super::index::entries_naming(name).next().is_some()
-                || plain.wrappers.get(name).is_some())
     }
 
     /// A POSIX shell: its `-c` line read again, with `$0 $1 …` after it; without `-c` it reads a
@@ -490,37 +365,6 @@ impl Walker<'_> {
             Cow::Owned(positional)
         };
         self.line(&line.text, Some(positional), depth);
-    }
-
-    /// What the hardline refuses in a text read as a line, and nothing else of it: its other
-    /// findings (what it reads or writes, its opaque constructs) are dropped.
-    fn hardline_of_line(&mut self, text: &str, depth: usize) {
-        let opaque = self.out.opaque;
-        let kept = (
-            self.out.writes.len(),
-            self.out.reads.len(),
-            self.out.unknown_reads.len(),
-            self.out.network.len(),
-            self.out.guarded.len(),
-        );
-        let unknown = self.out.unknown.len();
-        self.line(text, Some(Cow::Borrowed(SH)), depth);
-        self.out.opaque = opaque;
-        self.out.writes.truncate(kept.0);
-        self.out.reads.truncate(kept.1);
-        self.out.unknown_reads.truncate(kept.2);
-        self.out.network.truncate(kept.3);
-        self.out.guarded.truncate(kept.4);
-        // Of what may hold, only the hardline's entries: a write whose file is not known is
-        // the line's own reading.
-        let mut at = unknown;
-        while let Some(hit) = self.out.unknown.get(at) {
-            if hit.entry == "write" {
-                self.out.unknown.remove(at);
-            } else {
-                at += 1;
-            }
-        }
     }
 
     /// A line run by a shell inside the line.
@@ -1163,32 +1007,8 @@ impl Walker<'_> {
     }
 }
 
-/// Where a later word of a command stands ([`Walker::runs_as_program`]).
-struct WordPlace<'w> {
-    /// The word after it.
-    next: Option<&'w Word>,
-    /// It follows an option (it may be that option's value).
-    after_option: bool,
-    /// It is the last word, and the command's input is fed to it.
-    last_fed: bool,
-}
-
-/// The most later words of one command read as commands of their own ([`Walker::words_as_commands`]).
-const MAX_WORD_COMMANDS: usize = 8;
-
-/// Whether a program may run its later words as a command, for all lembas knows: it is on no
-/// list of the hardline, named by none of its entries, with no read-only grammar and no files
-/// its operands name (hardline.json, programs.json) — a wrapper lembas does not list (`uv run`,
-/// `npx`, `valgrind`, `faketime D`), an interpreter or a build tool may run what follows it.
-fn may_run_its_words(program: &str, lists: Lists) -> bool {
-    lists == Lists::default()
-        && super::index::entries_naming(program).next().is_none()
-        && super::super::programs::read_only(program).is_none()
-        && super::super::programs::reads_of(program).is_none()
-}
-
 /// A command's words joined by one space: the command as a refusal or a write names it.
-fn command_text(words: &[Word]) -> String {
+pub(super) fn command_text(words: &[Word]) -> String {
     let mut out = String::with_capacity(words.iter().map(|w| w.text.len() + 1).sum());
     for (i, w) in words.iter().enumerate() {
         if i > 0 {
@@ -1313,7 +1133,7 @@ impl<'w> Options<'w> {
 }
 
 /// A GNU tool under its `g` name (`grm`, `gdd`, as macOS installs them) read as the tool.
-fn gnu_name(program: &str) -> &str {
+pub(super) fn gnu_name(program: &str) -> &str {
     match program.strip_prefix('g') {
         Some(tool) if program_lists().of(tool).has(List::GnuNames) => tool,
         _ => program,
