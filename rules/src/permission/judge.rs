@@ -194,7 +194,7 @@ fn read_key() -> &'static str {
 }
 
 /// The permission key of the write tool (found once).
-fn write_key() -> &'static str {
+pub(super) fn write_key() -> &'static str {
     static KEY: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
     KEY.get_or_init(|| spec().tool("write").map_or("edit", |t| t.permission))
 }

@@ -42,6 +42,15 @@ fn push_segment(out: &mut String, base: usize, segment: &str) {
     out.push_str(segment);
 }
 
+/// Whether `abs` is `root` or under it, as [`inside`] says, without making the relative path.
+pub fn is_inside(root: &str, abs: &str) -> bool {
+    let root = root.trim_end_matches('/');
+    root.is_empty()
+        || abs
+            .strip_prefix(root)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
 /// `abs` relative to `root` when it is inside it.
 pub fn inside(root: &str, abs: &str) -> Option<String> {
     let root = root.trim_end_matches('/');
@@ -132,6 +141,27 @@ pub fn resolve(place: Place<'_>, cwd: &str, path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn is_inside_says_what_inside_finds() {
+        for root in ["/p", "/p/", "/", "", "/home/u/proj"] {
+            for abs in [
+                "/p",
+                "/p/a",
+                "/pa",
+                "/",
+                "/home/u/proj/src",
+                "/home/u",
+                "/home/u/projx",
+            ] {
+                assert_eq!(
+                    is_inside(root, abs),
+                    inside(root, abs).is_some(),
+                    "{root} {abs}"
+                );
+            }
+        }
+    }
 
     /// The normalisation as it was first written (segments collected, joined), the reference
     /// for the one that writes into one text.

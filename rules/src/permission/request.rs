@@ -241,11 +241,16 @@ impl Request {
     }
 
     /// Reads a delegation case's call as [`Request::from_json`] does, but a file tool the spec
-    /// does not have, called with a `path` and no `class`, is an edit (`edit`, class `write`): the
+    /// does not have, called with a `path` and no `class`, is an edit (the write tool's key,
+    /// class `write`): the
     /// call `{ tool, path }` of subagents.md §7's cases is a read when its tool is `read` and an
     /// edit otherwise (the reference runner's reading of a call, `AREAS.delegation`).
     pub fn file_call_from_json(path: &str, value: &Value) -> Result<Request, InputError> {
-        Request::read(path, value, Some((RiskClass::Write, "edit")))
+        Request::read(
+            path,
+            value,
+            Some((RiskClass::Write, super::judge::write_key())),
+        )
     }
 
     /// The reader of both: `unknown_file_tool` is the class and permission key of a file tool

@@ -6,7 +6,7 @@
 
 use super::program_lists::{program_lists, List, Lists};
 use super::values::{Scope, SH};
-use super::walk::{command_text, gnu_name, Holds, Walker};
+use super::walk::{command_text, gnu_name, Holds, Walker, UNKNOWN_WRITE};
 use crate::permission::shell::{self, Construct, Word};
 use std::borrow::Cow;
 
@@ -32,10 +32,9 @@ impl Walker<'_> {
         let mut starts: Vec<(usize, Option<String>)> = Vec::new();
         let mut unknown_names: Vec<usize> = Vec::new();
         for (at, w) in words.iter().enumerate().skip(1) {
-            let after_option = at > 1 && words.get(at - 1).is_some_and(|p| p.text.starts_with('-'));
             let place = WordPlace {
                 next: words.get(at + 1),
-                after_option,
+                after_option: follows_option(words, at),
                 last_fed: stdin_fed && at + 1 == words.len(),
             };
             if !w.dynamic() && !w.glob() {
@@ -76,13 +75,10 @@ impl Walker<'_> {
         let program = words.first().map_or("", |w| shell::program_name(&w.text));
         if !plain.text_programs.iter().any(|p| *p == program) {
             for (at, w) in words.iter().enumerate().skip(1) {
-                let before = at.checked_sub(1).and_then(|b| words.get(b));
-                let stands_for_a_line = match before {
-                    Some(option) if at > 1 && option.text.starts_with('-') => {
-                        plain.line_options.iter().any(|o| *o == option.text)
-                    }
-                    _ => true,
-                };
+                let stands_for_a_line = !follows_option(words, at)
+                    || words
+                        .get(at - 1)
+                        .is_some_and(|option| plain.line_options.iter().any(|o| *o == option.text));
                 if stands_for_a_line && w.text.contains([' ', '\t', '\n', ';', '&', '|']) {
                     self.hardline_of_line(&w.text, depth);
                 }
@@ -120,7 +116,7 @@ impl Walker<'_> {
             let leaves_root = self.resolve_all(text).is_none_or(|paths| {
                 paths
                     .iter()
-                    .any(|p| super::super::path::inside(self.place.root, p).is_none())
+                    .any(|p| !super::super::path::is_inside(self.place.root, p))
             });
             if !leaves_root {
                 return false;
@@ -159,7 +155,7 @@ impl Walker<'_> {
         // the line's own reading.
         let mut at = unknown;
         while let Some(hit) = self.out.unknown.get(at) {
-            if hit.entry == "write" {
+            if hit.entry == UNKNOWN_WRITE {
                 self.out.unknown.remove(at);
             } else {
                 at += 1;
@@ -176,6 +172,15 @@ struct WordPlace<'w> {
     after_option: bool,
     /// It is the last word, and the command's input is fed to it.
     last_fed: bool,
+}
+
+/// Whether the word at `at` follows an option of its command (not its program): it may be that
+/// option's value.
+fn follows_option(words: &[Word], at: usize) -> bool {
+    at > 1
+        && words
+            .get(at - 1)
+            .is_some_and(|before| before.text.starts_with('-'))
 }
 
 /// The most later words of one command read as commands of their own ([`Walker::words_as_commands`]).

@@ -190,7 +190,7 @@ impl Walker<'_> {
                 }
             }
             None => self.out.unknown.push(Hit {
-                entry: "write".into(),
+                entry: UNKNOWN_WRITE.into(),
                 reason: String::new(),
                 part: part.to_string(),
             }),
@@ -892,7 +892,7 @@ impl Walker<'_> {
         };
         if dynamic {
             self.out.unknown.push(Hit {
-                entry: "write".into(),
+                entry: UNKNOWN_WRITE.into(),
                 reason: String::new(),
                 part: part.to_string(),
             });
@@ -941,15 +941,8 @@ impl Walker<'_> {
         let Some(cwds) = &self.cwds else {
             return Some("?".into());
         };
-        let root = self.place.root.trim_end_matches('/');
         cwds.iter()
-            .find(|folder| {
-                // Inside the root: the root itself, or a folder under it (no copy made).
-                let under = folder
-                    .strip_prefix(root)
-                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
-                !(root.is_empty() || under)
-            })
+            .find(|folder| !super::super::path::is_inside(self.place.root, folder))
             .map(|folder| folder.to_string())
     }
 
@@ -1006,6 +999,10 @@ impl Walker<'_> {
         })
     }
 }
+
+/// The entry of an [`Analysis::unknown`] that is a write whose file is known only when the line
+/// runs (`> "$X"`), not a hardline entry.
+pub(super) const UNKNOWN_WRITE: &str = "write";
 
 /// A command's words joined by one space: the command as a refusal or a write names it.
 pub(super) fn command_text(words: &[Word]) -> String {
