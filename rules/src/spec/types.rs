@@ -1332,6 +1332,14 @@ spec_struct! {
         /// Settings (`-c KEY=VALUE`, `config KEY VALUE`) whose value is a line git runs.
         #[serde(default)]
         pub config_lines: List<Str>,
+        /// Settings with which git runs code the line does not give (`include.path` reads
+        /// settings from a file, `core.hooksPath` runs a folder's hooks): opaque.
+        #[serde(default)]
+        pub config_unreadable: List<Str>,
+        /// Operands after which the rest of the words are a command it runs through the shell,
+        /// as `sh -c 'FIRST "$@"' FIRST REST…` (`git bisect run CMD ARGS`): read as that line.
+        #[serde(default)]
+        pub commands_after: List<Str>,
         /// Options with which it runs code the line does not give (`make --eval`): opaque.
         #[serde(default)]
         pub unreadable: List<Str>,

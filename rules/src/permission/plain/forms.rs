@@ -3,10 +3,12 @@
 //! each command it runs asks for that an approval never covers.
 
 use super::super::programs::{self, effects, grammar};
-use super::super::shell::{Command, Construct, PieceView, Word};
+use super::super::shell::{Command, Construct, PieceView, Word, MAX_DEPTH};
 use super::values::{strip_word_prefix, Scope, SH};
 use super::walk::Walker;
 use super::ReadOnly;
+use crate::permission::hardline;
+use crate::permission::RiskClass;
 use crate::spec::types::Reads;
 use smallvec::SmallVec;
 use std::borrow::Cow;
@@ -52,6 +54,7 @@ impl Walker<'_> {
                                 let inner = skipped(&word, before.chars().count() + 1);
                                 if !inner.text.is_empty() {
                                     self.read_target(&inner, scope, false, &part);
+                                    self.secret_at_repository_top(&inner, scope);
                                 }
                             }
                         }
@@ -68,6 +71,42 @@ impl Walker<'_> {
         };
         if let Some(command) = self.out.commands.get_mut(index) {
             command.read_only = read_only;
+        }
+    }
+
+    /// `REV:path` names a file from the repository's top, which may be any folder above the
+    /// one git runs in (a repository of the home's dotfiles): the path is refused when, from
+    /// any of them, it names a file no tool may read (`HEAD:.ssh/id_ed25519`). `./` and `../`
+    /// start from the folder git runs in, as read already.
+    fn secret_at_repository_top(&mut self, path: &Word, scope: &Scope<'_>) {
+        let text = path.text.as_str();
+        if path.dynamic()
+            || text.starts_with('/')
+            || text.starts_with("./")
+            || text.starts_with("../")
+        {
+            return;
+        }
+        let Some(folders) = self.targets(&Word::literal("."), scope) else {
+            return;
+        };
+        let place = self.place;
+        for folder in folders {
+            let mut top = folder.trim_end_matches('/');
+            loop {
+                let candidate = format!("{top}/{text}");
+                let found =
+                    hardline::check_path(&candidate, RiskClass::Read, place.home, place.root)
+                        .filter(|f| !f.ask);
+                if let Some(found) = found {
+                    self.out.hits.push(found.hit);
+                    return;
+                }
+                match top.rsplit_once('/') {
+                    Some((above, _)) => top = above,
+                    None => break,
+                }
+            }
         }
     }
 
@@ -112,8 +151,45 @@ impl Walker<'_> {
             match code {
                 effects::Code::Line(line) => self.line(&line, Some(Cow::Borrowed(SH)), depth),
                 effects::Code::Unreadable(_) => self.opaque(Construct::WrapperLine),
+                effects::Code::Command { count } => {
+                    let command = args.get(args.len().saturating_sub(count)..).unwrap_or(&[]);
+                    self.run_through_shell(command, scope, depth);
+                }
             }
         }
+    }
+
+    /// Words run as git runs a command it is given (`run_command`'s `use_shell`): a first word
+    /// with no character special to the shell is the program, run with the rest; else
+    /// `sh -c 'FIRST "$@"' FIRST REST…` — the first word a line, the rest its arguments.
+    fn run_through_shell(&mut self, command: &[Word], scope: &Scope<'_>, depth: usize) {
+        let Some(first) = command.first() else {
+            return;
+        };
+        if first.dynamic() {
+            self.opaque(Construct::WrapperLine);
+            return;
+        }
+        // git's `prepare_shell_cmd`: these characters make it a shell's line.
+        if !first
+            .text
+            .contains(|c: char| "|&;<>()$`\\\"' \t\n*?[#~=%".contains(c))
+        {
+            // Read one level down, as a line would be: a command that runs one that runs one…
+            // ends at the reader's depth.
+            if depth + 1 > MAX_DEPTH {
+                self.opaque(Construct::TooDeep);
+            } else {
+                self.unwrap_wrappers(command, scope, false, depth + 1);
+            }
+            return;
+        }
+        let mut words = vec![
+            Word::literal("-c"),
+            Word::literal(&format!("{} \"$@\"", first.text)),
+        ];
+        words.extend_from_slice(command);
+        self.shell(&words, scope, depth);
     }
 }
 

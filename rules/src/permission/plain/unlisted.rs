@@ -79,7 +79,9 @@ impl Walker<'_> {
                     || words
                         .get(at - 1)
                         .is_some_and(|option| plain.line_options.iter().any(|o| *o == option.text));
-                if stands_for_a_line && w.text.contains([' ', '\t', '\n', ';', '&', '|']) {
+                if stands_for_a_line
+                    && (w.text.contains([' ', '\t', '\n', ';', '&', '|']) || w.text.contains("IFS"))
+                {
                     self.hardline_of_line(&w.text, depth);
                 }
             }
@@ -133,8 +135,16 @@ impl Walker<'_> {
     }
 
     /// What the hardline refuses in a text read as a line, and nothing else of it: its other
-    /// findings (what it reads or writes, its opaque constructs) are dropped.
+    /// findings (what it reads or writes, its opaque constructs) are dropped. `$IFS` is read as
+    /// the space it splits at (`rm${IFS}-rf${IFS}/`), as the line would run with bash's own IFS.
     fn hardline_of_line(&mut self, text: &str, depth: usize) {
+        let spaced;
+        let text = if text.contains("IFS") {
+            spaced = text.replace("${IFS}", " ").replace("$IFS", " ");
+            spaced.as_str()
+        } else {
+            text
+        };
         let opaque = self.out.opaque;
         let kept = (
             self.out.writes.len(),

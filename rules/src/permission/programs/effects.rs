@@ -31,6 +31,13 @@ pub enum Code {
     /// Code whose text the line does not give (`sed e` runs its input, `awk '{system($0)}'`):
     /// the line is opaque.
     Unreadable(String),
+    /// The last `count` words are a command run through the shell as
+    /// `sh -c 'FIRST "$@"' FIRST REST…` (`git bisect run CMD ARGS`, `git submodule foreach
+    /// CMD`).
+    Command {
+        /// How many of the last words it is.
+        count: usize,
+    },
 }
 
 /// The code a program's arguments give it to run (see [`Code`]): by its entry's `lines`
@@ -39,7 +46,7 @@ pub enum Code {
 /// subcommand's words by the subcommand's entry.
 pub fn code_of(entry: &Effects, args: &[EffectWord<'_>]) -> Vec<Code> {
     if entry.subcommands.0.is_empty() {
-        return code(entry, args, &entry.config_lines);
+        return code(entry, args, Some(entry));
     }
     let mut i = 0;
     while let Some(w) = args.get(i) {
@@ -51,24 +58,20 @@ pub fn code_of(entry: &Effects, args: &[EffectWord<'_>]) -> Vec<Code> {
     let mut out = code(
         entry,
         args.get(..i.min(args.len())).unwrap_or(&[]),
-        &entry.config_lines,
+        Some(entry),
     );
     if let Some(sub) = args.get(i).and_then(|w| entry.subcommands.get(w.text)) {
-        let settings: &[crate::spec::types::Str] = if sub.settings {
-            &entry.config_lines
-        } else {
-            &[]
-        };
+        let settings = sub.settings.then_some(entry);
         out.extend(code(sub, args.get(i + 1..).unwrap_or(&[]), settings));
     }
     out
 }
 
-fn code(
-    entry: &Effects,
-    args: &[EffectWord<'_>],
-    config_lines: &[crate::spec::types::Str],
-) -> Vec<Code> {
+/// The code of `args` by `entry`; `settings`: the entry whose `config_lines` and
+/// `config_unreadable` its settings are read by.
+fn code(entry: &Effects, args: &[EffectWord<'_>], settings: Option<&Effects>) -> Vec<Code> {
+    let settings =
+        settings.filter(|s| !s.config_lines.is_empty() || !s.config_unreadable.is_empty());
     let mut out = Vec::new();
     let mut script: Vec<&str> = Vec::new();
     // The first operand and the one before the word read (no list of them: one allocation less
@@ -104,7 +107,7 @@ fn code(
                 out.push(Code::Line(line.to_string()));
             }
         }
-        if !config_lines.is_empty() {
+        if let Some(settings) = settings {
             let setting = match t {
                 "-c" => {
                     let v = args.get(i).map(|n| n.text);
@@ -116,7 +119,7 @@ fn code(
                     .filter(|v| !v.is_empty() && !t.starts_with("--")),
             };
             if let Some((key, value)) = setting.and_then(|s| s.split_once('=')) {
-                config_line(config_lines, key, value, &mut out);
+                config_code(settings, key, value, &mut out);
             }
         }
         if let Some(kind) = entry.script.as_deref() {
@@ -135,11 +138,24 @@ fn code(
             }
         }
         if !t.starts_with('-') {
+            if entry.commands_after.iter().any(|c| c.as_ref() == t) {
+                // Its own options first (`foreach --recursive CMD`).
+                let rest = args.get(i..).unwrap_or(&[]);
+                let options = rest
+                    .iter()
+                    .take_while(|w| !w.dynamic && w.text.starts_with('-'))
+                    .count();
+                out.push(Code::Command {
+                    count: rest.len() - options,
+                });
+                break;
+            }
             // `git config KEY VALUE`: the value is run when git next reads the key. Every two
             // operands in a row are read as a key and its value, so no spelling places the key
             // elsewhere unread (`git config set KEY VALUE`, `git config -f FILE KEY VALUE`).
-            if let (true, Some(key)) = (entry.settings, previous_operand) {
-                config_line(config_lines, key, t, &mut out);
+            if let (true, Some(key), Some(settings)) = (entry.settings, previous_operand, settings)
+            {
+                config_code(settings, key, t, &mut out);
             }
             previous_operand = Some(t);
             first = first.or(Some(t));
@@ -162,13 +178,19 @@ fn code(
     out
 }
 
-/// A git setting whose value git runs (`alias.x=!LINE`, `core.pager=LINE`).
-fn config_line(keys: &[crate::spec::types::Str], key: &str, value: &str, out: &mut Vec<Code>) {
+/// A git setting whose value git runs (`alias.x=!LINE`, `core.pager=LINE`), or with which it
+/// runs code the line does not give (`include.path=FILE`).
+fn config_code(settings: &Effects, key: &str, value: &str, out: &mut Vec<Code>) {
     let key = key.to_lowercase();
-    if keys
-        .iter()
-        .any(|p| wildcard::matches(&p.to_lowercase(), &key))
-    {
+    let named = |keys: &[crate::spec::types::Str]| {
+        keys.iter()
+            .any(|p| wildcard::matches(&p.to_lowercase(), &key))
+    };
+    if named(&settings.config_unreadable) {
+        out.push(Code::Unreadable(key));
+        return;
+    }
+    if named(&settings.config_lines) {
         // An alias without `!` is a git command, not a line.
         if key.starts_with("alias.") && !value.starts_with('!') {
             return;
