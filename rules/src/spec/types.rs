@@ -858,7 +858,28 @@ spec_struct! {
         pub redirects: List<HardRedirect>,
         pub paths: List<HardPath>,
         pub writes: List<HiddenWrite>,
+        #[serde(default)]
+        pub tree_reads: List<TreeRead>,
         pub plain: Plain,
+    }
+}
+
+spec_struct! {
+    /// A program that reads whole the folders its operands name (`cp -r`, `rsync -a`, `tar -c`,
+    /// `zip -r`): each is refused where a path no tool may read is under it.
+    #[derive(Debug, Default, Clone, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct TreeRead {
+        pub programs: List<Str>,
+        /// Read so only with one of these options given (always, when empty).
+        #[serde(default)]
+        pub when: List<Str>,
+        /// The operands read: `all`; `all_but_last` (the last is where they go, unless one
+        /// of `destination_options` names that place); `all_but_first` (the first is the
+        /// archive written: `zip -r out.zip DIR`).
+        pub operands: Str,
+        #[serde(default)]
+        pub destination_options: List<Str>,
     }
 }
 
@@ -903,6 +924,10 @@ spec_struct! {
         /// operand is one, with the values of `target_options` (git's paths and its `-C`).
         #[serde(default)]
         pub target_operand: Option<Str>,
+        /// Its last operand (of two or more) is the folder the others go into when it is one:
+        /// the home there (`cp x ~`, `mv x ~/`) is judged as a path inside it, not as the home.
+        #[serde(default)]
+        pub into_last: bool,
         /// An operand matches one of these.
         #[serde(default)]
         pub operands: List<Str>,
@@ -1022,6 +1047,10 @@ spec_struct! {
         pub shell_values: List<Str>,
         pub opaque: Map<Str>,
         pub unsafe_variables: List<Str>,
+        /// Variables `unsafe_variables` names that change no program run nor file read: who
+        /// wrote a commit and when (`GIT_AUTHOR_EMAIL`).
+        #[serde(default)]
+        pub safe_variables: List<Str>,
         pub changes_directory: List<Str>,
         pub links: List<Str>,
         /// Devices that hold no file: reading or writing them reads or writes nothing.
@@ -1340,6 +1369,11 @@ spec_struct! {
         /// as `sh -c 'FIRST "$@"' FIRST REST…` (`git bisect run CMD ARGS`): read as that line.
         #[serde(default)]
         pub commands_after: List<Str>,
+        /// Every subcommand the program has of its own (git's, by `git --list-cmds=main`): a
+        /// first operand not among them may be an alias the person defined, read as a program
+        /// lembas does not know.
+        #[serde(default)]
+        pub subcommand_names: List<Str>,
         /// Options with which it runs code the line does not give (`make --eval`): opaque.
         #[serde(default)]
         pub unreadable: List<Str>,

@@ -4,7 +4,7 @@
 
 use super::super::programs::{self, effects, grammar};
 use super::super::shell::{Command, Construct, PieceView, Word, MAX_DEPTH};
-use super::values::{strip_word_prefix, Scope, SH};
+use super::values::{revision_path, strip_word_prefix, Scope, SH};
 use super::walk::Walker;
 use super::ReadOnly;
 use crate::permission::hardline;
@@ -50,8 +50,12 @@ impl Walker<'_> {
                         grammar::ReadKind::Revision => {
                             self.read_target(&word, scope, false, &part);
                             // `HEAD:path`: a file of the repository.
-                            if let Some((before, _)) = word.text.split_once(':') {
-                                let inner = skipped(&word, before.chars().count() + 1);
+                            if let Some(path) = revision_path(&word.text) {
+                                let before = word.text.len() - path.len();
+                                let inner = skipped(
+                                    &word,
+                                    word.text.get(..before).unwrap_or("").chars().count(),
+                                );
                                 if !inner.text.is_empty() {
                                     self.read_target(&inner, scope, false, &part);
                                     self.secret_at_repository_top(&inner, scope);
@@ -146,6 +150,11 @@ impl Walker<'_> {
         if let Some(command) = self.current.and_then(|i| self.out.commands.get_mut(i)) {
             command.effects.extend(found);
         }
+        // A subcommand it does not have may be an alias of the person's, which may run anything
+        // after it: read as a program lembas does not know.
+        if let Some(at) = effects::alias_at(entry, &words) {
+            self.words_as_commands(args.get(at..).unwrap_or(&[]), scope, false, depth);
+        }
         // Code its options give it to run: read as lines, or the line is opaque.
         for code in effects::code_of(entry, &words) {
             match code {
@@ -161,7 +170,8 @@ impl Walker<'_> {
 
     /// Words run as git runs a command it is given (`run_command`'s `use_shell`): a first word
     /// with no character special to the shell is the program, run with the rest; else
-    /// `sh -c 'FIRST "$@"' FIRST REST…` — the first word a line, the rest its arguments.
+    /// `sh -c 'FIRST "$@"' FIRST REST…` — the first word a line, the rest its arguments — or
+    /// `sh -c FIRST FIRST` when it is alone.
     fn run_through_shell(&mut self, command: &[Word], scope: &Scope<'_>, depth: usize) {
         let Some(first) = command.first() else {
             return;
@@ -184,10 +194,13 @@ impl Walker<'_> {
             }
             return;
         }
-        let mut words = vec![
-            Word::literal("-c"),
-            Word::literal(&format!("{} \"$@\"", first.text)),
-        ];
+        // With no words after it, the line alone (git adds `"$@"` only before arguments).
+        let line = if command.len() == 1 {
+            first.text.clone()
+        } else {
+            format!("{} \"$@\"", first.text)
+        };
+        let mut words = vec![Word::literal("-c"), Word::literal(&line)];
         words.extend_from_slice(command);
         self.shell(&words, scope, depth);
     }

@@ -5,7 +5,7 @@
 
 use super::walk::names;
 use crate::spec::spec;
-use crate::spec::types::{cmp_names, HardCommand, HiddenWrite, Str};
+use crate::spec::types::{cmp_names, HardCommand, HiddenWrite, Str, TreeRead};
 use std::sync::OnceLock;
 
 /// The entries of a list by each program name, in the order of the spec data.
@@ -99,6 +99,17 @@ pub(super) fn entries_naming(program: &str) -> impl Iterator<Item = &'static Har
 pub(super) fn writes_naming(program: &str) -> impl Iterator<Item = &'static HiddenWrite> + '_ {
     static INDEX: OnceLock<ProgramIndex> = OnceLock::new();
     naming_in(&INDEX, &spec().hardline.writes, |e| &e.programs, program)
+}
+
+/// The hardline's `tree_reads` entries that name `program`, in the order of the spec data.
+pub(super) fn tree_reads_naming(program: &str) -> impl Iterator<Item = &'static TreeRead> + '_ {
+    static INDEX: OnceLock<ProgramIndex> = OnceLock::new();
+    naming_in(
+        &INDEX,
+        &spec().hardline.tree_reads,
+        |e| &e.programs,
+        program,
+    )
 }
 
 /// The entries of `entries` naming `program`, by `index` (made on first use from each entry's

@@ -18,6 +18,7 @@ mod forms;
 mod index;
 mod program_lists;
 mod secrets;
+mod tree_reads;
 mod unlisted;
 mod values;
 mod walk;

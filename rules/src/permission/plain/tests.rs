@@ -373,7 +373,8 @@ fn sample_words() -> Vec<String> {
     words
 }
 
-/// The values inside a word are what the unhurried reading finds: split at `=` and `:`, a short
+/// The values inside a word are what the unhurried reading finds: split at `=` and `:`, a git
+/// revision's path (`:0:path`, `HEAD@{10:00}:path`), a short
 /// option's value, and each of these and the word after a leading `@` — for words that hold
 /// none of those characters too (where the reading is skipped).
 #[test]
@@ -382,10 +383,12 @@ fn values_inside_a_word_are_the_plain_readings() {
         let short = (t.starts_with('-') && !t.starts_with("--"))
             .then(|| t.get(2..))
             .flatten();
+        let colon = t.split_once(':').map(|(_, v)| v);
         let values: Vec<&str> = [
             t.split_once('=').map(|(_, v)| v),
-            t.split_once(':').map(|(_, v)| v),
+            colon,
             short,
+            values::revision_path(t).filter(|path| Some(*path) != colon),
         ]
         .into_iter()
         .flatten()

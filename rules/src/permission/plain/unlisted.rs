@@ -40,6 +40,11 @@ impl Walker<'_> {
             if !w.dynamic() && !w.glob() {
                 if self.runs_as_program(&w.text, &place) {
                     starts.push((at, None));
+                } else if let Some(name) = package_program(&w.text) {
+                    // `npx rimraf@5`: the package's program at a version.
+                    if self.runs_as_program(name, &place) {
+                        starts.push((at, Some(name.to_string())));
+                    }
                 }
                 continue;
             }
@@ -79,10 +84,20 @@ impl Walker<'_> {
                     || words
                         .get(at - 1)
                         .is_some_and(|option| plain.line_options.iter().any(|o| *o == option.text));
-                if stands_for_a_line
-                    && (w.text.contains([' ', '\t', '\n', ';', '&', '|']) || w.text.contains("IFS"))
-                {
-                    self.hardline_of_line(&w.text, depth);
+                // `--call='LINE'`: a line option's value joined to it.
+                let joined = w.text.split_once('=').and_then(|(option, value)| {
+                    plain
+                        .line_options
+                        .iter()
+                        .any(|o| *o == option)
+                        .then_some(value)
+                });
+                let (text, stands_for_a_line) = match joined {
+                    Some(value) => (value, true),
+                    None => (w.text.as_str(), stands_for_a_line),
+                };
+                if stands_for_a_line && holds_a_line(text) {
+                    self.hardline_of_line(text, depth);
                 }
             }
         }
@@ -135,12 +150,13 @@ impl Walker<'_> {
     }
 
     /// What the hardline refuses in a text read as a line, and nothing else of it: its other
-    /// findings (what it reads or writes, its opaque constructs) are dropped. `$IFS` is read as
-    /// the space it splits at (`rm${IFS}-rf${IFS}/`), as the line would run with bash's own IFS.
+    /// findings (what it reads or writes, its opaque constructs) are dropped. `$IFS` and every
+    /// `${IFS…}` are read as the space they split at (`rm${IFS}-rf${IFS}/`, `${IFS%?}`), as the
+    /// line would run with bash's own IFS.
     fn hardline_of_line(&mut self, text: &str, depth: usize) {
         let spaced;
         let text = if text.contains("IFS") {
-            spaced = text.replace("${IFS}", " ").replace("$IFS", " ");
+            spaced = ifs_as_space(text);
             spaced.as_str()
         } else {
             text
@@ -184,13 +200,57 @@ struct WordPlace<'w> {
     last_fed: bool,
 }
 
-/// Whether the word at `at` follows an option of its command (not its program): it may be that
-/// option's value.
+/// Whether the word at `at` follows an option of its command (not its program) that may take
+/// it as its value: not one with its value joined (`--shell=none`).
 fn follows_option(words: &[Word], at: usize) -> bool {
     at > 1
-        && words
-            .get(at - 1)
-            .is_some_and(|before| before.text.starts_with('-'))
+        && words.get(at - 1).is_some_and(|before| {
+            before.text.starts_with('-')
+                && !(before.text.starts_with("--") && before.text.contains('='))
+        })
+}
+
+/// Whether a word's text may be a shell line: it holds a blank, a separator, or `IFS`
+/// (`rm${IFS}-rf${IFS}/` splits where it runs).
+fn holds_a_line(text: &str) -> bool {
+    text.contains([' ', '\t', '\n', ';', '&', '|']) || text.contains("IFS")
+}
+
+/// `$IFS` and each `${IFS…}` (`${IFS}`, `${IFS%?}`, `${IFS::1}`) as a space.
+fn ifs_as_space(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('$') {
+        let (before, from) = rest.split_at(at);
+        out.push_str(before);
+        let length = if from.starts_with("${IFS") {
+            from.find('}').map_or(from.len(), |end| end + 1)
+        } else if from.starts_with("$IFS") {
+            "$IFS".len()
+        } else {
+            0
+        };
+        if length == 0 {
+            out.push('$');
+            rest = from.get(1..).unwrap_or("");
+        } else {
+            out.push(' ');
+            rest = from.get(length..).unwrap_or("");
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The program a package word names at a version (`rimraf@5`, `del-cli@latest`), as npx, pnpm
+/// dlx and bunx take it; not a scoped package (`@scope/x`) nor an address (`git@host:x`).
+fn package_program(word: &str) -> Option<&str> {
+    let (name, version) = word.split_once('@')?;
+    let plain_name = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    (plain_name && !version.is_empty() && !version.contains([':', '/'])).then_some(name)
 }
 
 /// The most later words of one command read as commands of their own ([`Walker::words_as_commands`]).
@@ -205,4 +265,28 @@ pub(super) fn may_run_its_words(program: &str, lists: Lists) -> bool {
         && super::index::entries_naming(program).next().is_none()
         && super::super::programs::read_only(program).is_none()
         && super::super::programs::reads_of(program).is_none()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ifs_as_space, package_program};
+
+    #[test]
+    fn every_spelling_of_ifs_is_the_space_it_splits_at() {
+        assert_eq!(ifs_as_space("rm${IFS}-rf${IFS}/"), "rm -rf /");
+        assert_eq!(ifs_as_space("rm$IFS-rf$IFS~"), "rm -rf ~");
+        assert_eq!(ifs_as_space("rm${IFS%?}-rf${IFS::1}$HOME"), "rm -rf $HOME");
+        assert_eq!(ifs_as_space("echo $A ${B}"), "echo $A ${B}");
+        assert_eq!(ifs_as_space("${IFS"), " ");
+    }
+
+    #[test]
+    fn a_package_at_a_version_names_its_program() {
+        assert_eq!(package_program("rimraf@5"), Some("rimraf"));
+        assert_eq!(package_program("del-cli@latest"), Some("del-cli"));
+        assert_eq!(package_program("@scope/x@1"), None);
+        assert_eq!(package_program("git@github.com:x/y"), None);
+        assert_eq!(package_program("rimraf"), None);
+        assert_eq!(package_program("x@"), None);
+    }
 }

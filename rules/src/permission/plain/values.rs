@@ -213,6 +213,12 @@ impl Walker<'_> {
             if let Some(parent) = dot_dot_variant(&v) {
                 out.extend(self.resolve_all(&parent)?);
             }
+            // `file:///home/u/.config` (gio, a browser, curl) is the path it names too.
+            match file_address(&v) {
+                FileAddress::NotOne => {}
+                FileAddress::Path(path) => out.extend(self.resolve_all(&path)?),
+                FileAddress::Unreadable => return None,
+            }
             out.extend(self.resolve_all(&v)?);
             if out.len() > MAX_VALUES {
                 return None;
@@ -267,22 +273,98 @@ impl Walker<'_> {
     }
 }
 
+/// The path in a git revision word, from the repository's top: `REV:path` (the first `:` not
+/// inside a `@{…}` or `^{…}`: `HEAD@{10:00}:x`), `:path` and a stage's `:0:path` … `:3:path`.
+pub(super) fn revision_path(word: &str) -> Option<&str> {
+    if let Some(rest) = word.strip_prefix(':') {
+        return if matches!(rest.as_bytes(), [b'0'..=b'3', b':', ..]) {
+            rest.get(2..)
+        } else {
+            Some(rest)
+        };
+    }
+    let mut depth = 0usize;
+    for (at, c) in word.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            ':' if depth == 0 => return word.get(at + 1..),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// What a word is as a `file:` address ([`file_address`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum FileAddress {
+    /// It is no `file:` address on this machine.
+    NotOne,
+    /// The path it names, its `%XX` escapes decoded.
+    Path(String),
+    /// Its escapes decode to bytes that are not text: the path is not known.
+    Unreadable,
+}
+
+/// The path a `file:` address names (`file:///etc/hosts`, `file://localhost/etc/hosts`), if
+/// the word is one on this machine.
+pub(super) fn file_address(word: &str) -> FileAddress {
+    let Some(rest) = word
+        .get(..7)
+        .filter(|scheme| scheme.eq_ignore_ascii_case("file://"))
+        .and_then(|_| word.get(7..))
+    else {
+        return FileAddress::NotOne;
+    };
+    let path = match rest.strip_prefix("localhost") {
+        Some(after) if after.starts_with('/') => after,
+        _ if rest.starts_with('/') => rest,
+        _ => return FileAddress::NotOne,
+    };
+    let bytes = path.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while let Some(&b) = bytes.get(at) {
+        let escaped = (b == b'%')
+            .then(|| bytes.get(at + 1..at + 3))
+            .flatten()
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match escaped {
+            Some(byte) => {
+                decoded.push(byte);
+                at += 3;
+            }
+            None => {
+                decoded.push(b);
+                at += 1;
+            }
+        }
+    }
+    match String::from_utf8(decoded) {
+        Ok(path) => FileAddress::Path(path),
+        Err(_) => FileAddress::Unreadable,
+    }
+}
+
 /// The values written inside a word, each a suffix of it: after `=` (`--file=PATH`), after `:`
 /// (`HEAD:.env`), a short option's (`-fPATH`), and each of these and the word after a leading
 /// `@` (curl's `@PATH`).
 pub(super) fn values_inside(t: &str) -> impl Iterator<Item = &str> {
-    // At most the three values and, after a leading `@`, each of them and the word.
-    let mut found: [Option<&str>; 7] = [None; 7];
+    // At most the four values and, after a leading `@`, each of them and the word.
+    let mut found: [Option<&str>; 9] = [None; 9];
     let mut filled = 0;
     // Most words hold none of the characters a value follows: nothing to split.
     if t.bytes().any(|b| matches!(b, b'=' | b':' | b'-' | b'@')) {
         let short = (t.starts_with('-') && !t.starts_with("--"))
             .then(|| t.get(2..))
             .flatten();
+        let colon = t.split_once(':').map(|(_, v)| v);
         let values = [
             t.split_once('=').map(|(_, v)| v),
-            t.split_once(':').map(|(_, v)| v),
+            colon,
             short,
+            revision_path(t).filter(|path| Some(*path) != colon),
         ];
         let at = values
             .into_iter()
@@ -476,4 +558,34 @@ fn bracket_takes_dot(chars: &mut std::str::Chars<'_>) -> Option<bool> {
         }
     }
     Some(takes != negated)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{file_address, revision_path, FileAddress};
+
+    #[test]
+    fn a_revision_word_names_its_path_after_the_colon_git_reads() {
+        assert_eq!(revision_path("HEAD:README.md"), Some("README.md"));
+        assert_eq!(revision_path(":0:.ssh/id_ed25519"), Some(".ssh/id_ed25519"));
+        assert_eq!(revision_path(":src/x.rs"), Some("src/x.rs"));
+        assert_eq!(revision_path("HEAD@{10:00}:.netrc"), Some(".netrc"));
+        assert_eq!(revision_path("main^{tree}:a:b"), Some("a:b"));
+        assert_eq!(revision_path("HEAD~2"), None);
+    }
+
+    #[test]
+    fn a_file_address_names_its_decoded_path() {
+        assert_eq!(
+            file_address("file:///home/u/.config"),
+            FileAddress::Path("/home/u/.config".into())
+        );
+        assert_eq!(
+            file_address("FILE://localhost/etc/%70asswd"),
+            FileAddress::Path("/etc/passwd".into())
+        );
+        assert_eq!(file_address("file://server/x"), FileAddress::NotOne);
+        assert_eq!(file_address("/etc/passwd"), FileAddress::NotOne);
+        assert_eq!(file_address("file:///%ff"), FileAddress::Unreadable);
+    }
 }

@@ -79,11 +79,12 @@ impl Walker<'_> {
     }
 
     pub(super) fn unsafe_variable(&self, name: &str) -> bool {
-        self.hardline
-            .plain
+        let plain = &self.hardline.plain;
+        plain
             .unsafe_variables
             .iter()
             .any(|p| wildcard::matches(p, name))
+            && !plain.safe_variables.iter().any(|v| *v == name)
     }
 
     pub(super) fn reading(&mut self, reading: &Reading, scope: &Scope<'_>, depth: usize) {
@@ -513,6 +514,7 @@ impl Walker<'_> {
         if lists.has(List::Writers) {
             self.hidden_writes(program, args, scope, shared.as_ref(), &part);
         }
+        self.tree_reads(program, args, scope);
         if lists.has(List::ChangesDirectory) {
             self.cd(args, scope);
         }
@@ -766,7 +768,12 @@ impl Walker<'_> {
                     }
                 }
             }
+            // The home as the folder the others go into: a path inside it is written, not it.
+            let into = (e.into_last && opts.operands.len() > 1)
+                .then(|| opts.operands.last().copied())
+                .flatten();
             for w in listed {
+                let inside = into.is_some_and(|last| std::ptr::eq(last, w));
                 let word: Cow<'_, Word> = match &e.target_prefix {
                     Some(prefix) if !w.dynamic() => match w.text.strip_prefix(prefix.as_ref()) {
                         Some(rest) => {
@@ -777,7 +784,17 @@ impl Walker<'_> {
                     _ => Cow::Borrowed(w),
                 };
                 match self.targets(&word, scope) {
-                    Some(paths) if paths.iter().any(|p| self.in_set(set, p)) => {
+                    Some(paths)
+                        if paths.iter().any(|p| {
+                            let folder = p.trim_end_matches('/');
+                            let home = self.place.home.map(|h| h.trim_end_matches('/'));
+                            if inside && home == Some(folder) {
+                                self.in_set(set, &format!("{folder}/x"))
+                            } else {
+                                self.in_set(set, p)
+                            }
+                        }) =>
+                    {
                         holds = Holds::Yes;
                         break;
                     }
@@ -827,9 +844,10 @@ impl Walker<'_> {
                 continue;
             }
             let part = &part();
+            let whole = wr.trees.iter().any(|t| *t == "*" || opts.has(t));
             // Option values in any spelling (`-o f`, `-of`, `-so f`, `--output=f`, `--out f`).
             for (value, _) in option_values(args, &wr.options) {
-                self.write_target(&value, scope, part);
+                self.write_paths(&value, scope, part, whole);
             }
             if !wr.when.is_empty() {
                 self.backup_writes(args, opts, scope, part);
@@ -847,7 +865,6 @@ impl Walker<'_> {
                 }
                 _ => Vec::new(),
             };
-            let whole = wr.trees.iter().any(|t| *t == "*" || opts.has(t));
             // `mv a b dir`: the last goes unreplaced (unless `-t dir` names the place).
             let destination = (wr.destination_last
                 && chosen.len() > 1
@@ -1237,7 +1254,7 @@ fn matches_every_name(pattern: &str) -> bool {
 /// (`-of`), and a short one at the end of a cluster of flags (`-so f`, `-sof`). Each value comes
 /// with the option it was given to. Read generously: a value found that is none is only judged
 /// too.
-fn option_values<'o>(
+pub(super) fn option_values<'o>(
     args: &[Word],
     options: &'o [crate::spec::types::Str],
 ) -> Vec<(Word, &'o str)> {

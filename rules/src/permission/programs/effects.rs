@@ -67,6 +67,29 @@ pub fn code_of(entry: &Effects, args: &[EffectWord<'_>]) -> Vec<Code> {
     out
 }
 
+/// Where a program's first operand names no subcommand of its own (`subcommand_names`) and so
+/// may be an alias the person defined (`git b` after `git config alias.b 'submodule foreach'`):
+/// its index among `args`.
+pub fn alias_at(entry: &Effects, args: &[EffectWord<'_>]) -> Option<usize> {
+    if entry.subcommand_names.is_empty() {
+        return None;
+    }
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        if !w.dynamic && !w.text.starts_with('-') {
+            break;
+        }
+        i += 1 + usize::from(takes_value(entry, w.text));
+    }
+    let word = args.get(i)?;
+    let own = entry
+        .subcommand_names
+        .iter()
+        .any(|n| n.as_ref() == word.text)
+        || entry.subcommands.get(word.text).is_some();
+    (!own).then_some(i)
+}
+
 /// The code of `args` by `entry`; `settings`: the entry whose `config_lines` and
 /// `config_unreadable` its settings are read by.
 fn code(entry: &Effects, args: &[EffectWord<'_>], settings: Option<&Effects>) -> Vec<Code> {
@@ -86,14 +109,12 @@ fn code(entry: &Effects, args: &[EffectWord<'_>], settings: Option<&Effects>) ->
             out.push(Code::Unreadable(t.to_string()));
         }
         for (option, prefix) in entry.lines.iter() {
-            let value = if t == option {
-                let v = args.get(i).map(|n| n.text);
-                i += 1;
-                v
-            } else {
-                t.strip_prefix(option)
-                    .map(|rest| rest.strip_prefix('=').unwrap_or(rest))
-                    .filter(|v| !v.is_empty() && (option.starts_with("--") == t.starts_with("--")))
+            let value = match option_value(option, t, args.get(i).map(|n| n.text)) {
+                Some((v, next)) => {
+                    i += usize::from(next);
+                    Some(v)
+                }
+                None => None,
             };
             // vim's `-c ':!LINE'` is `-c '!LINE'`.
             let value = value.map(|v| {
@@ -120,6 +141,26 @@ fn code(entry: &Effects, args: &[EffectWord<'_>], settings: Option<&Effects>) ->
             };
             if let Some((key, value)) = setting.and_then(|s| s.split_once('=')) {
                 config_code(settings, key, value, &mut out);
+            }
+            // `--config-env=KEY=VARIABLE`: the value is the environment's, which the line may not
+            // show: a setting that runs code is opaque.
+            let from_environment = match t {
+                "--config-env" => {
+                    let v = args.get(i).map(|n| n.text);
+                    i += 1;
+                    v
+                }
+                _ => t.strip_prefix("--config-env="),
+            };
+            if let Some((key, _)) = from_environment.and_then(|s| s.split_once('=')) {
+                let key = key.to_lowercase();
+                let named = |keys: &[crate::spec::types::Str]| {
+                    keys.iter()
+                        .any(|p| wildcard::matches(&p.to_lowercase(), &key))
+                };
+                if named(&settings.config_lines) || named(&settings.config_unreadable) {
+                    out.push(Code::Unreadable(key));
+                }
             }
         }
         if let Some(kind) = entry.script.as_deref() {
@@ -186,7 +227,8 @@ fn config_code(settings: &Effects, key: &str, value: &str, out: &mut Vec<Code>) 
         keys.iter()
             .any(|p| wildcard::matches(&p.to_lowercase(), &key))
     };
-    if named(&settings.config_unreadable) {
+    // `/dev/null` names no code: `core.hooksPath=/dev/null` turns the hooks off.
+    if named(&settings.config_unreadable) && value != "/dev/null" {
         out.push(Code::Unreadable(key));
         return;
     }
@@ -365,6 +407,50 @@ fn script_option<'a>(script: &str, word: &'a str, next: Option<&str>) -> Option<
         }
     }
     None
+}
+
+/// The value a word gives `option`, in any spelling git's and GNU's parsers take: `--exec V`,
+/// `--exec=V`, a prefix of the long name (`--ex V`, `--exe=V`: ambiguous prefixes too, so none
+/// is missed), `-x V`, `-xV`, and a short option inside a cluster, its value the rest of the
+/// cluster or the next word (`-fx V`, `-nOV`); with whether the value is the next word.
+fn option_value<'a>(option: &str, word: &'a str, next: Option<&'a str>) -> Option<(&'a str, bool)> {
+    if let Some(long) = option.strip_prefix("--") {
+        let given = word.strip_prefix("--")?;
+        let (name, value) = match given.split_once('=') {
+            Some((name, value)) => (name, Some(value)),
+            None => (given, None),
+        };
+        if name.is_empty() || !long.starts_with(name) {
+            return None;
+        }
+        return match value {
+            Some(value) => Some((value, false)),
+            None => next.map(|n| (n, true)),
+        };
+    }
+    if word == option {
+        return next.map(|n| (n, true));
+    }
+    let letter = match option.strip_prefix('-') {
+        Some(name) if name.chars().count() == 1 => name,
+        // A one-dash long option (`-exec`) or a bare word: its value joined, after `=` or not.
+        _ => {
+            let rest = word.strip_prefix(option)?;
+            let rest = rest.strip_prefix('=').unwrap_or(rest);
+            return (!rest.is_empty()).then_some((rest, false));
+        }
+    };
+    if word.starts_with("--") {
+        return None;
+    }
+    let cluster = word.strip_prefix('-')?;
+    let at = cluster.find(letter)?;
+    let rest = cluster.get(at + letter.len()..)?;
+    if rest.is_empty() {
+        next.map(|n| (n, true))
+    } else {
+        Some((rest, false))
+    }
 }
 
 /// An option found among the entry's `runs` or `writes`, by any spelling.
