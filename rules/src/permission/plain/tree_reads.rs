@@ -8,14 +8,16 @@ use super::values::Scope;
 use super::walk::{option_values, Options, Walker};
 
 impl Walker<'_> {
-    /// The folders `program`'s words read whole, each judged for the secrets under it.
-    pub(super) fn tree_reads(&mut self, program: &str, args: &[Word], scope: &Scope<'_>) {
-        let mut entries = super::index::tree_reads_naming(program).peekable();
-        if entries.peek().is_none() {
-            return;
-        }
-        let opts = Options::read(args, |w| self.values(w, scope), &[], &[]);
-        for entry in entries {
+    /// The folders `program`'s words (`args`, read as `opts`) read whole, each judged for the
+    /// secrets under it.
+    pub(super) fn tree_reads(
+        &mut self,
+        program: &str,
+        args: &[Word],
+        scope: &Scope<'_>,
+        opts: &Options<'_>,
+    ) {
+        for entry in super::index::tree_reads_naming(program) {
             if !entry.when.is_empty() && !entry.when.iter().any(|f| opts.has(f)) {
                 continue;
             }

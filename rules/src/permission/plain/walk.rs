@@ -511,10 +511,24 @@ impl Walker<'_> {
                 }
             }
         }
-        if lists.has(List::Writers) {
-            self.hidden_writes(program, args, scope, shared.as_ref(), &part);
+        let tree_reads = super::index::tree_reads_naming(program).next().is_some();
+        if lists.has(List::Writers) || tree_reads {
+            // Read once for both, with the values the line gives its expansions.
+            let own;
+            let opts = match shared.as_ref() {
+                Some(o) => o,
+                None => {
+                    own = Options::read(args, |w| self.values(w, scope), &[], &[]);
+                    &own
+                }
+            };
+            if lists.has(List::Writers) {
+                self.hidden_writes(program, args, scope, opts, &part);
+            }
+            if tree_reads {
+                self.tree_reads(program, args, scope, opts);
+            }
         }
-        self.tree_reads(program, args, scope);
         if lists.has(List::ChangesDirectory) {
             self.cd(args, scope);
         }
@@ -820,17 +834,9 @@ impl Walker<'_> {
         program: &str,
         args: &'w [Word],
         scope: &Scope<'_>,
-        shared: Option<&Options<'w>>,
+        opts: &Options<'w>,
         part: &dyn Fn() -> String,
     ) {
-        let own;
-        let opts = match shared {
-            Some(o) => o,
-            None => {
-                own = Options::read(args, |w| self.values(w, scope), &[], &[]);
-                &own
-            }
-        };
         for wr in super::index::writes_naming(program) {
             if !wr.subcommands.is_empty()
                 && !opts
