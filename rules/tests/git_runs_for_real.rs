@@ -74,6 +74,39 @@ const FORMS: &[Form] = &[
         holds_the_code: true,
     },
     Form {
+        about: "submodule--helper foreach, the built-in behind submodule foreach",
+        setup: "git init -q -b main ../sub && git -C ../sub commit -q --allow-empty -m s \
+                && git -c protocol.file.allow=always submodule -q add ../sub sub \
+                && git commit -qm sub",
+        line: "git submodule--helper foreach '{CMD}'",
+        holds_the_code: true,
+    },
+    Form {
+        about: "rebase -x in a cluster",
+        setup: "true",
+        line: "git rebase -fx '{CMD}' HEAD~1",
+        holds_the_code: true,
+    },
+    Form {
+        about: "grep --open=, a prefix of --open-files-in-pager",
+        setup: "echo needle > g.txt && git add g.txt && git commit -qm g",
+        line: "git grep --open='{CMD}' needle",
+        holds_the_code: true,
+    },
+    Form {
+        about: "--config-env: an alias whose text is a variable's",
+        setup: "true",
+        line: "X='!{CMD}' git --config-env=alias.x=X x",
+        holds_the_code: false,
+    },
+    Form {
+        about: "clone -c core.hooksPath: a post-checkout hook as it clones",
+        setup: "mkdir -p ../hooks && printf '#!/bin/sh\n{CMD}\n' > ../hooks/post-checkout \
+                && chmod +x ../hooks/post-checkout",
+        line: "git clone -q -c core.hooksPath=$PWD/../hooks . ../copy",
+        holds_the_code: false,
+    },
+    Form {
         about: "-c include.path: an alias from the file included",
         setup: "printf '[alias]\\n\\tx = !{CMD}\\n' > ../inc.cfg",
         line: "git -c include.path=$PWD/../inc.cfg x",

@@ -880,6 +880,13 @@ spec_struct! {
         pub operands: Str,
         #[serde(default)]
         pub destination_options: List<Str>,
+        /// Letters of an old-style first word (no dash: `tar czf`) that read so, as `when`'s
+        /// options do.
+        #[serde(default)]
+        pub first_letters: Option<Str>,
+        /// Options naming the folder the operands after them are read from (`tar -C DIR`).
+        #[serde(default)]
+        pub folder_options: List<Str>,
     }
 }
 
@@ -955,6 +962,9 @@ spec_struct! {
         /// (`ps eww`).
         #[serde(default)]
         pub bsd_letters: Option<Str>,
+        /// Its BSD cluster is its first argument only (`tar xf`), not any operand (`ps … eww`).
+        #[serde(default)]
+        pub bsd_first: bool,
         /// Its first operand is an owner, a group, a mode or a context, not a target
         /// (`chown -R $USER ./x`) — unless one of `owner_options` is given.
         #[serde(default)]
@@ -1051,6 +1061,10 @@ spec_struct! {
         /// wrote a commit and when (`GIT_AUTHOR_EMAIL`).
         #[serde(default)]
         pub safe_variables: List<Str>,
+        /// Options whose value is a key the program signs in with and never shows (`scp -i`),
+        /// by program: not a read of a secret.
+        #[serde(default)]
+        pub key_options: Map<List<Str>>,
         pub changes_directory: List<Str>,
         pub links: List<Str>,
         /// Devices that hold no file: reading or writing them reads or writes nothing.
@@ -1377,6 +1391,10 @@ spec_struct! {
         /// Options with which it runs code the line does not give (`make --eval`): opaque.
         #[serde(default)]
         pub unreadable: List<Str>,
+        /// Its `-c KEY=VALUE` and `--config KEY=VALUE` options are settings, read by its
+        /// program's `config_lines` and `config_unreadable` (`git clone -c`).
+        #[serde(default)]
+        pub config_options: bool,
         /// Its operands are `KEY VALUE` settings, read by its program's `config_lines` (`git
         /// config`).
         #[serde(default)]

@@ -13,8 +13,23 @@ use std::borrow::Cow;
 impl Walker<'_> {
     /// Operands that name a path no tool may read (keys, a process's environment): a command
     /// reading them is refused as the read tool would be.
-    pub(super) fn secret_reads(&mut self, args: &[Word], scope: &Scope<'_>) {
+    pub(super) fn secret_reads(&mut self, program: &str, args: &[Word], scope: &Scope<'_>) {
+        // A key it signs in with (`scp -i KEY`, `-iKEY`) is used, not shown: that word only.
+        let key_options = self.hardline.plain.key_options.get(program);
+        let mut key_next = false;
         for w in args {
+            if std::mem::take(&mut key_next) {
+                continue;
+            }
+            if let Some(options) = key_options.filter(|_| !w.dynamic()) {
+                if options.iter().any(|o| *o == w.text) {
+                    key_next = true;
+                    continue;
+                }
+                if options.iter().any(|o| w.text.starts_with(o.as_ref())) {
+                    continue;
+                }
+            }
             self.secret_read(w, scope);
             if w.dynamic() {
                 continue;
@@ -32,7 +47,14 @@ impl Walker<'_> {
     pub(super) fn secret_read(&mut self, w: &Word, scope: &Scope<'_>) {
         // Most words name nothing secret: look closer only at those that may. A glob may name
         // one without spelling it (`/proc/self/envi*`).
-        if !w.dynamic() && !w.glob() && !secret_may(&w.text) {
+        let address = w
+            .text
+            .get(..5)
+            .is_some_and(|scheme| scheme.eq_ignore_ascii_case("file:"));
+        if !w.dynamic() && !w.glob() && !address && !secret_may(&w.text) {
+            return;
+        }
+        if !w.dynamic() && text_not_path(&w.text) {
             return;
         }
         // A value known only when it runs, between known text (`/proc/$(pgrep x)/environ`),
@@ -65,6 +87,17 @@ impl Walker<'_> {
             }
         }
     }
+}
+
+/// Whether a word is text rather than a path a secret may be at: its first segment holds a blank
+/// (`see ~/.ssh/config`, `ssh -i ~/.ssh/key` in a setting), it starts at no root or home and never
+/// climbs out with `..` — as a path it could only name a file under a project folder of that
+/// name, not the home's keys.
+fn text_not_path(text: &str) -> bool {
+    let first = text.split('/').next().unwrap_or(text);
+    !text.starts_with(['/', '~'])
+        && first.contains(char::is_whitespace)
+        && !text.split('/').any(|segment| segment == "..")
 }
 
 /// The hardline's path entries that refuse a read (keys, a process's environment), their
@@ -274,6 +307,16 @@ fn starts_alike(first: &str, rest: &str, other: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn text_with_a_blank_before_its_first_slash_is_no_path() {
+        assert!(super::text_not_path("see ~/.ssh/config"));
+        assert!(super::text_not_path("ssh -i ~/.ssh/deploy_key"));
+        assert!(!super::text_not_path("~/.ssh/my key"));
+        assert!(!super::text_not_path("/home/u/.ssh/id rsa"));
+        assert!(!super::text_not_path("my dir/../../.ssh/id_rsa"));
+        assert!(!super::text_not_path("../.ssh/id rsa"));
+    }
+
     use super::{secret_fragments, secret_may, starts_alike};
 
     #[test]

@@ -5,7 +5,7 @@
 
 use super::super::shell::Word;
 use super::values::Scope;
-use super::walk::{option_values, Options, Walker};
+use super::walk::{next_word_values, option_values, Options, Walker};
 
 impl Walker<'_> {
     /// The folders `program`'s words (`args`, read as `opts`) read whole, each judged for the
@@ -18,19 +18,31 @@ impl Walker<'_> {
         opts: &Options<'_>,
     ) {
         for entry in super::index::tree_reads_naming(program) {
-            if !entry.when.is_empty() && !entry.when.iter().any(|f| opts.has(f)) {
+            // Old-style letters: `tar czf x ~` creates as `tar -czf x ~` does.
+            let old_style = entry.first_letters.as_deref().is_some_and(|letters| {
+                args.first().is_some_and(|w| {
+                    !w.dynamic()
+                        && !w.text.starts_with('-')
+                        && w.text.contains(|c| letters.contains(c))
+                })
+            });
+            if !entry.when.is_empty() && !old_style && !entry.when.iter().any(|f| opts.has(f)) {
                 continue;
             }
-            // The place a destination option names is written, not read (`cp -r -t DIR x`).
-            let destinations: Vec<String> = option_values(args, &entry.destination_options)
+            // The place a destination option names is written, not read (`cp -r -t DIR x`), and
+            // a folder option's value is where the operands are read from (`tar -C DIR x`).
+            let destinations = next_word_values(args, &entry.destination_options);
+            let folders: Vec<Word> = option_values(args, &entry.folder_options)
                 .into_iter()
-                .map(|(value, _)| value.text)
+                .map(|(value, _)| value)
                 .collect();
+            let folder_words = next_word_values(args, &entry.folder_options);
             let operands: Vec<&Word> = opts
                 .operands
                 .iter()
                 .copied()
-                .filter(|w| !destinations.contains(&w.text))
+                .filter(|w| !destinations.iter().any(|d| std::ptr::eq(*d, *w)))
+                .filter(|w| !folder_words.iter().any(|f| std::ptr::eq(*f, *w)))
                 .collect();
             let read = match entry.operands.as_ref() {
                 "all_but_last" if destinations.is_empty() => {
@@ -40,13 +52,28 @@ impl Walker<'_> {
                 _ => &operands[..],
             };
             for word in read {
-                // A folder not known is not read as one: its files are judged as they are named.
-                if let Some(paths) = self.targets(word, scope) {
-                    for path in paths {
-                        self.secret_tree(&path);
-                    }
+                for path in self.read_from(word, &folders, scope) {
+                    self.secret_tree(&path);
                 }
             }
         }
+    }
+
+    /// The paths an operand names, read from each of `folders` where it is relative (any of
+    /// them: which one it follows is not kept), else from where the line is. A path not known
+    /// is none: its files are judged as they are named.
+    fn read_from(&self, word: &Word, folders: &[Word], scope: &Scope<'_>) -> Vec<String> {
+        let relative = !word.dynamic() && !word.text.starts_with(['/', '~']);
+        if folders.is_empty() || !relative {
+            return self.targets(word, scope).unwrap_or_default();
+        }
+        let mut out = Vec::new();
+        for folder in folders {
+            for base in self.targets(folder, scope).unwrap_or_default() {
+                let joined = format!("{}/{}", base.trim_end_matches('/'), word.text);
+                out.extend(self.resolve_all(&joined).unwrap_or_default());
+            }
+        }
+        out
     }
 }

@@ -242,15 +242,25 @@ fn ifs_as_space(text: &str) -> String {
     out
 }
 
-/// The program a package word names at a version (`rimraf@5`, `del-cli@latest`), as npx, pnpm
-/// dlx and bunx take it; not a scoped package (`@scope/x`) nor an address (`git@host:x`).
+/// The program a package word names at a version or by npm's alias (`rimraf@5`,
+/// `del-cli@latest`, `npm:rimraf`, `rimraf@npm:rimraf`), as npx, pnpm dlx and bunx take it; not a
+/// scoped package (`@scope/x`) nor an address (`git@host:x/y`).
 fn package_program(word: &str) -> Option<&str> {
-    let (name, version) = word.split_once('@')?;
+    let (word, aliased) = match word.strip_prefix("npm:") {
+        Some(rest) => (rest, true),
+        None => (word, false),
+    };
+    let name = match word.split_once('@') {
+        Some((name, version)) if !version.is_empty() && !version.contains('/') => name,
+        Some(_) => return None,
+        None if aliased => word,
+        None => return None,
+    };
     let plain_name = !name.is_empty()
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    (plain_name && !version.is_empty() && !version.contains([':', '/'])).then_some(name)
+    plain_name.then_some(name)
 }
 
 /// The most later words of one command read as commands of their own ([`Walker::words_as_commands`]).
@@ -288,5 +298,7 @@ mod tests {
         assert_eq!(package_program("git@github.com:x/y"), None);
         assert_eq!(package_program("rimraf"), None);
         assert_eq!(package_program("x@"), None);
+        assert_eq!(package_program("npm:rimraf"), Some("rimraf"));
+        assert_eq!(package_program("rimraf@npm:rimraf"), Some("rimraf"));
     }
 }

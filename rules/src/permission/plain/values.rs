@@ -202,6 +202,15 @@ impl Walker<'_> {
     pub(super) fn targets(&self, w: &Word, scope: &Scope<'_>) -> Option<Vec<String>> {
         let mut out = Vec::new();
         for v in self.values(w, scope)? {
+            // git's pathspec magic (`:/`, `:(top)x`, `:!x`) starts at the repository's top,
+            // which may be any folder above: where it leads is not known.
+            if v.starts_with(":/")
+                || v.starts_with(":(")
+                || v.starts_with(":!")
+                || v.starts_with(":^")
+            {
+                return None;
+            }
             let quoted_tilde = matches!(w.first_piece(), Some(PieceView::Text { quoted: true, text }) if text.starts_with('~'));
             let v = if quoted_tilde {
                 // A quoted `~` is a file of that name.
@@ -302,7 +311,8 @@ pub(super) enum FileAddress {
     NotOne,
     /// The path it names, its `%XX` escapes decoded.
     Path(String),
-    /// Its escapes decode to bytes that are not text: the path is not known.
+    /// Its escapes decode to bytes that are not text, or it holds curl's globs: the path is
+    /// not known.
     Unreadable,
 }
 
@@ -321,6 +331,10 @@ pub(super) fn file_address(word: &str) -> FileAddress {
         _ if rest.starts_with('/') => rest,
         _ => return FileAddress::NotOne,
     };
+    // curl's globs (`.ss[h-h]`, `{a,b}`) name paths known only when it runs.
+    if path.contains(['[', '{']) {
+        return FileAddress::Unreadable;
+    }
     let bytes = path.as_bytes();
     let mut decoded = Vec::with_capacity(bytes.len());
     let mut at = 0;
@@ -587,5 +601,9 @@ mod tests {
         assert_eq!(file_address("file://server/x"), FileAddress::NotOne);
         assert_eq!(file_address("/etc/passwd"), FileAddress::NotOne);
         assert_eq!(file_address("file:///%ff"), FileAddress::Unreadable);
+        assert_eq!(
+            file_address("file:///home/u/.ss[h-h]/x"),
+            FileAddress::Unreadable
+        );
     }
 }

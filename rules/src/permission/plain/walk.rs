@@ -4,7 +4,7 @@
 
 use super::super::glob::{broad_contents, Segments};
 use super::super::hardline::{self, Hit, PathSet};
-use super::super::shell::{self, Construct, Reading, Word, MAX_DEPTH};
+use super::super::shell::{self, Construct, PieceView, Reading, Word, MAX_DEPTH};
 use super::super::wildcard;
 use super::folders::Folders;
 use super::program_lists::{program_lists, List, Lists};
@@ -501,7 +501,7 @@ impl Walker<'_> {
         self.effects(program, args, scope, depth);
         self.operand_reads(program, args, scope);
         if !lists.has(List::Metadata) {
-            self.secret_reads(args, scope);
+            self.secret_reads(program, args, scope);
         }
         for w in args.iter().filter(|w| !w.dynamic()) {
             let t = w.text.as_str();
@@ -616,16 +616,28 @@ impl Walker<'_> {
                 Holds::No => false,
             }
         };
-        // A BSD cluster (`ps eww`) holding one of the entry's letters counts as one of its flags.
+        // A BSD cluster (`ps eww`, `tar xf`) holding one of the entry's letters counts as one of
+        // its flags — with `bsd_first`, only as the first argument (`tar -cf x -C /var/log
+        // nginx` extracts nothing).
         let bsd = e.bsd_letters.as_deref().map(|letters| {
             let holds = |w: &&Word| {
                 !w.dynamic()
                     && w.text.chars().all(|c| c.is_ascii_alphabetic())
                     && w.text.contains(|c: char| letters.contains(c))
             };
-            if opts.operands.iter().any(holds) {
+            let candidates: &[&Word] = if e.bsd_first {
+                match (args.first(), opts.operands.first()) {
+                    (Some(first), Some(operand)) if std::ptr::eq(first, *operand) => {
+                        std::slice::from_ref(operand)
+                    }
+                    _ => &[],
+                }
+            } else {
+                &opts.operands
+            };
+            if candidates.iter().any(holds) {
                 Holds::Yes
-            } else if opts.operands.iter().any(|w| w.dynamic()) {
+            } else if candidates.iter().any(|w| w.dynamic()) {
                 Holds::Maybe
             } else {
                 Holds::No
@@ -773,7 +785,9 @@ impl Walker<'_> {
                             None => continue,
                         };
                         match self.resolve_all(source) {
-                            Some(paths) if paths.iter().any(|p| self.in_set(set, p)) => {
+                            Some(paths)
+                                if paths.iter().any(|p| self.in_target_set(e, set, p, true)) =>
+                            {
                                 holds = Holds::Yes;
                             }
                             Some(_) => {}
@@ -798,17 +812,7 @@ impl Walker<'_> {
                     _ => Cow::Borrowed(w),
                 };
                 match self.targets(&word, scope) {
-                    Some(paths)
-                        if paths.iter().any(|p| {
-                            let folder = p.trim_end_matches('/');
-                            let home = self.place.home.map(|h| h.trim_end_matches('/'));
-                            if inside && home == Some(folder) {
-                                self.in_set(set, &format!("{folder}/x"))
-                            } else {
-                                self.in_set(set, p)
-                            }
-                        }) =>
-                    {
+                    Some(paths) if paths.iter().any(|p| self.in_target_set(e, set, p, inside)) => {
                         holds = Holds::Yes;
                         break;
                     }
@@ -858,11 +862,15 @@ impl Walker<'_> {
             if !wr.when.is_empty() {
                 self.backup_writes(args, opts, scope, part);
             }
+            // The place a destination option names (`mv -t DIR x`) is where they go: not one of
+            // the operands written whole.
+            let destinations = next_word_values(args, &wr.destination_options);
             let operands: Vec<&Word> = opts
                 .operands
                 .iter()
                 .skip(usize::from(!wr.subcommands.is_empty()))
                 .copied()
+                .filter(|w| !destinations.iter().any(|d| std::ptr::eq(*d, *w)))
                 .collect();
             let chosen: Vec<&Word> = match wr.operands.as_deref() {
                 Some("all") => operands,
@@ -1005,6 +1013,19 @@ impl Walker<'_> {
         }
     }
 
+    /// Whether an entry's target is in its set: with `into_last`, the home as the folder others
+    /// go into (`into`: the last operand, or a target option's value: `mv -t ~ x`) is a path
+    /// inside it, not the home.
+    fn in_target_set(&self, e: &HardCommand, set: &PathSet, path: &str, into: bool) -> bool {
+        let folder = path.trim_end_matches('/');
+        let home = self.place.home.map(|h| h.trim_end_matches('/'));
+        if e.into_last && into && home == Some(folder) {
+            self.in_set(set, &format!("{folder}/x"))
+        } else {
+            self.in_set(set, path)
+        }
+    }
+
     /// Whether a path (a glob) can name a path of the set, or all of a protected folder's
     /// contents (`~/*`, `/usr/.*`).
     pub(super) fn in_set(&self, set: &PathSet, path: &str) -> bool {
@@ -1084,7 +1105,12 @@ impl<'w> Options<'w> {
                 // variable whose every value the line gives and none starts with `-`.
                 let plain_values = known(w)
                     .is_some_and(|v| v.iter().all(|x| !x.is_empty() && !x.starts_with('-')));
-                if !ended && !is_found(w) && !plain_values {
+                // Known text first, not a dash (`~/b/x-$(date).tgz`): it starts so when it runs.
+                let led_by_text = matches!(
+                    w.first_piece(),
+                    Some(PieceView::Text { text, .. }) if !text.is_empty() && !text.starts_with(['-', '+'])
+                );
+                if !ended && !is_found(w) && !plain_values && !led_by_text {
                     o.dynamic = true;
                 }
                 o.operands.push(w);
@@ -1098,7 +1124,11 @@ impl<'w> Options<'w> {
                     .push(Cow::Borrowed(t.split('=').next().unwrap_or(t)));
             } else if t.len() > 1
                 && t.starts_with('-')
-                && !t.chars().nth(1).is_some_and(|c| c.is_ascii_digit())
+                // A number (`kill -9`, `head -5`) is no option; a cluster may hold digits
+                // (`zip -9r`).
+                && !t
+                    .get(1..)
+                    .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit() || c == '.'))
             {
                 o.words.push(t);
                 // A letter whose value may be joined (`date -Iseconds`) ends the cluster.
@@ -1260,6 +1290,22 @@ fn matches_every_name(pattern: &str) -> bool {
 /// (`-of`), and a short one at the end of a cluster of flags (`-so f`, `-sof`). Each value comes
 /// with the option it was given to. Read generously: a value found that is none is only judged
 /// too.
+/// The words that are the next word's value of an option spelled whole (`-t DIR`, `--directory
+/// DIR`): a reading with no option lists takes them for operands.
+pub(super) fn next_word_values<'w>(
+    args: &'w [Word],
+    options: &[crate::spec::types::Str],
+) -> Vec<&'w Word> {
+    args.windows(2)
+        .filter(|pair| {
+            pair.first().is_some_and(|option| {
+                !option.dynamic() && options.iter().any(|o| *o == option.text)
+            })
+        })
+        .filter_map(|pair| pair.get(1))
+        .collect()
+}
+
 pub(super) fn option_values<'o>(
     args: &[Word],
     options: &'o [crate::spec::types::Str],

@@ -61,7 +61,7 @@ pub fn code_of(entry: &Effects, args: &[EffectWord<'_>]) -> Vec<Code> {
         Some(entry),
     );
     if let Some(sub) = args.get(i).and_then(|w| entry.subcommands.get(w.text)) {
-        let settings = sub.settings.then_some(entry);
+        let settings = (sub.settings || sub.config_options).then_some(entry);
         out.extend(code(sub, args.get(i + 1..).unwrap_or(&[]), settings));
     }
     out
@@ -130,14 +130,15 @@ fn code(entry: &Effects, args: &[EffectWord<'_>], settings: Option<&Effects>) ->
         }
         if let Some(settings) = settings {
             let setting = match t {
-                "-c" => {
+                "-c" | "--config" => {
                     let v = args.get(i).map(|n| n.text);
                     i += 1;
                     v
                 }
-                _ => t
-                    .strip_prefix("-c")
-                    .filter(|v| !v.is_empty() && !t.starts_with("--")),
+                _ => t.strip_prefix("--config=").or_else(|| {
+                    t.strip_prefix("-c")
+                        .filter(|v| !v.is_empty() && !t.starts_with("--"))
+                }),
             };
             if let Some((key, value)) = setting.and_then(|s| s.split_once('=')) {
                 config_code(settings, key, value, &mut out);
