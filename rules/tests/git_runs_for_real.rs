@@ -34,6 +34,11 @@ struct Form {
     holds_the_code: bool,
 }
 
+/// A setup that gives the repository a submodule.
+const WITH_SUBMODULE: &str =
+    "git init -q -b main ../sub && git -C ../sub commit -q --allow-empty -m s \
+    && git -c protocol.file.allow=always submodule -q add ../sub sub && git commit -qm sub";
+
 const FORMS: &[Form] = &[
     Form {
         about: "bisect run, the command as words",
@@ -49,9 +54,7 @@ const FORMS: &[Form] = &[
     },
     Form {
         about: "submodule foreach, one word",
-        setup: "git init -q -b main ../sub && git -C ../sub commit -q --allow-empty -m s \
-                && git -c protocol.file.allow=always submodule -q add ../sub sub \
-                && git commit -qm sub",
+        setup: WITH_SUBMODULE,
         line: "git submodule foreach --recursive '{CMD}'",
         holds_the_code: true,
     },
@@ -75,9 +78,7 @@ const FORMS: &[Form] = &[
     },
     Form {
         about: "submodule--helper foreach, the built-in behind submodule foreach",
-        setup: "git init -q -b main ../sub && git -C ../sub commit -q --allow-empty -m s \
-                && git -c protocol.file.allow=always submodule -q add ../sub sub \
-                && git commit -qm sub",
+        setup: WITH_SUBMODULE,
         line: "git submodule--helper foreach '{CMD}'",
         holds_the_code: true,
     },
