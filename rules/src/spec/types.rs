@@ -887,6 +887,10 @@ spec_struct! {
         /// Options naming the folder the operands after them are read from (`tar -C DIR`).
         #[serde(default)]
         pub folder_options: List<Str>,
+        /// Its other options that take the next word as their value (`scp -i KEY`, `tar -f
+        /// FILE`): not operands.
+        #[serde(default)]
+        pub values: List<Str>,
     }
 }
 
@@ -1061,6 +1065,14 @@ spec_struct! {
         /// wrote a commit and when (`GIT_AUTHOR_EMAIL`).
         #[serde(default)]
         pub safe_variables: List<Str>,
+        /// Variables whose value is a line a program runs (`GIT_PAGER`, `EDITOR`): assigned
+        /// before a command, the value is read as that line instead of making the line opaque.
+        #[serde(default)]
+        pub line_variables: List<Str>,
+        /// Values of `unsafe_variables` that are safe, by variable: each word of the value
+        /// matches one of the patterns (`NODE_OPTIONS=--max-old-space-size=4096`).
+        #[serde(default)]
+        pub safe_values: Map<List<Str>>,
         /// Options whose value is a key the program signs in with and never shows (`scp -i`),
         /// by program: not a read of a secret.
         #[serde(default)]

@@ -239,6 +239,64 @@ fn reads_where_it_runs(grammar: &crate::spec::types::Grammar) -> bool {
         .any(|(_, subcommand)| reads_where_it_runs(subcommand))
 }
 
+/// The words a program that reads its operands takes as its pattern — its first operand, unless
+/// a pattern option is given anywhere, and the values of its pattern options but a file's
+/// (`-f`, `--file`): text (`grep -rn '.ssh/id_rsa' src`), not paths it reads.
+pub(super) fn pattern_words<'w>(program: &str, args: &'w [Word]) -> Vec<&'w Word> {
+    let Some(reads) = programs::reads_of(program).filter(|r| r.pattern_first) else {
+        return Vec::new();
+    };
+    let names_a_file = |o: &str| o == "-f" || o == "--file";
+    let option_given = args.iter().any(|w| {
+        reads
+            .pattern_options
+            .iter()
+            .any(|o| w.text == *o || (w.text.starts_with(o.as_ref()) && w.text.len() > o.len()))
+    });
+    let mut out = Vec::new();
+    let mut first_taken = option_given;
+    let mut value_next = false;
+    let mut pattern_next = false;
+    let mut ended = false;
+    for w in args {
+        if std::mem::take(&mut pattern_next) {
+            out.push(w);
+            continue;
+        }
+        if std::mem::take(&mut value_next) {
+            continue;
+        }
+        let t = w.text.as_str();
+        if w.dynamic() {
+            continue;
+        }
+        if !ended && t == "--" {
+            ended = true;
+            continue;
+        }
+        if !ended && t.len() > 1 && t.starts_with('-') {
+            if let Some(option) = reads.pattern_options.iter().find(|o| t == o.as_ref()) {
+                pattern_next = !names_a_file(option);
+                value_next = names_a_file(option);
+            } else if reads
+                .pattern_options
+                .iter()
+                .any(|o| !names_a_file(o) && t.starts_with(o.as_ref()))
+            {
+                out.push(w);
+            } else if reads.values.iter().any(|v| v == t) {
+                value_next = true;
+            }
+            continue;
+        }
+        if !first_taken {
+            first_taken = true;
+            out.push(w);
+        }
+    }
+    out
+}
+
 /// The operands that name files: after the options and their values, the pattern left out when
 /// it comes first (unless an option gives it); `-` (the input) names none.
 fn read_operands<'w>(reads: &Reads, args: &'w [Word]) -> Vec<&'w Word> {

@@ -14,11 +14,23 @@ impl Walker<'_> {
     /// Operands that name a path no tool may read (keys, a process's environment): a command
     /// reading them is refused as the read tool would be.
     pub(super) fn secret_reads(&mut self, program: &str, args: &[Word], scope: &Scope<'_>) {
+        // A program that only writes its words out (`echo`) reads none of them.
+        if self
+            .hardline
+            .plain
+            .text_programs
+            .iter()
+            .any(|p| *p == program)
+        {
+            return;
+        }
+        // A pattern (`grep -rn '.ssh/id_rsa' src`) is text; its files are read as operands.
+        let patterns = super::forms::pattern_words(program, args);
         // A key it signs in with (`scp -i KEY`, `-iKEY`) is used, not shown: that word only.
         let key_options = self.hardline.plain.key_options.get(program);
         let mut key_next = false;
         for w in args {
-            if std::mem::take(&mut key_next) {
+            if std::mem::take(&mut key_next) || patterns.iter().any(|p| std::ptr::eq(*p, w)) {
                 continue;
             }
             if let Some(options) = key_options.filter(|_| !w.dynamic()) {

@@ -37,12 +37,14 @@ impl Walker<'_> {
                 .map(|(value, _)| value)
                 .collect();
             let folder_words = next_word_values(args, &entry.folder_options);
+            let values = next_word_values(args, &entry.values);
             let operands: Vec<&Word> = opts
                 .operands
                 .iter()
                 .copied()
                 .filter(|w| !destinations.iter().any(|d| std::ptr::eq(*d, *w)))
                 .filter(|w| !folder_words.iter().any(|f| std::ptr::eq(*f, *w)))
+                .filter(|w| !values.iter().any(|v| std::ptr::eq(*v, *w)))
                 .collect();
             let read = match entry.operands.as_ref() {
                 "all_but_last" if destinations.is_empty() => {

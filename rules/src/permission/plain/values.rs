@@ -202,15 +202,15 @@ impl Walker<'_> {
     pub(super) fn targets(&self, w: &Word, scope: &Scope<'_>) -> Option<Vec<String>> {
         let mut out = Vec::new();
         for v in self.values(w, scope)? {
-            // git's pathspec magic (`:/`, `:(top)x`, `:!x`) starts at the repository's top,
-            // which may be any folder above: where it leads is not known.
-            if v.starts_with(":/")
-                || v.starts_with(":(")
-                || v.starts_with(":!")
-                || v.starts_with(":^")
-            {
-                return None;
-            }
+            // git's pathspec magic: `:/x` and `:(top)x` start at the repository's top, which may
+            // be any folder above — where they lead is not known; `:(glob)x` is `x`; an exclude
+            // (`:!x`, `:^x`, `:(exclude)x`) leaves the folder git runs in.
+            let v = match pathspec(&v) {
+                Pathspec::Plain => v,
+                Pathspec::FromTop => return None,
+                Pathspec::Under(path) => path.to_string(),
+                Pathspec::Excluding => ".".to_string(),
+            };
             let quoted_tilde = matches!(w.first_piece(), Some(PieceView::Text { quoted: true, text }) if text.starts_with('~'));
             let v = if quoted_tilde {
                 // A quoted `~` is a file of that name.
@@ -279,6 +279,46 @@ impl Walker<'_> {
         }
         out.extend(through);
         Some(out)
+    }
+}
+
+/// What a word is as a git pathspec ([`pathspec`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Pathspec<'a> {
+    /// No magic: the word is the path.
+    Plain,
+    /// `:/x`, `:(top)x`: from the repository's top.
+    FromTop,
+    /// `:(glob)x`, `:(icase)x`: `x`, from where git runs.
+    Under(&'a str),
+    /// `:!x`, `:^x`, `:(exclude)x`: everything but `x` where git runs.
+    Excluding,
+}
+
+/// A word read as a git pathspec's magic (`:/`, `:(top,glob)x`, `:!x`).
+pub(super) fn pathspec(word: &str) -> Pathspec<'_> {
+    let Some(rest) = word.strip_prefix(':') else {
+        return Pathspec::Plain;
+    };
+    if rest.starts_with('/') {
+        return Pathspec::FromTop;
+    }
+    if rest.starts_with(['!', '^']) {
+        return Pathspec::Excluding;
+    }
+    let Some(inside) = rest.strip_prefix('(') else {
+        return Pathspec::Plain;
+    };
+    let Some((magic, path)) = inside.split_once(')') else {
+        return Pathspec::FromTop;
+    };
+    let words: Vec<&str> = magic.split(',').map(str::trim).collect();
+    if words.contains(&"top") {
+        Pathspec::FromTop
+    } else if words.contains(&"exclude") {
+        Pathspec::Excluding
+    } else {
+        Pathspec::Under(path)
     }
 }
 
@@ -576,7 +616,20 @@ fn bracket_takes_dot(chars: &mut std::str::Chars<'_>) -> Option<bool> {
 
 #[cfg(test)]
 mod tests {
-    use super::{file_address, revision_path, FileAddress};
+    use super::{file_address, pathspec, revision_path, FileAddress, Pathspec};
+
+    #[test]
+    fn a_pathspec_from_the_top_is_not_known_and_others_are_read_where_git_runs() {
+        assert_eq!(pathspec(":/"), Pathspec::FromTop);
+        assert_eq!(pathspec(":(top).ssh"), Pathspec::FromTop);
+        assert_eq!(pathspec(":(glob,top)x"), Pathspec::FromTop);
+        assert_eq!(pathspec(":(glob)**/*.orig"), Pathspec::Under("**/*.orig"));
+        assert_eq!(pathspec(":!vendor"), Pathspec::Excluding);
+        assert_eq!(pathspec(":(exclude).env"), Pathspec::Excluding);
+        assert_eq!(pathspec(":(top"), Pathspec::FromTop);
+        assert_eq!(pathspec("src/x"), Pathspec::Plain);
+        assert_eq!(pathspec(":0:x"), Pathspec::Plain);
+    }
 
     #[test]
     fn a_revision_word_names_its_path_after_the_colon_git_reads() {

@@ -87,6 +87,39 @@ impl Walker<'_> {
             && !plain.safe_variables.iter().any(|v| *v == name)
     }
 
+    /// A variable assigned before a command (`GIT_PAGER=cat git log`): a line variable's value
+    /// is read as the line it is, a safe value passes, and any other unsafe variable makes the
+    /// line opaque.
+    fn assignment(&mut self, name: &str, word: &Word, depth: usize) {
+        let plain = &self.hardline.plain;
+        // Its value after `=`; none when a substitution gives it (known only when it runs).
+        let Some(value) = shell::value_of_assignment(word) else {
+            if self.unsafe_variable(name) {
+                self.opaque(Construct::UnsafeVariable);
+            }
+            return;
+        };
+        if plain.line_variables.iter().any(|v| *v == name) {
+            if value.dynamic() {
+                self.opaque(Construct::UnsafeVariable);
+            } else {
+                self.line(&value.text, Some(Cow::Borrowed(SH)), depth);
+            }
+            return;
+        }
+        let safe = !value.dynamic()
+            && !value.text.trim().is_empty()
+            && plain.safe_values.get(name).is_some_and(|patterns| {
+                value
+                    .text
+                    .split_whitespace()
+                    .all(|word| patterns.iter().any(|p| wildcard::matches(p, word)))
+            });
+        if !safe && self.unsafe_variable(name) {
+            self.opaque(Construct::UnsafeVariable);
+        }
+    }
+
     pub(super) fn reading(&mut self, reading: &Reading, scope: &Scope<'_>, depth: usize) {
         if let Some(c) = reading.opaque {
             self.opaque(c);
@@ -109,8 +142,8 @@ impl Walker<'_> {
                 self.current = Some(line_commands);
                 line_commands += 1;
             }
-            if cmd.assignments().any(|(n, _)| self.unsafe_variable(n)) {
-                self.opaque(Construct::UnsafeVariable);
+            for (name, value) in cmd.assignments() {
+                self.assignment(name, value, depth);
             }
             // Its standard input comes from a pipe or a redirection (a shell could read it).
             let stdin_fed = cmd.piped || cmd.redirects.iter().any(|r| r.feeds_input());

@@ -43,7 +43,7 @@ mod ast;
 mod parser;
 
 pub use ast::*;
-pub use parser::{read, read_nested};
+pub use parser::{read, read_nested, value_of_assignment};
 
 #[cfg(test)]
 mod tests;

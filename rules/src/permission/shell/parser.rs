@@ -932,7 +932,7 @@ impl<'a> Parser<'a> {
 
 /// The value of an assignment word (after `=`), when it has no substitution: its pieces after the
 /// name.
-fn value_of_assignment(w: &Word) -> Option<Word> {
+pub fn value_of_assignment(w: &Word) -> Option<Word> {
     let mut value = Word::default();
     let mut seen = false;
     for p in w.piece_views() {
