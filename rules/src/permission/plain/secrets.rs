@@ -14,13 +14,24 @@ impl Walker<'_> {
     /// Operands that name a path no tool may read (keys, a process's environment): a command
     /// reading them is refused as the read tool would be.
     pub(super) fn secret_reads(&mut self, program: &str, args: &[Word], scope: &Scope<'_>) {
+        // Most commands name nothing that may be secret: nothing more to read.
+        let may_name_one = args.iter().any(|w| {
+            w.dynamic()
+                || w.glob()
+                || secret_may(&w.text)
+                || values_inside(&w.text).any(|v| secret_may(v) || v.contains(['*', '?', '[']))
+                || w.text
+                    .get(..5)
+                    .is_some_and(|scheme| scheme.eq_ignore_ascii_case("file:"))
+        });
         // A program that only writes its words out (`echo`) reads none of them.
-        if self
-            .hardline
-            .plain
-            .text_programs
-            .iter()
-            .any(|p| *p == program)
+        if !may_name_one
+            || self
+                .hardline
+                .plain
+                .text_programs
+                .iter()
+                .any(|p| *p == program)
         {
             return;
         }

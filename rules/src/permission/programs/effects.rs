@@ -82,11 +82,12 @@ pub fn alias_at(entry: &Effects, args: &[EffectWord<'_>]) -> Option<usize> {
         i += 1 + usize::from(takes_value(entry, w.text));
     }
     let word = args.get(i)?;
-    let own = entry
-        .subcommand_names
-        .iter()
-        .any(|n| n.as_ref() == word.text)
-        || entry.subcommands.get(word.text).is_some();
+    // The list is sorted (a test holds it so): searched, not scanned.
+    let own = entry.subcommands.get(word.text).is_some()
+        || entry
+            .subcommand_names
+            .binary_search_by(|n| n.as_ref().cmp(word.text))
+            .is_ok();
     (!own).then_some(i)
 }
 
