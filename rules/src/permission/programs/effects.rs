@@ -468,9 +468,12 @@ fn found(entry: &Effects, word: &str, shown: &str, out: &mut Vec<Effect>) {
 /// one letter), a short one anywhere in a cluster, a one-dash long one (`-exec`) whole or with
 /// its value joined, and a wildcard entry (`+*`) by matching.
 fn names(option: &str, word: &str) -> bool {
-    // A wildcard entry matches in any letter case (`*command*` is ssh's `ProxyCommand=`).
+    // A wildcard entry (written in lower case) matches in any letter case (`*command=*` is
+    // ssh's `ProxyCommand=`); a word in lower case is matched as it is, with no copy.
     if option.contains('*') {
-        return wildcard::matches(&option.to_lowercase(), &word.to_lowercase());
+        return wildcard::matches(option, word)
+            || (word.bytes().any(|b| b.is_ascii_uppercase())
+                && wildcard::matches(option, &word.to_ascii_lowercase()));
     }
     if let Some(long) = word.strip_prefix("--") {
         let name = long.split('=').next().unwrap_or(long);
