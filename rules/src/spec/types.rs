@@ -1042,6 +1042,21 @@ spec_struct! {
         /// The options that name the place the operands go (`-t`).
         #[serde(default)]
         pub destination_options: List<Str>,
+        /// Whether its other operands go into the last, a folder: each is written there by its
+        /// name (`cp -r gh ~/.config` writes `~/.config/gh`).
+        #[serde(default)]
+        pub sources_into_last: bool,
+        /// The options with which each source goes in whole, a folder with everything in it
+        /// (`cp -r`); `*`: always (`mv`).
+        #[serde(default)]
+        pub source_trees: List<Str>,
+        /// The options with which a source's contents go into the last operand itself, written
+        /// whole (`cp -T x ~`), as a source spelled `x/.` does.
+        #[serde(default)]
+        pub contents_options: List<Str>,
+        /// Whether a source ending in `/` is its folder's contents too (rsync's `x/`).
+        #[serde(default)]
+        pub contents_slash: bool,
     }
 }
 
@@ -1065,6 +1080,10 @@ spec_struct! {
         /// wrote a commit and when (`GIT_AUTHOR_EMAIL`).
         #[serde(default)]
         pub safe_variables: List<Str>,
+        /// Options whose value is text a program shows or keeps (`--title`, `-m`): a word after
+        /// one, in a command of a program lembas does not know, is not read as a line.
+        #[serde(default)]
+        pub text_options: List<Str>,
         /// Variables whose value is a line a program runs (`GIT_PAGER`, `EDITOR`): assigned
         /// before a command, the value is read as that line instead of making the line opaque.
         #[serde(default)]

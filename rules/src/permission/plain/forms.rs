@@ -241,17 +241,33 @@ fn reads_where_it_runs(grammar: &crate::spec::types::Grammar) -> bool {
 
 /// The words a program that reads its operands takes as its pattern — its first operand, unless
 /// a pattern option is given anywhere, and the values of its pattern options but a file's
-/// (`-f`, `--file`): text (`grep -rn '.ssh/id_rsa' src`), not paths it reads.
+/// (`-f`, `--file`, gawk's `-E`): text (`grep -rn '.ssh/id_rsa' src`), not paths it reads.
 pub(super) fn pattern_words<'w>(program: &str, args: &'w [Word]) -> Vec<&'w Word> {
     let Some(reads) = programs::reads_of(program).filter(|r| r.pattern_first) else {
         return Vec::new();
     };
-    let names_a_file = |o: &str| o == "-f" || o == "--file";
+    // A pattern option whose value is a file the program reads (grep's and awk's `-f`, gawk's
+    // `-E` and `-i`), not text.
+    let names_a_file =
+        |o: &str| matches!(o, "-f" | "--file" | "-E" | "--exec" | "-i" | "--include");
+    // Whether a pattern option may be given anywhere, in any spelling: whole, joined, a GNU
+    // prefix (`--reg=`), a letter in a cluster (`-ie`), or a word known only when it runs.
     let option_given = args.iter().any(|w| {
-        reads
-            .pattern_options
-            .iter()
-            .any(|o| w.text == *o || (w.text.starts_with(o.as_ref()) && w.text.len() > o.len()))
+        let t = w.text.as_str();
+        w.dynamic()
+            || reads.pattern_options.iter().any(|o| {
+                let o = o.as_ref();
+                if let (Some(long), Some(given)) = (o.strip_prefix("--"), t.strip_prefix("--")) {
+                    let name = given.split('=').next().unwrap_or(given);
+                    !name.is_empty() && long.starts_with(name)
+                } else if let (Some(letter), false) = (o.strip_prefix('-'), t.starts_with("--")) {
+                    letter.chars().count() == 1
+                        && t.starts_with('-')
+                        && t.get(1..).is_some_and(|cluster| cluster.contains(letter))
+                } else {
+                    false
+                }
+            })
     });
     let mut out = Vec::new();
     let mut first_taken = option_given;

@@ -40,11 +40,14 @@ impl Walker<'_> {
         // A key it signs in with (`scp -i KEY`, `-iKEY`) is used, not shown: that word only.
         let key_options = self.hardline.plain.key_options.get(program);
         let mut key_next = false;
+        let mut ended = false;
         for w in args {
             if std::mem::take(&mut key_next) || patterns.iter().any(|p| std::ptr::eq(*p, w)) {
                 continue;
             }
-            if let Some(options) = key_options.filter(|_| !w.dynamic()) {
+            // After `--` every word is a file (`scp -- -i ~/.ssh/id_rsa x`).
+            ended = ended || (w.text == "--" && !w.dynamic());
+            if let Some(options) = key_options.filter(|_| !w.dynamic() && !ended) {
                 if options.iter().any(|o| *o == w.text) {
                     key_next = true;
                     continue;

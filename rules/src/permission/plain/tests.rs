@@ -155,9 +155,14 @@ fn hidden_writes_are_writes() {
     assert_eq!(writes("echo x >& out"), ["/project/out"]);
     assert_eq!(writes("sort -o /etc/x y"), ["/etc/x"]);
     assert!(writes("sed -i s/a/b/ /etc/hosts").contains(&"/etc/hosts".to_string()));
-    // A copy writes its destination, a link its source too, a removal what it removes: an
-    // approval of `cp *` does not carry a write into a guarded file.
-    assert_eq!(writes("cp a b"), ["/project/b"]);
+    // A copy writes its destination — and, the destination being a folder, the source by its
+    // name inside it — a link its source too, a removal what it removes: an approval of `cp *`
+    // does not carry a write into a guarded file.
+    assert_eq!(writes("cp a b"), ["/project/b", "/project/b/a"]);
+    assert_eq!(
+        writes("cp -r gh conf/"),
+        ["/project/conf", "/project/conf/gh"]
+    );
     assert_eq!(writes("ln /etc/x notes"), ["/etc/x", "/project/notes"]);
     assert_eq!(
         writes("rm -rf build .git"),

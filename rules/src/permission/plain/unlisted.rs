@@ -80,10 +80,13 @@ impl Walker<'_> {
         let program = words.first().map_or("", |w| shell::program_name(&w.text));
         if !plain.text_programs.iter().any(|p| *p == program) {
             for (at, w) in words.iter().enumerate().skip(1) {
+                // After an option it may be that option's value: read unless the option is one
+                // whose value is text (`--title "…"`, `-m "…"`), or a line option's.
                 let stands_for_a_line = !follows_option(words, at)
-                    || words
-                        .get(at - 1)
-                        .is_some_and(|option| plain.line_options.iter().any(|o| *o == option.text));
+                    || words.get(at - 1).is_some_and(|option| {
+                        plain.line_options.iter().any(|o| *o == option.text)
+                            || !plain.text_options.iter().any(|o| *o == option.text)
+                    });
                 // `--call='LINE'`: a line option's value joined to it.
                 let joined = w.text.split_once('=').and_then(|(option, value)| {
                     plain

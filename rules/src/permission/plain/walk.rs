@@ -906,7 +906,7 @@ impl Walker<'_> {
                 .filter(|w| !destinations.iter().any(|d| std::ptr::eq(*d, *w)))
                 .collect();
             let chosen: Vec<&Word> = match wr.operands.as_deref() {
-                Some("all") => operands,
+                Some("all") => operands.clone(),
                 Some("last") if operands.len() > 1 => {
                     operands.last().copied().into_iter().collect()
                 }
@@ -928,6 +928,60 @@ impl Walker<'_> {
                     None => Cow::Borrowed(w),
                 };
                 self.write_paths(&word, scope, part, whole);
+            }
+            if wr.sources_into_last && destinations.is_empty() {
+                self.sources_into_last(wr, &operands, opts, scope, part);
+            }
+        }
+    }
+
+    /// The paths a copy or a move writes inside its last operand, a folder: each source by its
+    /// name (whole with one of `source_trees`), or the folder itself whole when a source is its
+    /// folder's contents (`x/.`, rsync's `x/`, `cp -T`).
+    fn sources_into_last(
+        &mut self,
+        wr: &crate::spec::types::HiddenWrite,
+        operands: &[&Word],
+        opts: &Options<'_>,
+        scope: &Scope<'_>,
+        part: &str,
+    ) {
+        let Some((destination, sources)) = operands.split_last() else {
+            return;
+        };
+        if sources.is_empty() {
+            return;
+        }
+        let whole = wr.source_trees.iter().any(|t| *t == "*" || opts.has(t));
+        let contents = wr.contents_options.iter().any(|o| opts.has(o));
+        let folders = self.targets(destination, scope);
+        for source in sources {
+            let text = source.text.as_str();
+            let its_contents = contents
+                || text.ends_with("/.")
+                || text == "."
+                || (wr.contents_slash && text.ends_with('/'));
+            if its_contents {
+                self.write_paths(destination, scope, part, true);
+                continue;
+            }
+            let name = text.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+            if source.dynamic() || name.is_empty() || name == ".." {
+                continue;
+            }
+            let Some(folders) = &folders else {
+                continue;
+            };
+            let hardline = self.hardline;
+            for folder in folders {
+                let path = format!("{}/{name}", folder.trim_end_matches('/'));
+                if device(hardline, &path) {
+                    continue;
+                }
+                if whole {
+                    self.protected_tree(&path, RiskClass::Write);
+                }
+                self.out.writes.push((path, part.to_string()));
             }
         }
     }

@@ -229,8 +229,9 @@ fn config_code(settings: &Effects, key: &str, value: &str, out: &mut Vec<Code>) 
         keys.iter()
             .any(|p| wildcard::matches(&p.to_lowercase(), &key))
     };
-    // `/dev/null` names no code: `core.hooksPath=/dev/null` turns the hooks off.
-    if named(&settings.config_unreadable) && value != "/dev/null" {
+    // `/dev/null`, `:` and `true` name no code: `core.hooksPath=/dev/null` turns the hooks off,
+    // `sequence.editor=:` keeps the rebase's list as it is.
+    if named(&settings.config_unreadable) && !matches!(value.trim(), "/dev/null" | ":" | "true") {
         out.push(Code::Unreadable(key));
         return;
     }

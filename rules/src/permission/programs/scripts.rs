@@ -41,10 +41,25 @@ pub fn sed_code(script: &str) -> Vec<Code> {
 
 /// The shell lines an awk program runs: `system("LINE")`, `"LINE" | getline`, `print | "LINE"`
 /// with the line written as one string; any other `system`, pipe or `getline` of a command is
-/// unreadable.
+/// unreadable, and so is a `getline` from a file (`getline l < "FILE"`) and a `print` or `printf`
+/// into one (`print > "FILE"`).
 pub fn awk_code(program: &str) -> Vec<Code> {
     let mut out = Vec::new();
     let unreadable = |out: &mut Vec<Code>| out.push(Code::Unreadable(program.to_string()));
+    // `getline l < "FILE"`, `print > "FILE"`: a file the line does not name.
+    for (word, redirection) in [("getline", '<'), ("print", '>')] {
+        for (k, _) in program.match_indices(word) {
+            let statement = program
+                .get(k..)
+                .unwrap_or("")
+                .split([';', '}', '\n'])
+                .next()
+                .unwrap_or("");
+            if statement.contains(redirection) {
+                unreadable(&mut out);
+            }
+        }
+    }
     let mut rest = program;
     while let Some(k) = rest.find("system") {
         let after = rest.get(k + "system".len()..).unwrap_or("").trim_start();
@@ -200,7 +215,8 @@ impl SedReader<'_> {
         }
     }
 
-    /// The commands of `e`: each `e LINE` a line; `e` alone and the `s` flag `e` unreadable.
+    /// The commands of `e`: each `e LINE` a line; `e` alone, the `s` flags `e` and `w`, and the
+    /// file commands `r`, `R`, `w`, `W` unreadable.
     fn code(&mut self, out: &mut Vec<Code>) -> Read<()> {
         let start = self.at;
         // A first pass with the effect reader keeps the grammar in one place: an unreadable
@@ -218,7 +234,11 @@ impl SedReader<'_> {
                 } else {
                     out.push(Code::Line(line.to_string()));
                 }
-            } else if body.starts_with('s') && s_flags(body).contains('e') {
+            } else if body.starts_with('s') && s_flags(body).contains(['e', 'w']) {
+                out.push(Code::Unreadable(command.to_string()));
+            } else if body.starts_with(['r', 'R', 'w', 'W']) {
+                // A file read into the output or written (`1r ~/.aws/credentials`, `w /etc/x`):
+                // what the line touches is sed's to say, not the line's.
                 out.push(Code::Unreadable(command.to_string()));
             }
         }
@@ -523,6 +543,24 @@ mod tests {
     #[test]
     fn the_lines_a_sed_script_runs() {
         assert_eq!(sed_code("1e rm -rf ~"), [Code::Line("rm -rf ~".into())]);
+        // A file read into the output or written: what it touches is not the line's to say.
+        for script in [
+            "1r /home/u/.aws/credentials",
+            "R x",
+            "w /etc/passwd",
+            "$W out",
+            "s/a/b/w f",
+        ] {
+            assert!(
+                matches!(sed_code(script).as_slice(), [Code::Unreadable(_)]),
+                "{script}"
+            );
+        }
+        assert!(sed_code("s/r/w/g").is_empty());
+        // awk: a getline from a file and a print into one, not a comparison.
+        assert!(!awk_code("BEGIN{while((getline l<\"/x\")>0)print l}").is_empty());
+        assert!(!awk_code("{print > \"/etc/passwd\"}").is_empty());
+        assert!(awk_code("$3 > 100 {print $1}").is_empty());
         assert_eq!(sed_code("p;$e date"), [Code::Line("date".into())]);
         assert!(matches!(sed_code("e").as_slice(), [Code::Unreadable(_)]));
         assert!(matches!(
