@@ -1,7 +1,7 @@
 // The size of the package's .wasm. Its budget (issue 23, which chose speed over size) is 480 KB,
 // 200 KB gzipped. Built for speed (the `wasm-speed` profile, opt-level 2, with LLVM's inlining
 // held at a cost of 100 and no loop unrolled: the Makefile's NPM_RUSTFLAGS) the package is about
-// 617 KB (253 KB gzipped): over that budget, because the budget was set against the package before
+// 619 KB (254 KB gzipped): over that budget, because the budget was set against the package before
 // issue 19's grammars (112.8 KB more at "z") — docs/figures.md says by how much. So that nothing
 // else grows unseen, this check fails above what the package measures plus a little room
 // (620 KB, 256 KB gzipped: it was 650 KB and 264 KB until stop 29 held the inlining back, 60 KB
@@ -17,8 +17,8 @@
 // deleted or moved whole, scripts the line wrote and runs, and what a hostile review of that
 // found — 13.6 KB more; 585 KB and 242 KB until stop 40 read the commands git runs through its
 // subcommands, options and settings in every spelling, deleting programs lembas had not listed,
-// file:// addresses and folders copied or packed whole, and what three more hostile reviews and a
-// sweep of everyday lines found — 35.4 KB more, about 10 KB of it the data's new fields and
+// file:// addresses and folders copied or packed whole, and what four more hostile reviews and a
+// sweep of everyday lines found — 37.6 KB more, about 10 KB of it the data's new fields and
 // lists — docs/figures.md).
 // `--report` prints the figures and never fails.
 import { readFileSync } from "node:fs";

@@ -87,14 +87,25 @@ impl Walker<'_> {
                         plain.line_options.iter().any(|o| *o == option.text)
                             || !plain.text_options.iter().any(|o| *o == option.text)
                     });
-                // `--call='LINE'`: a line option's value joined to it.
-                let joined = w.text.split_once('=').and_then(|(option, value)| {
-                    plain
-                        .line_options
-                        .iter()
-                        .any(|o| *o == option)
-                        .then_some(value)
-                });
+                // `--call='LINE'`, `-p'LINE'`: a line option's value joined to it.
+                let joined = w
+                    .text
+                    .split_once('=')
+                    .and_then(|(option, value)| {
+                        plain
+                            .line_options
+                            .iter()
+                            .any(|o| *o == option)
+                            .then_some(value)
+                    })
+                    .or_else(|| {
+                        plain.line_options.iter().find_map(|o| {
+                            let short = o.len() == 2 && o.starts_with('-') && !o.starts_with("--");
+                            w.text
+                                .strip_prefix(o.as_ref())
+                                .filter(|value| short && !value.is_empty())
+                        })
+                    });
                 let (text, stands_for_a_line) = match joined {
                     Some(value) => (value, true),
                     None => (w.text.as_str(), stands_for_a_line),

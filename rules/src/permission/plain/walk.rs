@@ -929,8 +929,21 @@ impl Walker<'_> {
                 };
                 self.write_paths(&word, scope, part, whole);
             }
-            if wr.sources_into_last && destinations.is_empty() {
-                self.sources_into_last(wr, &operands, opts, scope, part);
+            if wr.sources_into_last {
+                // The folder they go into: a destination option's (`-t DIR`), else the last.
+                let named: Vec<Word> = option_values(args, &wr.destination_options)
+                    .into_iter()
+                    .map(|(value, _)| value)
+                    .collect();
+                let mut into: Vec<&Word> = operands.clone();
+                into.extend(named.iter());
+                if named.len() <= 1 {
+                    self.sources_into_last(wr, &into, opts, scope, part);
+                } else {
+                    for folder in &named {
+                        self.write_paths(folder, scope, part, true);
+                    }
+                }
             }
         }
     }
@@ -965,8 +978,14 @@ impl Walker<'_> {
                 self.write_paths(destination, scope, part, true);
                 continue;
             }
+            // A source whose name is known only when it runs may be any name there: the
+            // folder is written whole (`cp -r "$d" ~/.config/`).
+            if source.dynamic() {
+                self.write_paths(destination, scope, part, true);
+                continue;
+            }
             let name = text.trim_end_matches('/').rsplit('/').next().unwrap_or("");
-            if source.dynamic() || name.is_empty() || name == ".." {
+            if name.is_empty() || name == ".." {
                 continue;
             }
             let Some(folders) = &folders else {

@@ -175,7 +175,9 @@ fn code(entry: &Effects, args: &[EffectWord<'_>], settings: Option<&Effects>) ->
                         }
                         i += 1;
                     }
-                    ScriptGiven::File => {}
+                    // A script in a file (`sed -f x.sed`, `-f -` its input) is code the line
+                    // does not give.
+                    ScriptGiven::File => out.push(Code::Unreadable(t.to_string())),
                 }
                 continue;
             }
@@ -375,23 +377,24 @@ enum ScriptGiven<'a> {
     File,
 }
 
-fn script_option<'a>(script: &str, word: &'a str, next: Option<&str>) -> Option<ScriptGiven<'a>> {
+fn script_option<'a>(
+    script: &str,
+    word: &'a str,
+    next: Option<&'a str>,
+) -> Option<ScriptGiven<'a>> {
     let long: &[&str] = match script {
         "sed" => &["--expression"],
         _ => &["--source"],
     };
+    // Long options by any GNU prefix (`--expr=…`, `--e …`).
     for name in long {
-        if let Some(v) = word
-            .strip_prefix(name)
-            .and_then(|rest| rest.strip_prefix('='))
-        {
-            return Some(ScriptGiven::Inline(v));
-        }
-        if word == *name {
-            return next.map(|_| ScriptGiven::Next);
+        match option_value(name, word, next) {
+            Some((_, true)) => return Some(ScriptGiven::Next),
+            Some((value, false)) => return Some(ScriptGiven::Inline(value)),
+            None => {}
         }
     }
-    if word.starts_with("--file") {
+    if option_value("--file", word, next).is_some() {
         return Some(ScriptGiven::File);
     }
     let short = word.strip_prefix('-').filter(|w| !w.starts_with('-'))?;

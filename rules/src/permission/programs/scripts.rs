@@ -46,6 +46,10 @@ pub fn sed_code(script: &str) -> Vec<Code> {
 pub fn awk_code(program: &str) -> Vec<Code> {
     let mut out = Vec::new();
     let unreadable = |out: &mut Vec<Code>| out.push(Code::Unreadable(program.to_string()));
+    // Arguments set by the program (`ARGV[1]=…`) name files the line does not.
+    if program.contains("ARGV") {
+        unreadable(&mut out);
+    }
     // `getline l < "FILE"`, `print > "FILE"`: a file the line does not name.
     for (word, redirection) in [("getline", '<'), ("print", '>')] {
         for (k, _) in program.match_indices(word) {
