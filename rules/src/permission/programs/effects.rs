@@ -48,13 +48,7 @@ pub fn code_of(entry: &Effects, args: &[EffectWord<'_>]) -> Vec<Code> {
     if entry.subcommands.0.is_empty() {
         return code(entry, args, Some(entry));
     }
-    let mut i = 0;
-    while let Some(w) = args.get(i) {
-        if !w.dynamic && !w.text.starts_with('-') {
-            break;
-        }
-        i += 1 + usize::from(takes_value(entry, w.text));
-    }
+    let i = subcommand_at(entry, args);
     let mut out = code(
         entry,
         args.get(..i.min(args.len())).unwrap_or(&[]),
@@ -67,13 +61,9 @@ pub fn code_of(entry: &Effects, args: &[EffectWord<'_>]) -> Vec<Code> {
     out
 }
 
-/// Where a program's first operand names no subcommand of its own (`subcommand_names`) and so
-/// may be an alias the person defined (`git b` after `git config alias.b 'submodule foreach'`):
-/// its index among `args`.
-pub fn alias_at(entry: &Effects, args: &[EffectWord<'_>]) -> Option<usize> {
-    if entry.subcommand_names.is_empty() {
-        return None;
-    }
+/// Where the subcommand is among a program's arguments: after its own options and their values
+/// (`git -C x -c k=v push`: 4); past the last argument when there is none.
+fn subcommand_at(entry: &Effects, args: &[EffectWord<'_>]) -> usize {
     let mut i = 0;
     while let Some(w) = args.get(i) {
         if !w.dynamic && !w.text.starts_with('-') {
@@ -81,6 +71,17 @@ pub fn alias_at(entry: &Effects, args: &[EffectWord<'_>]) -> Option<usize> {
         }
         i += 1 + usize::from(takes_value(entry, w.text));
     }
+    i
+}
+
+/// Where a program's first operand names no subcommand of its own (`subcommand_names`) and so
+/// may be an alias the person defined (`git b` after `git config alias.b 'submodule foreach'`):
+/// its index among `args`.
+pub fn alias_at(entry: &Effects, args: &[EffectWord<'_>]) -> Option<usize> {
+    if entry.subcommand_names.is_empty() {
+        return None;
+    }
+    let i = subcommand_at(entry, args);
     let word = args.get(i)?;
     // The list is sorted (a test holds it so): searched, not scanned.
     let own = entry.subcommands.get(word.text).is_some()
@@ -264,13 +265,7 @@ pub fn effects(entry: &Effects, args: &[EffectWord<'_>]) -> Vec<Effect> {
         return out;
     }
     // Options before the subcommand are the program's own; the rest are the subcommand's.
-    let mut i = 0;
-    while let Some(w) = args.get(i) {
-        if !w.dynamic && !w.text.starts_with('-') {
-            break;
-        }
-        i += 1 + usize::from(takes_value(entry, w.text));
-    }
+    let i = subcommand_at(entry, args);
     scan(
         entry,
         args.get(..i.min(args.len())).unwrap_or(&[]),
