@@ -20,9 +20,7 @@ impl Walker<'_> {
                 || w.glob()
                 || secret_may(&w.text)
                 || values_inside(&w.text).any(|v| secret_may(v) || v.contains(['*', '?', '[']))
-                || w.text
-                    .get(..5)
-                    .is_some_and(|scheme| scheme.eq_ignore_ascii_case("file:"))
+                || spells_an_address(&w.text)
         });
         // A program that only writes its words out (`echo`) reads none of them.
         if !may_name_one
@@ -73,11 +71,7 @@ impl Walker<'_> {
     pub(super) fn secret_read(&mut self, w: &Word, scope: &Scope<'_>) {
         // Most words name nothing secret: look closer only at those that may. A glob may name
         // one without spelling it (`/proc/self/envi*`).
-        let address = w
-            .text
-            .get(..5)
-            .is_some_and(|scheme| scheme.eq_ignore_ascii_case("file:"));
-        if !w.dynamic() && !w.glob() && !address && !secret_may(&w.text) {
+        if !w.dynamic() && !w.glob() && !spells_an_address(&w.text) && !secret_may(&w.text) {
             return;
         }
         if !w.dynamic() && text_not_path(&w.text) {
@@ -113,6 +107,13 @@ impl Walker<'_> {
             }
         }
     }
+}
+
+/// Whether a word is a `file:` address, whose `%XX` escapes may spell a secret's path that its
+/// text does not show (`file:///home/u/%2Essh/id_rsa`).
+fn spells_an_address(text: &str) -> bool {
+    text.get(..5)
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("file:"))
 }
 
 /// Whether a word is text rather than a path a secret may be at: its first segment holds a blank
