@@ -978,6 +978,11 @@ spec_struct! {
         /// A function that calls itself (a fork bomb).
         #[serde(default)]
         pub self_calling: bool,
+        /// It judges only the subcommands it names: the program's other commands are read as
+        /// those of a program lembas does not know (`npm config get …:_authToken` is judged by
+        /// it; `npm exec rimraf ~` still runs rimraf).
+        #[serde(default)]
+        pub narrow: bool,
         pub reason: Str,
     }
 }
@@ -1015,7 +1020,8 @@ spec_struct! {
 
 spec_struct! {
     /// A program that writes files named by its words: `options` whose value is a written path,
-    /// and its operands when `operands` is `all` or `last` (with one of `when` given, if any).
+    /// and its operands when `operands` is `all` or `last` (with one of `when` given, if any, and
+    /// none of `unless`).
     #[derive(Debug, Default, Clone, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct HiddenWrite {
@@ -1028,6 +1034,9 @@ spec_struct! {
         pub operands: Option<Str>,
         #[serde(default)]
         pub when: List<Str>,
+        /// It writes nothing with one of these options given (`gzip -c`: to its output).
+        #[serde(default)]
+        pub unless: List<Str>,
         #[serde(default)]
         pub prefix: Option<Str>,
         /// The options with which each operand it writes is written whole, a folder with
@@ -1057,6 +1066,10 @@ spec_struct! {
         /// Whether a source ending in `/` is its folder's contents too (rsync's `x/`).
         #[serde(default)]
         pub contents_slash: bool,
+        /// The options with which each source keeps its path under the last operand
+        /// (`cp --parents a/b DIR` writes `DIR/a/b`; `rsync -R`).
+        #[serde(default)]
+        pub path_options: List<Str>,
     }
 }
 
@@ -1096,6 +1109,10 @@ spec_struct! {
         /// by program: not a read of a secret.
         #[serde(default)]
         pub key_options: Map<List<Str>>,
+        /// Options with which a program reads a file its words do not name, by program (`curl
+        /// -n` reads `~/.netrc`): that file is judged as a read of it.
+        #[serde(default)]
+        pub option_reads: Map<Map<Str>>,
         pub changes_directory: List<Str>,
         pub links: List<Str>,
         /// Devices that hold no file: reading or writing them reads or writes nothing.
@@ -1374,6 +1391,14 @@ spec_struct! {
         pub pattern_first: bool,
         #[serde(default)]
         pub pattern_options: List<Str>,
+        /// Options whose value is a file it reads (`grep -f FILE`, `diff -X FILE`), judged as
+        /// its operands are.
+        #[serde(default)]
+        pub file_options: List<Str>,
+        /// Options whose value is a file or a folder it reads whole (`diff --from-file=DIR`,
+        /// `jq -L DIR`).
+        #[serde(default)]
+        pub tree_options: List<Str>,
     }
 }
 
@@ -1410,6 +1435,10 @@ spec_struct! {
         /// settings from a file, `core.hooksPath` runs a folder's hooks): opaque.
         #[serde(default)]
         pub config_unreadable: List<Str>,
+        /// Operands (wildcards, no letter case) whose value after `=` the program puts into the
+        /// lines it runs (`make CC=VALUE`): the hardline reads the value as a line.
+        #[serde(default)]
+        pub line_operands: List<Str>,
         /// Operands after which the rest of the words are a command it runs through the shell,
         /// as `sh -c 'FIRST "$@"' FIRST REST…` (`git bisect run CMD ARGS`): read as that line.
         #[serde(default)]

@@ -79,10 +79,11 @@ impl Walker<'_> {
     }
 
     /// `REV:path` names a file from the repository's top, which may be any folder above the
-    /// one git runs in (a repository of the home's dotfiles): the path is refused when, from
-    /// any of them, it names a file no tool may read (`HEAD:.ssh/id_ed25519`). `./` and `../`
-    /// start from the folder git runs in, as read already.
-    fn secret_at_repository_top(&mut self, path: &Word, scope: &Scope<'_>) {
+    /// one git runs in, or the home (a repository of the home's dotfiles, found there or named
+    /// by `--git-dir`): the path is refused when, from any of them, it names a file no tool may
+    /// read (`HEAD:.ssh/id_ed25519`). `./` and `../` start from the folder git runs in, as read
+    /// already.
+    pub(super) fn secret_at_repository_top(&mut self, path: &Word, scope: &Scope<'_>) {
         let text = path.text.as_str();
         if path.dynamic()
             || text.starts_with('/')
@@ -91,10 +92,14 @@ impl Walker<'_> {
         {
             return;
         }
-        let Some(folders) = self.targets(&Word::literal("."), scope) else {
+        let Some(mut folders) = self.targets(&Word::literal("."), scope) else {
             return;
         };
+        // A repository of the home's dotfiles may be named by `--git-dir` from anywhere.
         let place = self.place;
+        if let Some(home) = place.home {
+            folders.push(home.to_string());
+        }
         for folder in folders {
             let mut top = folder.trim_end_matches('/');
             loop {
@@ -159,6 +164,7 @@ impl Walker<'_> {
         for code in effects::code_of(entry, &words) {
             match code {
                 effects::Code::Line(line) => self.line(&line, Some(Cow::Borrowed(SH)), depth),
+                effects::Code::Text(text) => self.hardline_of_line(&text, depth),
                 effects::Code::Unreadable(_) => self.opaque(Construct::WrapperLine),
                 effects::Code::Command { count } => {
                     let command = args.get(args.len().saturating_sub(count)..).unwrap_or(&[]);
@@ -222,7 +228,26 @@ impl Walker<'_> {
         for file in read_operands(reads, args) {
             self.read_target(file, scope, false, &part());
         }
+        // Files and folders its options name (`grep -f FILE`, `jq -L DIR`), in any spelling.
+        for (options, whole) in [(&reads.file_options, false), (&reads.tree_options, true)] {
+            for (file, _) in super::walk::option_values(args, options) {
+                self.read_target(&file, scope, whole, &part());
+            }
+        }
     }
+}
+
+/// Whether a program names files of a repository by revision (`git show HEAD:path`): its
+/// read-only grammar, or one of its subcommands', takes revisions.
+pub(super) fn names_revisions(program: &str) -> bool {
+    fn takes_revisions(grammar: &crate::spec::types::Grammar) -> bool {
+        matches!(grammar.operands, crate::spec::types::OperandKind::Revision)
+            || grammar
+                .subcommands
+                .iter()
+                .any(|(_, subcommand)| takes_revisions(subcommand))
+    }
+    programs::read_only(program).is_some_and(takes_revisions)
 }
 
 /// Whether a grammar's program may read the folder it runs in without naming it: its operands
@@ -248,8 +273,7 @@ pub(super) fn pattern_words<'w>(program: &str, args: &'w [Word]) -> Vec<&'w Word
     };
     // A pattern option whose value is a file the program reads (grep's and awk's `-f`, gawk's
     // `-E` and `-i`), not text.
-    let names_a_file =
-        |o: &str| matches!(o, "-f" | "--file" | "-E" | "--exec" | "-i" | "--include");
+    let names_a_file = |o: &str| reads.file_options.iter().any(|f| f.as_ref() == o);
     // Whether a pattern option may be given anywhere, in any spelling: whole, joined, a GNU
     // prefix (`--reg=`), a letter in a cluster (`-ie`), or a word known only when it runs.
     let option_given = args.iter().any(|w| {
@@ -339,7 +363,10 @@ fn read_operands<'w>(reads: &Reads, args: &'w [Word]) -> Vec<&'w Word> {
                         letter.chars().count() == 1 && cluster.is_some_and(|c| c.contains(letter))
                     })
             });
-            value_next = !t.contains('=') && reads.values.iter().any(|v| v == t);
+            value_next = !t.contains('=')
+                && [&reads.values, &reads.file_options, &reads.tree_options]
+                    .iter()
+                    .any(|options| options.iter().any(|v| v == t));
             continue;
         }
         operands.push(w);

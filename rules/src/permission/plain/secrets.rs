@@ -14,6 +14,23 @@ impl Walker<'_> {
     /// Operands that name a path no tool may read (keys, a process's environment): a command
     /// reading them is refused as the read tool would be.
     pub(super) fn secret_reads(&mut self, program: &str, args: &[Word], scope: &Scope<'_>) {
+        // A file an option makes it read (`curl -n`: `~/.netrc`), in any spelling of the option.
+        if let Some(reads) = self.hardline.plain.option_reads.get(program) {
+            let opts = super::walk::Options::read(args, |_| None, &[], &[]);
+            // An option the line gives through a variable (`F=-n; curl $F`) may be any of them;
+            // a value the line does not give is the person's (`curl $URL`).
+            let given_in_a_variable = args.iter().any(|w| {
+                w.dynamic()
+                    && self
+                        .values(w, scope)
+                        .is_some_and(|values| values.iter().any(|v| v.starts_with('-')))
+            });
+            for (option, file) in reads.iter() {
+                if opts.has(option) || given_in_a_variable {
+                    self.secret_read(&Word::literal(file), scope);
+                }
+            }
+        }
         // Most commands name nothing that may be secret: nothing more to read.
         let may_name_one = args.iter().any(|w| {
             w.dynamic()
@@ -37,6 +54,7 @@ impl Walker<'_> {
         let patterns = super::forms::pattern_words(program, args);
         // A key it signs in with (`scp -i KEY`, `-iKEY`) is used, not shown: that word only.
         let key_options = self.hardline.plain.key_options.get(program);
+        let revisions = super::forms::names_revisions(program);
         let mut key_next = false;
         let mut ended = false;
         for w in args {
@@ -59,6 +77,14 @@ impl Walker<'_> {
                 continue;
             }
             let t = w.text.as_str();
+            // `REV:path` of any of its commands (`git archive HEAD:.config/gh`), from every
+            // folder the repository's top may be.
+            if let Some(path) = super::values::revision_path(t).filter(|_| revisions) {
+                let skip = t.chars().count() - path.chars().count();
+                if !path.is_empty() {
+                    self.secret_at_repository_top(&strip_word_prefix(w, skip, path), scope);
+                }
+            }
             for value in values_inside(t) {
                 if !value.is_empty() && (secret_may(value) || value.contains(['*', '?', '['])) {
                     let skip = t.chars().count() - value.chars().count();

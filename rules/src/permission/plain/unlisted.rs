@@ -167,7 +167,7 @@ impl Walker<'_> {
     /// findings (what it reads or writes, its opaque constructs) are dropped. `$IFS` and every
     /// `${IFS…}` are read as the space they split at (`rm${IFS}-rf${IFS}/`, `${IFS%?}`), as the
     /// line would run with bash's own IFS.
-    fn hardline_of_line(&mut self, text: &str, depth: usize) {
+    pub(super) fn hardline_of_line(&mut self, text: &str, depth: usize) {
         let spaced;
         let text = if text.contains("IFS") {
             spaced = ifs_as_space(text);
@@ -226,7 +226,7 @@ fn follows_option(words: &[Word], at: usize) -> bool {
 
 /// Whether a word's text may be a shell line: it holds a blank, a separator, or `IFS`
 /// (`rm${IFS}-rf${IFS}/` splits where it runs).
-fn holds_a_line(text: &str) -> bool {
+pub(super) fn holds_a_line(text: &str) -> bool {
     text.contains([' ', '\t', '\n', ';', '&', '|']) || text.contains("IFS")
 }
 
@@ -257,9 +257,15 @@ fn ifs_as_space(text: &str) -> String {
 }
 
 /// The program a package word names at a version or by npm's alias (`rimraf@5`,
-/// `del-cli@latest`, `npm:rimraf`, `rimraf@npm:rimraf`), as npx, pnpm dlx and bunx take it; not a
-/// scoped package (`@scope/x`) nor an address (`git@host:x/y`).
+/// `del-cli@latest`, `npm:rimraf`, `rimraf@npm:rimraf`), as npx, pnpm dlx and bunx take it, or by
+/// where it comes from — a repository (`github:isaacs/rimraf`, `isaacs/rimraf#v5`,
+/// `git+https://github.com/isaacs/rimraf.git`) or the project's installed packages
+/// (`./node_modules/.bin/rimraf`): its last name; not a scoped package (`@scope/x`) nor an
+/// address (`git@host:x/y`).
 fn package_program(word: &str) -> Option<&str> {
+    if let Some(name) = repository_package(word) {
+        return Some(name);
+    }
     let (word, aliased) = match word.strip_prefix("npm:") {
         Some(rest) => (rest, true),
         None => (word, false),
@@ -277,16 +283,55 @@ fn package_program(word: &str) -> Option<&str> {
     plain_name.then_some(name)
 }
 
+/// The last name of a package given by where it comes from (see [`package_program`]).
+fn repository_package(word: &str) -> Option<&str> {
+    const SOURCES: [&str; 7] = [
+        "github:",
+        "gitlab:",
+        "bitbucket:",
+        "git+",
+        "git://",
+        "https://",
+        "http://",
+    ];
+    let from_source = SOURCES.iter().any(|s| word.starts_with(s));
+    let installed = word.contains("node_modules/.bin/");
+    // `owner/name`: npx's short form of a GitHub repository.
+    let short = !word.starts_with(['.', '/', '~', '@'])
+        && word.matches('/').count() == 1
+        && !word.contains(':');
+    if !from_source && !installed && !short {
+        return None;
+    }
+    let path = word.split('#').next().unwrap_or(word).trim_end_matches('/');
+    let last = path.rsplit('/').next().unwrap_or(path);
+    let name = last.strip_suffix(".git").unwrap_or(last);
+    let plain_name = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    plain_name.then_some(name)
+}
+
 /// The most later words of one command read as commands of their own ([`Walker::words_as_commands`]).
 const MAX_WORD_COMMANDS: usize = 8;
 
 /// Whether a program may run its later words as a command, for all lembas knows: it is on no
-/// list of the hardline, named by none of its entries, with no read-only grammar and no files
+/// list of the hardline, named by none of its entries (but `narrow` ones, for the subcommands
+/// they do not name), with no read-only grammar and no files
 /// its operands name (hardline.json, programs.json) — a wrapper lembas does not list (`uv run`,
 /// `npx`, `valgrind`, `faketime D`), an interpreter or a build tool may run what follows it.
-pub(super) fn may_run_its_words(program: &str, lists: Lists) -> bool {
+pub(super) fn may_run_its_words(program: &str, lists: Lists, words: &[Word]) -> bool {
+    // Its first word that is no option: the subcommand a narrow entry may name.
+    let first = words
+        .iter()
+        .skip(1)
+        .find(|w| w.dynamic() || !w.text.starts_with('-'));
     lists == Lists::default()
-        && super::index::entries_naming(program).next().is_none()
+        && super::index::entries_naming(program).all(|e| {
+            e.narrow
+                && !first.is_some_and(|w| w.dynamic() || e.subcommands.iter().any(|s| *s == w.text))
+        })
         && super::super::programs::read_only(program).is_none()
         && super::super::programs::reads_of(program).is_none()
 }
@@ -314,5 +359,16 @@ mod tests {
         assert_eq!(package_program("x@"), None);
         assert_eq!(package_program("npm:rimraf"), Some("rimraf"));
         assert_eq!(package_program("rimraf@npm:rimraf"), Some("rimraf"));
+        assert_eq!(package_program("github:isaacs/rimraf"), Some("rimraf"));
+        assert_eq!(package_program("isaacs/rimraf#v5"), Some("rimraf"));
+        assert_eq!(
+            package_program("git+https://github.com/isaacs/rimraf.git"),
+            Some("rimraf")
+        );
+        assert_eq!(
+            package_program("./node_modules/.bin/rimraf"),
+            Some("rimraf")
+        );
+        assert_eq!(package_program("git@github.com:isaacs/rimraf"), None);
     }
 }

@@ -89,7 +89,7 @@ impl Walker<'_> {
 
     /// A variable assigned before a command (`GIT_PAGER=cat git log`): a line variable's value
     /// is read as the line it is, a safe value passes, and any other unsafe variable makes the
-    /// line opaque.
+    /// line opaque; any other value holding a line is read for what the hardline refuses.
     fn assignment(&mut self, name: &str, word: &Word, depth: usize) {
         let plain = &self.hardline.plain;
         // Its value after `=`; none when a substitution gives it (known only when it runs).
@@ -117,6 +117,11 @@ impl Walker<'_> {
             });
         if !safe && self.unsafe_variable(name) {
             self.opaque(Construct::UnsafeVariable);
+        }
+        // A program may put any variable of its environment into the lines it runs (make's
+        // `$(CC)`): a value holding a line is read for what the hardline refuses in it.
+        if !value.dynamic() && super::unlisted::holds_a_line(&value.text) {
+            self.hardline_of_line(&value.text, depth);
         }
     }
 
@@ -330,7 +335,7 @@ impl Walker<'_> {
             return;
         }
         self.judge(program, lists, words, scope, depth);
-        if super::unlisted::may_run_its_words(program, lists) {
+        if super::unlisted::may_run_its_words(program, lists, words) {
             self.words_as_commands(words, scope, stdin_fed, depth);
         }
     }
@@ -468,6 +473,7 @@ impl Walker<'_> {
                 self.protected_tree(start, RiskClass::Write);
             }
         }
+        let starts_read = found.clone();
         let found = found.filter(|f| f.len() <= MAX_VALUES).map(|f| {
             f.iter()
                 .flat_map(|p| {
@@ -492,6 +498,23 @@ impl Walker<'_> {
                 } else {
                     a.clone()
                 });
+            }
+            // The command gets every file under each start point, hidden ones too: one that
+            // may read them reads each start point whole (`find ~ -exec cat {} +`) — not one that
+            // only writes its words out (`echo`) or changes a file's owner or mode.
+            let program = cmd.first().map_or("", |w| shell::program_name(&w.text));
+            let reads_them = cmd.iter().any(is_found)
+                && !self
+                    .hardline
+                    .plain
+                    .text_programs
+                    .iter()
+                    .any(|p| *p == program)
+                && !program_lists().of(gnu_name(program)).has(List::Metadata);
+            if reads_them {
+                for start in starts_read.iter().flatten() {
+                    self.secret_tree(start);
+                }
             }
             let inner = Scope {
                 reading: scope.reading,
@@ -886,6 +909,9 @@ impl Walker<'_> {
             if !wr.when.is_empty() && !wr.when.iter().any(|f| opts.has(f)) {
                 continue;
             }
+            if wr.unless.iter().any(|f| opts.has(f)) {
+                continue;
+            }
             let part = &part();
             let whole = wr.trees.iter().any(|t| *t == "*" || opts.has(t));
             // Option values in any spelling (`-o f`, `-of`, `-so f`, `--output=f`, `--out f`).
@@ -967,6 +993,7 @@ impl Walker<'_> {
         }
         let whole = wr.source_trees.iter().any(|t| *t == "*" || opts.has(t));
         let contents = wr.contents_options.iter().any(|o| opts.has(o));
+        let keeps_path = wr.path_options.iter().any(|o| opts.has(o));
         let folders = self.targets(destination, scope);
         for source in sources {
             let text = source.text.as_str();
@@ -984,7 +1011,22 @@ impl Walker<'_> {
                 self.write_paths(destination, scope, part, true);
                 continue;
             }
-            let name = text.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+            let name = if keeps_path {
+                // `cp --parents a/b DIR` writes `DIR/a/b`; rsync -R keeps what follows `/./`.
+                let kept = text
+                    .rsplit_once("/./")
+                    .map_or(text, |(_, after)| after)
+                    .trim_start_matches('/')
+                    .trim_end_matches('/');
+                // A path the line does not spell plainly (`~`, `..`) may lead anywhere under it.
+                if text.starts_with('~') || kept.split('/').any(|segment| segment == "..") {
+                    self.write_paths(destination, scope, part, true);
+                    continue;
+                }
+                kept
+            } else {
+                text.trim_end_matches('/').rsplit('/').next().unwrap_or("")
+            };
             if name.is_empty() || name == ".." {
                 continue;
             }

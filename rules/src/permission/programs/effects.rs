@@ -31,6 +31,9 @@ pub enum Code {
     /// Code whose text the line does not give (`sed e` runs its input, `awk '{system($0)}'`):
     /// the line is opaque.
     Unreadable(String),
+    /// Text the program puts into the lines it runs (`make CC=VALUE`): read for what the
+    /// hardline refuses in it, as a line.
+    Text(String),
     /// The last `count` words are a command run through the shell as
     /// `sh -c 'FIRST "$@"' FIRST REST…` (`git bisect run CMD ARGS`, `git submodule foreach
     /// CMD`).
@@ -195,6 +198,14 @@ fn code(entry: &Effects, args: &[EffectWord<'_>], settings: Option<&Effects>) ->
                     count: rest.len() - options,
                 });
                 break;
+            }
+            if let Some((_, value)) = t.split_once('=').filter(|_| {
+                entry
+                    .line_operands
+                    .iter()
+                    .any(|p| wildcard::matches(&p.to_lowercase(), &t.to_lowercase()))
+            }) {
+                out.push(Code::Text(value.to_string()));
             }
             // `git config KEY VALUE`: the value is run when git next reads the key. Every two
             // operands in a row are read as a key and its value, so no spelling places the key
