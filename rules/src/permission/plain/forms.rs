@@ -4,7 +4,8 @@
 
 use super::super::programs::{self, effects, grammar};
 use super::super::shell::{Command, Construct, PieceView, Word, MAX_DEPTH};
-use super::values::{revision_path, strip_word_prefix, Scope, SH};
+use super::addresses::revision_path;
+use super::values::{strip_word_prefix, Scope, SH};
 use super::walk::Walker;
 use super::ReadOnly;
 use crate::permission::hardline;

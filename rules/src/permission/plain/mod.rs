@@ -13,6 +13,7 @@
 //! when the line runs (an operand or an option from an expansion), the command is an
 //! [`Analysis::unknown`]: auto refuses it and the other modes ask.
 
+mod addresses;
 mod folders;
 mod forms;
 mod index;

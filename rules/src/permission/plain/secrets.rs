@@ -6,6 +6,7 @@ use super::super::hardline::{self, lower, Hit, HomeGlob, LowerPath, LowerPattern
 use super::super::path::SOME_HOME;
 use super::super::shell::Word;
 use super::super::RiskClass;
+use super::addresses::spells_an_address;
 use super::values::{shape, strip_word_prefix, values_inside, Scope};
 use super::walk::Walker;
 use std::borrow::Cow;
@@ -54,7 +55,6 @@ impl Walker<'_> {
         let patterns = super::forms::pattern_words(program, args);
         // A key it signs in with (`scp -i KEY`, `-iKEY`) is used, not shown: that word only.
         let key_options = self.hardline.plain.key_options.get(program);
-        let revisions = super::forms::names_revisions(program);
         let mut key_next = false;
         let mut ended = false;
         for w in args {
@@ -79,7 +79,9 @@ impl Walker<'_> {
             let t = w.text.as_str();
             // `REV:path` of any of its commands (`git archive HEAD:.config/gh`), from every
             // folder the repository's top may be.
-            if let Some(path) = super::values::revision_path(t).filter(|_| revisions) {
+            let revision = super::addresses::revision_path(t)
+                .filter(|_| super::forms::names_revisions(program));
+            if let Some(path) = revision {
                 let skip = t.chars().count() - path.chars().count();
                 if !path.is_empty() {
                     self.secret_at_repository_top(&strip_word_prefix(w, skip, path), scope);
@@ -133,13 +135,6 @@ impl Walker<'_> {
             }
         }
     }
-}
-
-/// Whether a word is a `file:` address, whose `%XX` escapes may spell a secret's path that its
-/// text does not show (`file:///home/u/%2Essh/id_rsa`).
-fn spells_an_address(text: &str) -> bool {
-    text.get(..5)
-        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("file:"))
 }
 
 /// Whether a word is text rather than a path a secret may be at: its first segment holds a blank

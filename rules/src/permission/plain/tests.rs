@@ -393,7 +393,7 @@ fn values_inside_a_word_are_the_plain_readings() {
             t.split_once('=').map(|(_, v)| v),
             colon,
             short,
-            values::revision_path(t).filter(|path| Some(*path) != colon),
+            addresses::revision_path(t).filter(|path| Some(*path) != colon),
         ]
         .into_iter()
         .flatten()
