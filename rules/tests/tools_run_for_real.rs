@@ -59,6 +59,22 @@ const FORMS: &[Form] = &[
         look_alike: "CFLAGS='-O2 -Wall' make",
     },
     Form {
+        about: "make's built-in rule puts CFLAGS after the compiler: a value after a separator",
+        needs: &["make", "cc"],
+        setup: "echo 'int main(void) { return 0; }' > x.c",
+        line: "CFLAGS='; {CMD} #' make x.o",
+        did_it: "test -f ~/made",
+        look_alike: "CFLAGS='-O2 -Wall' make x.o",
+    },
+    Form {
+        about: "make reads a variable the line exports",
+        needs: &["make"],
+        setup: "printf 'all:\\n\\t$(CC) --version >/dev/null\\n' > Makefile",
+        line: "export CC='{CMD};'; make",
+        did_it: "test -f ~/made",
+        look_alike: "export CC=gcc; make",
+    },
+    Form {
         about: "unzip unpacks into the folder it runs in",
         needs: &["zip", "unzip"],
         setup: "mkdir -p pack && echo over > pack/.bashrc && (cd pack && zip -q ../x.zip .bashrc)",
@@ -89,6 +105,22 @@ const FORMS: &[Form] = &[
         line: "find ~ -name id_rsa -exec cat {} +",
         did_it: "grep -q KEY-CANARY <<< \"$OUT\"",
         look_alike: "find . -name '*.rs' -exec cat {} +",
+    },
+    Form {
+        about: "find's start points after --",
+        needs: &["find", "cat"],
+        setup: "true",
+        line: "find -- ~ -name id_rsa -exec cat {} +",
+        did_it: "grep -q KEY-CANARY <<< \"$OUT\"",
+        look_alike: "find -- . -name '*.rs' -exec cat {} +",
+    },
+    Form {
+        about: "gzip -cr writes every file of a folder to its output",
+        needs: &["gzip"],
+        setup: "true",
+        line: "gzip -cr ~ | gunzip",
+        did_it: "grep -q KEY-CANARY <<< \"$OUT\"",
+        look_alike: "gzip -cr src | gunzip",
     },
     Form {
         about: "diff -rN prints every file of a folder against an empty one",
@@ -129,6 +161,16 @@ const FORMS: &[Form] = &[
         line: "git cat-file -p HEAD:.config/gh/hosts.yml",
         did_it: "grep -q TOKEN-CANARY <<< \"$OUT\"",
         look_alike: "git cat-file -p HEAD:src/a.rs",
+    },
+    Form {
+        about: "git archive of a bare repository of the home's dotfiles, named by --git-dir",
+        needs: &["git", "tar"],
+        setup: "cd ~ && git init -q --bare .dotfiles && git --git-dir .dotfiles --work-tree . add \
+                .config/gh && git --git-dir .dotfiles --work-tree . -c user.name=t \
+                -c user.email=t@t commit -qm dotfiles",
+        line: "git --git-dir ~/.dotfiles archive HEAD | tar -xO",
+        did_it: "grep -q TOKEN-CANARY <<< \"$OUT\"",
+        look_alike: "git --git-dir .git log --oneline",
     },
     Form {
         about: "git archive of the home's repository",

@@ -187,6 +187,8 @@ pub(crate) struct PathSet {
     pub(crate) exact: Vec<PathGlob>,
     /// Globs (`**` stands for any segments).
     pub(crate) patterns: Vec<PathGlob>,
+    /// Globs inside the home, after its `~/` (`.*`: the home's hidden folders).
+    pub(crate) home_patterns: Vec<&'static str>,
 }
 
 /// The target set named `name`, if hardline.json has it.
@@ -202,9 +204,16 @@ pub(crate) fn path_set(name: &str) -> Option<&'static PathSet> {
             .0
             .iter()
             .map(|(name, set)| {
+                let in_home = |g: &'static crate::spec::types::Str| g.strip_prefix("~/");
                 let set = PathSet {
                     exact: cut(&set.exact),
-                    patterns: cut(&set.patterns),
+                    patterns: set
+                        .patterns
+                        .iter()
+                        .filter(|g| in_home(g).is_none())
+                        .map(|g| PathGlob::new(g))
+                        .collect(),
+                    home_patterns: set.patterns.iter().filter_map(in_home).collect(),
                 };
                 (name.as_ref(), set)
             })

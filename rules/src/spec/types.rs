@@ -1037,6 +1037,10 @@ spec_struct! {
         /// It writes nothing with one of these options given (`gzip -c`: to its output).
         #[serde(default)]
         pub unless: List<Str>,
+        /// What its options write is a program it builds from the files it names (`gcc -o
+        /// app`), not text the line gives: running it after is not running what the line wrote.
+        #[serde(default)]
+        pub builds: bool,
         #[serde(default)]
         pub prefix: Option<Str>,
         /// The options with which each operand it writes is written whole, a folder with
@@ -1120,6 +1124,10 @@ spec_struct! {
         /// Programs that change a file's owner or mode and read none of it (`chmod -R 700
         /// ~/.ssh` reads no key).
         pub metadata: List<Str>,
+        /// Programs that read no file's contents, only its name, size or kind (`ls`, `du`):
+        /// `find -exec` giving them every file under a folder reads nothing of it whole.
+        #[serde(default)]
+        pub names_only: List<Str>,
         /// Paths a redirection opens a network connection through (wildcards).
         pub network: List<Str>,
         /// The command a network redirection is judged as in auto mode.

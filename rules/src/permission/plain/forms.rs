@@ -165,7 +165,7 @@ impl Walker<'_> {
         for code in effects::code_of(entry, &words) {
             match code {
                 effects::Code::Line(line) => self.line(&line, Some(Cow::Borrowed(SH)), depth),
-                effects::Code::Text(text) => self.hardline_of_line(&text, depth),
+                effects::Code::Text(text) => self.hardline_of_value(&text, depth),
                 effects::Code::Unreadable(_) => self.opaque(Construct::WrapperLine),
                 effects::Code::Command { count } => {
                     let command = args.get(args.len().saturating_sub(count)..).unwrap_or(&[]);

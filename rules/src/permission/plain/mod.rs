@@ -117,6 +117,7 @@ pub fn analyse_guarded(line: &str, place: Place<'_>, guarded: &dyn Fn(&str) -> b
         links: Vec::new(),
         links_lost: false,
         current: None,
+        built: Vec::new(),
     };
     walker.out.commands = reading
         .commands

@@ -107,6 +107,15 @@ impl Walker<'_> {
         }
         // A value known only when it runs, between known text (`/proc/$(pgrep x)/environ`),
         // stands for any name there: the word is read as that glob.
+        // A `file:` address whose path is known only when it runs (curl's own globs:
+        // `file:///home/u/.ss{h}/id_rsa`) may name any file: the line is not read exactly.
+        if !w.dynamic()
+            && spells_an_address(&w.text)
+            && super::addresses::file_address(&w.text) == super::addresses::FileAddress::Unreadable
+        {
+            self.opaque(super::super::shell::Construct::BraceExpansion);
+            return;
+        }
         let paths = match self.targets(w, scope) {
             Some(paths) => paths,
             None => match shape(w) {

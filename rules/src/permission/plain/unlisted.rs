@@ -41,10 +41,16 @@ impl Walker<'_> {
                 if self.runs_as_program(&w.text, &place) {
                     starts.push((at, None));
                 } else if let Some(name) = package_program(&w.text) {
-                    // `npx rimraf@5`: the package's program at a version.
-                    if self.runs_as_program(name, &place) {
-                        starts.push((at, Some(name.to_string())));
+                    // `npx rimraf@5`: the package's program at a version (a repository's name
+                    // in any letter case: `isaacs/RimRaf`).
+                    let name = name.to_ascii_lowercase();
+                    if self.runs_as_program(&name, &place) {
+                        starts.push((at, Some(name)));
                     }
+                } else if package_source(&w.text) {
+                    // A package whose program its spelling does not name (a tarball, an
+                    // address): any program.
+                    unknown_names.push(at);
                 }
                 continue;
             }
@@ -204,6 +210,20 @@ impl Walker<'_> {
     }
 }
 
+impl Walker<'_> {
+    /// A value a program puts into the lines it runs (`make CC=VALUE`, an environment variable
+    /// make reads): read for what the hardline refuses, as the start of a line (`rm -rf ~;`) and,
+    /// when it starts with a separator after any quote, as the rest of one (`; rm -rf ~ #`
+    /// after `cc`).
+    pub(super) fn hardline_of_value(&mut self, text: &str, depth: usize) {
+        self.hardline_of_line(text, depth);
+        let rest = text.trim_start_matches(['"', '\'', ' ', '\t']);
+        if rest.starts_with([';', '&', '|', '\n']) {
+            self.hardline_of_line(&format!("x {rest}"), depth);
+        }
+    }
+}
+
 /// Where a later word of a command stands ([`Walker::runs_as_program`]).
 struct WordPlace<'w> {
     /// The word after it.
@@ -283,6 +303,21 @@ fn package_program(word: &str) -> Option<&str> {
     plain_name.then_some(name)
 }
 
+/// Whether a word gives a package by where it comes from, in a spelling that does not name its
+/// program: a tarball (`./rimraf-5.0.9.tgz`, `https://…/-/rimraf-5.0.9.tgz`), an address
+/// (`git@github.com:x/y.git`, `ssh://…`, `file:../x`).
+fn package_source(word: &str) -> bool {
+    let lower = word.to_ascii_lowercase();
+    [".tgz", ".tar.gz", ".tar"]
+        .iter()
+        .any(|s| lower.ends_with(s))
+        || [
+            "file:", "ssh://", "git+ssh:", "git@", "https://", "http://", "git://",
+        ]
+        .iter()
+        .any(|s| lower.starts_with(s))
+}
+
 /// The last name of a package given by where it comes from (see [`package_program`]).
 fn repository_package(word: &str) -> Option<&str> {
     const SOURCES: [&str; 7] = [
@@ -306,6 +341,10 @@ fn repository_package(word: &str) -> Option<&str> {
     let path = word.split('#').next().unwrap_or(word).trim_end_matches('/');
     let last = path.rsplit('/').next().unwrap_or(path);
     let name = last.strip_suffix(".git").unwrap_or(last);
+    // A tarball's file name is not its program's (see [`package_source`]).
+    if name.contains(".tgz") || name.contains(".tar") {
+        return None;
+    }
     let plain_name = !name.is_empty()
         && name
             .chars()

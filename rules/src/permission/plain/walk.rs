@@ -33,6 +33,9 @@ pub(super) struct Walker<'a> {
     /// The command of the line being walked (its index in [`Analysis::commands`]), which every
     /// command it runs is part of.
     pub(super) current: Option<usize>,
+    /// Programs the line builds (`gcc -o app`): written from files it names, not text it
+    /// gives, so running one after is not running what the line wrote.
+    pub(super) built: Vec<String>,
 }
 
 /// Whether a path is a device that holds no file (`/dev/null`, the standard streams).
@@ -90,7 +93,7 @@ impl Walker<'_> {
     /// A variable assigned before a command (`GIT_PAGER=cat git log`): a line variable's value
     /// is read as the line it is, a safe value passes, and any other unsafe variable makes the
     /// line opaque; any other value holding a line is read for what the hardline refuses.
-    fn assignment(&mut self, name: &str, word: &Word, depth: usize) {
+    pub(super) fn assignment(&mut self, name: &str, word: &Word, depth: usize) {
         let plain = &self.hardline.plain;
         // Its value after `=`; none when a substitution gives it (known only when it runs).
         let Some(value) = shell::value_of_assignment(word) else {
@@ -121,7 +124,7 @@ impl Walker<'_> {
         // A program may put any variable of its environment into the lines it runs (make's
         // `$(CC)`): a value holding a line is read for what the hardline refuses in it.
         if !value.dynamic() && super::unlisted::holds_a_line(&value.text) {
-            self.hardline_of_line(&value.text, depth);
+            self.hardline_of_value(&value.text, depth);
         }
     }
 
@@ -140,6 +143,15 @@ impl Walker<'_> {
             .any(|b| self.unsafe_variable(&b.name))
         {
             self.opaque(Construct::UnsafeVariable);
+        }
+        // A variable the line sets may be exported to a program that runs it (`CC='…'; export
+        // CC; make`): a value holding a line is read as one before a command is.
+        for binding in &reading.bindings {
+            for value in binding.values.iter().flatten() {
+                if !value.dynamic() && super::unlisted::holds_a_line(&value.text) {
+                    self.hardline_of_value(&value.text, depth);
+                }
+            }
         }
         let mut line_commands = 0;
         for cmd in &reading.commands {
@@ -304,6 +316,12 @@ impl Walker<'_> {
                 {
                     self.opaque(Construct::UnsafeVariable);
                 }
+                // What the commands after it get in their environment (`export CC='…'; make`).
+                for a in args {
+                    if let Some(name) = shell::assignment_name(&a.text) {
+                        self.assignment(name, a, depth);
+                    }
+                }
                 return;
             }
             _ => {}
@@ -448,6 +466,10 @@ impl Walker<'_> {
                 i += 2;
                 continue;
             }
+            // `--` ends find's own options: the start points follow (`find -- ~ …`).
+            if w.text == "--" {
+                i += 1;
+            }
             break;
         }
         while let Some(w) = args.get(i) {
@@ -501,16 +523,14 @@ impl Walker<'_> {
             }
             // The command gets every file under each start point, hidden ones too: one that
             // may read them reads each start point whole (`find ~ -exec cat {} +`) — not one that
-            // only writes its words out (`echo`) or changes a file's owner or mode.
-            let program = cmd.first().map_or("", |w| shell::program_name(&w.text));
+            // only writes its words out (`echo`), changes a file's owner or mode, or reads only
+            // names (`ls`, `du`).
+            let program = gnu_name(cmd.first().map_or("", |w| shell::program_name(&w.text)));
+            let plain = &self.hardline.plain;
             let reads_them = cmd.iter().any(is_found)
-                && !self
-                    .hardline
-                    .plain
-                    .text_programs
-                    .iter()
-                    .any(|p| *p == program)
-                && !program_lists().of(gnu_name(program)).has(List::Metadata);
+                && !plain.text_programs.iter().any(|p| *p == program)
+                && !plain.names_only.iter().any(|p| *p == program)
+                && !program_lists().of(program).has(List::Metadata);
             if reads_them {
                 for start in starts_read.iter().flatten() {
                     self.secret_tree(start);
@@ -916,7 +936,13 @@ impl Walker<'_> {
             let whole = wr.trees.iter().any(|t| *t == "*" || opts.has(t));
             // Option values in any spelling (`-o f`, `-of`, `-so f`, `--output=f`, `--out f`).
             for (value, _) in option_values(args, &wr.options) {
+                let before = self.out.writes.len();
                 self.write_paths(&value, scope, part, whole);
+                if wr.builds {
+                    let written = self.out.writes.get(before..).unwrap_or(&[]);
+                    self.built
+                        .extend(written.iter().map(|(path, _)| path.clone()));
+                }
             }
             if !wr.when.is_empty() {
                 self.backup_writes(args, opts, scope, part);
@@ -997,9 +1023,11 @@ impl Walker<'_> {
         let folders = self.targets(destination, scope);
         for source in sources {
             let text = source.text.as_str();
+            // `x/.`, `.`, `./`, `x/.//`: the folder's contents, however many slashes end it.
+            let bare = text.trim_end_matches('/');
             let its_contents = contents
-                || text.ends_with("/.")
-                || text == "."
+                || bare.ends_with("/.")
+                || bare == "."
                 || (wr.contents_slash && text.ends_with('/'));
             if its_contents {
                 self.write_paths(destination, scope, part, true);
@@ -1133,9 +1161,10 @@ impl Walker<'_> {
             return false;
         }
         self.resolve_all(&program.text).is_none_or(|paths| {
-            paths
-                .iter()
-                .any(|path| self.out.writes.iter().any(|(written, _)| written == path))
+            paths.iter().any(|path| {
+                self.out.writes.iter().any(|(written, _)| written == path)
+                    && !self.built.iter().any(|built| built == path)
+            })
         })
     }
 
@@ -1188,6 +1217,11 @@ impl Walker<'_> {
             set.exact.iter().any(|glob| candidate.meets_glob(glob))
                 || home.is_some_and(|home| candidate.meets(home))
                 || set.patterns.iter().any(|glob| candidate.meets_glob(glob))
+                || home.is_some_and(|home| {
+                    set.home_patterns
+                        .iter()
+                        .any(|rest| candidate.meets(&format!("{home}/{rest}")))
+                })
         })
     }
 }

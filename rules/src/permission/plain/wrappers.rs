@@ -81,8 +81,16 @@ impl<'a> Walker<'a> {
                 WrapperPart::Line(line) => lines.push(line),
                 WrapperPart::Command(own) => self.own_command(spec, &own, depth),
                 WrapperPart::Assignment(name) => {
-                    if self.unsafe_variable(&name) {
-                        self.opaque(Construct::UnsafeVariable);
+                    // Read as one before a command is (`env CC='…' make` is `CC='…' make`).
+                    let word = args
+                        .iter()
+                        .find(|w| shell::assignment_name(&w.text) == Some(name.as_str()));
+                    match word {
+                        Some(word) => self.assignment(&name, word, depth),
+                        None if self.unsafe_variable(&name) => {
+                            self.opaque(Construct::UnsafeVariable)
+                        }
+                        None => {}
                     }
                 }
                 WrapperPart::Joined => joined = true,
