@@ -396,20 +396,24 @@ impl Session {
     }
 
     async fn run_turn(&self, prompt: &str) -> TurnOutcome {
+        // Listened for before the turn starts: a Ctrl-C that comes before this task next runs
+        // (a busy machine) is not lost.
+        let interrupted = interrupt_from_now();
         self.crew.prompt(prompt);
         let end = tokio::select! {
             end = self.crew.finished() => Some(end),
-            _ = tokio::signal::ctrl_c() => None,
+            _ = interrupted => None,
         };
         match end {
             Some(SessionEnd::Finished) => TurnOutcome::Finished,
             Some(SessionEnd::Failed(e)) => TurnOutcome::Failed(e),
             None => {
+                let again = interrupt_from_now();
                 self.crew.stop_turn();
                 // The main agent's turn ends at its next await; a second Ctrl-C does not wait.
                 tokio::select! {
                     _ = self.crew.finished() => {}
-                    _ = tokio::signal::ctrl_c() => {}
+                    _ = again => {}
                     _ = tokio::time::sleep(Duration::from_secs(5)) => {}
                 }
                 TurnOutcome::Stopped
@@ -443,4 +447,20 @@ impl Session {
             screen.event(&SessionEvent::Done { reason, error });
         }
     }
+}
+
+/// Ctrl-C from now on: the listener is made here, not at the first wait on it, so a signal that
+/// comes between the two is not lost.
+fn interrupt_from_now() -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
+    #[cfg(unix)]
+    if let Ok(mut signal) =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+    {
+        return Box::pin(async move {
+            signal.recv().await;
+        });
+    }
+    Box::pin(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
 }

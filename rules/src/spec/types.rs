@@ -1041,6 +1041,9 @@ spec_struct! {
         /// app`), not text the line gives: running it after is not running what the line wrote.
         #[serde(default)]
         pub builds: bool,
+        /// With one of these options given it builds no program but text (`gcc -E`, `-S`).
+        #[serde(default)]
+        pub builds_unless: List<Str>,
         #[serde(default)]
         pub prefix: Option<Str>,
         /// The options with which each operand it writes is written whole, a folder with

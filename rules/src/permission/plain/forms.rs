@@ -150,6 +150,7 @@ impl Walker<'_> {
             .map(|w| effects::EffectWord {
                 text: &w.text,
                 dynamic: self.may_be_option(w, scope),
+                expanded: w.dynamic(),
             })
             .collect();
         let found = effects::effects(entry, &words);

@@ -291,6 +291,10 @@ fn package_program(word: &str) -> Option<&str> {
         None => (word, false),
     };
     let name = match word.split_once('@') {
+        // `x@npm:rimraf@5`: an alias of the package after `npm:`.
+        Some((_, version)) if version.starts_with("npm:") => {
+            return package_program(version);
+        }
         Some((name, version)) if !version.is_empty() && !version.contains('/') => name,
         Some(_) => return None,
         None if aliased => word,
@@ -330,7 +334,7 @@ fn repository_package(word: &str) -> Option<&str> {
         "http://",
     ];
     let from_source = SOURCES.iter().any(|s| word.starts_with(s));
-    let installed = word.contains("node_modules/.bin/");
+    let installed = word.contains("node_modules/");
     // `owner/name`: npx's short form of a GitHub repository.
     let short = !word.starts_with(['.', '/', '~', '@'])
         && word.matches('/').count() == 1
@@ -409,5 +413,8 @@ mod tests {
             Some("rimraf")
         );
         assert_eq!(package_program("git@github.com:isaacs/rimraf"), None);
+        assert_eq!(package_program("./node_modules/rimraf"), Some("rimraf"));
+        assert_eq!(package_program("x@npm:rimraf"), Some("rimraf"));
+        assert_eq!(package_program("y@npm:del-cli@6"), Some("del-cli"));
     }
 }

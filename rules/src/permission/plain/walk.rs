@@ -162,6 +162,16 @@ impl Walker<'_> {
             for (name, value) in cmd.assignments() {
                 self.assignment(name, value, depth);
             }
+            // A program may join them into one line (make's `$(CC) $(CFLAGS)`).
+            if cmd.assignments().nth(1).is_some() {
+                let joined: Vec<String> = cmd
+                    .assignments()
+                    .filter_map(|(_, value)| shell::value_of_assignment(value))
+                    .filter(|value| !value.dynamic())
+                    .map(|value| value.text)
+                    .collect();
+                self.hardline_of_value(&joined.join(" "), depth);
+            }
             // Its standard input comes from a pipe or a redirection (a shell could read it).
             let stdin_fed = cmd.piped || cmd.redirects.iter().any(|r| r.feeds_input());
             for r in &cmd.redirects {
@@ -510,11 +520,23 @@ impl Walker<'_> {
                 continue;
             }
             let mut cmd = Vec::new();
+            // `{}` as an option's value (`file -f {}`, `wc --files0-from={}`): a file the option
+            // reads, even for a program that reads only names.
+            let mut found_as_value = false;
             while let Some(a) = args.get(i) {
                 i += 1;
                 if a.text == ";" || (a.text == "+" && cmd.last().is_some_and(is_found)) {
                     break;
                 }
+                found_as_value |= a.text.contains(FOUND)
+                    && (a.text.starts_with('-')
+                        || cmd.last().is_some_and(|option: &Word| {
+                            let program = cmd.first().map_or("", |w: &Word| w.text.as_str());
+                            crate::permission::programs::reads_of(shell::program_name(program))
+                                .is_some_and(|reads| {
+                                    reads.file_options.iter().any(|o| *o == option.text)
+                                })
+                        }));
                 cmd.push(if a.text.contains(FOUND) {
                     found_word()
                 } else {
@@ -529,7 +551,7 @@ impl Walker<'_> {
             let plain = &self.hardline.plain;
             let reads_them = cmd.iter().any(is_found)
                 && !plain.text_programs.iter().any(|p| *p == program)
-                && !plain.names_only.iter().any(|p| *p == program)
+                && (found_as_value || !plain.names_only.iter().any(|p| *p == program))
                 && !program_lists().of(program).has(List::Metadata);
             if reads_them {
                 for start in starts_read.iter().flatten() {
@@ -938,7 +960,7 @@ impl Walker<'_> {
             for (value, _) in option_values(args, &wr.options) {
                 let before = self.out.writes.len();
                 self.write_paths(&value, scope, part, whole);
-                if wr.builds {
+                if wr.builds && !wr.builds_unless.iter().any(|o| opts.has(o)) {
                     let written = self.out.writes.get(before..).unwrap_or(&[]);
                     self.built
                         .extend(written.iter().map(|(path, _)| path.clone()));

@@ -106,6 +106,8 @@ fn code(entry: &Effects, args: &[EffectWord<'_>], settings: Option<&Effects>) ->
     // per command).
     let mut first: Option<&str> = None;
     let mut previous_operand: Option<&str> = None;
+    // The values of its line operands, which its rules join into one line (`$(CC) $(CFLAGS)`).
+    let mut values: Vec<&str> = Vec::new();
     let mut i = 0;
     while let Some(w) = args.get(i) {
         i += 1;
@@ -205,7 +207,13 @@ fn code(entry: &Effects, args: &[EffectWord<'_>], settings: Option<&Effects>) ->
                     .iter()
                     .any(|p| wildcard::matches(&p.to_lowercase(), &t.to_lowercase()))
             }) {
-                out.push(Code::Text(value.to_string()));
+                if value.contains('$') && !w.expanded {
+                    // make expands it (`$(shell …)`, `$A$B`, `$$`): known only when it runs.
+                    out.push(Code::Unreadable(t.to_string()));
+                } else {
+                    out.push(Code::Text(value.to_string()));
+                    values.push(value);
+                }
             }
             // `git config KEY VALUE`: the value is run when git next reads the key. Every two
             // operands in a row are read as a key and its value, so no spelling places the key
@@ -217,6 +225,9 @@ fn code(entry: &Effects, args: &[EffectWord<'_>], settings: Option<&Effects>) ->
             previous_operand = Some(t);
             first = first.or(Some(t));
         }
+    }
+    if values.len() > 1 {
+        out.push(Code::Text(values.join(" ")));
     }
     if let Some(kind) = entry.script.as_deref() {
         let program = if script.is_empty() {
@@ -266,6 +277,8 @@ pub struct EffectWord<'a> {
     pub text: &'a str,
     /// Whether an expansion leads it.
     pub dynamic: bool,
+    /// Whether an expansion is anywhere in it (its `$` is the shell's, not the program's).
+    pub expanded: bool,
 }
 
 /// The effects of a program's arguments (the words after its name) by its `effects` entry.
