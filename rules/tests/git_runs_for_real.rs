@@ -20,6 +20,8 @@ use lembas_rules::permission::{evaluate, Action, Context, Mode, Request};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod support;
+
 /// One spelling by which git runs code.
 struct Form {
     /// What it is, for a failure's message.
@@ -149,17 +151,16 @@ fn has_git() -> bool {
 
 /// A throwaway folder: a repository of three commits, a fake home, a canary's place.
 struct World {
-    base: PathBuf,
+    base: support::Throwaway,
     repo: PathBuf,
     home: PathBuf,
 }
 
 impl World {
     fn new(n: usize) -> World {
-        let base = std::env::temp_dir().join(format!("lembas-git-runs-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&base);
-        let repo = base.join("repo");
-        let home = base.join("home");
+        let base = support::Throwaway::new(&format!("lembas-git-runs-{n}"));
+        let repo = base.path.join("repo");
+        let home = base.path.join("home");
         std::fs::create_dir_all(&repo).unwrap();
         std::fs::create_dir_all(&home).unwrap();
         let world = World { base, repo, home };
@@ -173,33 +174,19 @@ impl World {
     /// Runs a bash line in the repository with the fake home; its output and whether it ended
     /// well.
     fn bash(&self, line: &str) -> (bool, String) {
-        let out = Command::new("bash")
-            .arg("-c")
-            .arg(line)
-            .current_dir(&self.repo)
-            .env("HOME", &self.home)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@t")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@t")
-            .env("FILTER_BRANCH_SQUELCH_WARNING", "1")
-            .env("GIT_PAGER", "cat")
-            .stdin(std::process::Stdio::null())
-            .output()
-            .unwrap();
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        (out.status.success(), text)
-    }
-}
-
-impl Drop for World {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.base);
+        support::bash(
+            line,
+            &self.repo,
+            &self.home,
+            &[
+                ("GIT_AUTHOR_NAME", "t"),
+                ("GIT_AUTHOR_EMAIL", "t@t"),
+                ("GIT_COMMITTER_NAME", "t"),
+                ("GIT_COMMITTER_EMAIL", "t@t"),
+                ("FILTER_BRANCH_SQUELCH_WARNING", "1"),
+                ("GIT_PAGER", "cat"),
+            ],
+        )
     }
 }
 
@@ -222,11 +209,11 @@ fn every_spelling_the_rules_read_as_code_runs_code_in_real_git() {
     let mut wrong = Vec::new();
     for (n, form) in FORMS.iter().enumerate() {
         let world = World::new(n);
-        let touch = format!("touch {}", canary(&world.base).display());
+        let touch = format!("touch {}", canary(&world.base.path).display());
         let (ready, said) = world.bash(&with_code(form.setup, &touch));
         assert!(ready, "{}: the setup failed: {said}", form.about);
         let (_, said) = world.bash(&with_code(form.line, &touch));
-        if !canary(&world.base).exists() {
+        if !canary(&world.base.path).exists() {
             wrong.push(format!("{}: git ran no code ({said})", form.about));
         }
     }

@@ -19,6 +19,8 @@ use lembas_rules::permission::{evaluate, Action, Context, Mode, Request};
 use std::path::PathBuf;
 use std::process::Command;
 
+mod support;
+
 /// One line that does what the hardline refuses.
 struct Form {
     /// What it is, for a failure's message.
@@ -184,15 +186,14 @@ const FORMS: &[Form] = &[
 
 /// A throwaway folder: a fake home with canaries, and the project inside it.
 struct World {
-    home: PathBuf,
+    home: support::Throwaway,
     project: PathBuf,
 }
 
 impl World {
     fn new(n: usize) -> World {
-        let home = std::env::temp_dir().join(format!("lembas-tools-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&home);
-        let project = home.join("proj");
+        let home = support::Throwaway::new(&format!("lembas-tools-{n}"));
+        let project = home.path.join("proj");
         for folder in [
             "proj/src",
             "proj/build",
@@ -201,7 +202,7 @@ impl World {
             ".config/gh",
             ".config/lembas",
         ] {
-            std::fs::create_dir_all(home.join(folder)).unwrap();
+            std::fs::create_dir_all(home.path.join(folder)).unwrap();
         }
         let files = [
             (".ssh/id_rsa", "KEY-CANARY\n"),
@@ -215,7 +216,7 @@ impl World {
             ("proj/lib/x.json", "{}\n"),
         ];
         for (path, text) in files {
-            std::fs::write(home.join(path), text).unwrap();
+            std::fs::write(home.path.join(path), text).unwrap();
         }
         World { home, project }
     }
@@ -223,37 +224,15 @@ impl World {
     /// Runs a bash line in the project with the fake home: its output and whether it ended
     /// well. `$OUT` is set to `out`.
     fn bash(&self, line: &str, out: &str) -> (bool, String) {
-        let done = Command::new("bash")
-            .arg("-c")
-            .arg(line)
-            .current_dir(&self.project)
-            .env("HOME", &self.home)
-            .env("OUT", out)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .stdin(std::process::Stdio::null())
-            .output()
-            .unwrap();
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&done.stdout),
-            String::from_utf8_lossy(&done.stderr)
-        );
-        (done.status.success(), text)
+        support::bash(line, &self.project, &self.home.path, &[("OUT", out)])
     }
 
     /// The context the rules judge a line in: this project and this home, auto mode.
     fn context(&self) -> Context {
         let mut ctx = Context::new(Mode::Auto);
         ctx.root = self.project.display().to_string();
-        ctx.home = Some(self.home.display().to_string());
+        ctx.home = Some(self.home.path.display().to_string());
         ctx
-    }
-}
-
-impl Drop for World {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.home);
     }
 }
 
