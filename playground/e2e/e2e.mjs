@@ -56,6 +56,7 @@ const browser = await chromium.launch({
 let passed = 0;
 let failed = 0;
 async function step(name, f, cleanUp) {
+  const errorsBefore = errors.length;
   try {
     await f();
     passed++;
@@ -63,6 +64,10 @@ async function step(name, f, cleanUp) {
   } catch (e) {
     failed++;
     console.log(`FAIL ${name}: ${e && e.message}`);
+    // What the page said while the step ran, for a failure seen only on another machine.
+    const status = await page.getByTestId("editor-status").textContent({ timeout: 1000 }).catch(() => null);
+    if (status) console.log(`  the editor's status: ${status}`);
+    for (const error of errors.slice(errorsBefore)) console.log(`  the page's error: ${error}`);
   }
   await page.screenshot({ path: path.join(shots, `${passed + failed}-${name.replace(/[^a-z0-9]+/gi, "-")}.png`) }).catch(() => {});
   if (cleanUp) await cleanUp().catch((e) => console.log(`  (cleaning up after "${name}": ${e.message})`));
