@@ -4,7 +4,7 @@
 #   target's sources) and lld-22 (wasm-ld), for building for wasm32-unknown-unknown;
 # - binaryen (wasm-opt), chromium (the browser tests; nothing downloads a browser), shfmt (the
 #   reference parser the command reader is tested against), strace (the lines the rules allow in
-#   plan mode are run under it, rules/tests/allowed_for_real.rs), and zip, unzip, rsync and jq
+#   plan mode are run under it, rules/tests/allowed_for_real.rs), and zip, unzip, rsync, jq and ripgrep
 #   (the lines the hardline refuses are run with them in a throwaway home,
 #   rules/tests/tools_run_for_real.rs);
 # - wasm-bindgen-cli at exactly the version the wasm crate pins;
@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
-for pkg in rustc-web cargo-web rust-web-src rust-web-clippy lld-22 binaryen chromium shfmt strace zip unzip rsync jq; do
+for pkg in rustc-web cargo-web rust-web-src rust-web-clippy lld-22 binaryen chromium shfmt strace zip unzip rsync jq ripgrep; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -22,7 +22,7 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq >/dev/null
   apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
-for tool in /usr/bin/rustc /usr/bin/cargo /usr/bin/clippy-driver wasm-ld-22 wasm-opt /usr/bin/chromium /usr/bin/shfmt /usr/bin/strace zip unzip rsync jq; do
+for tool in /usr/bin/rustc /usr/bin/cargo /usr/bin/clippy-driver wasm-ld-22 wasm-opt /usr/bin/chromium /usr/bin/shfmt /usr/bin/strace zip unzip rsync jq rg; do
   command -v "$tool" >/dev/null || { echo "toolchain: $tool is missing after the install" >&2; exit 1; }
 done
 rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy rustfmt >/dev/null 2>&1 || true

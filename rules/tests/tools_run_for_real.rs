@@ -5,7 +5,7 @@
     clippy::indexing_slicing
 )]
 //! What the rules refuse, the tools do: each line below is run for real — make, unzip, cp,
-//! rsync, find, diff, jq, uniq, gzip and git — in a throwaway project inside a fake home that
+//! rsync, find, diff, jq, uniq, gzip, grep, rg, script, tar and git — in a throwaway project inside a fake home that
 //! holds canaries (a key, a token file, lembas's settings), and what it must have done is
 //! checked: it wrote into the home, read a key, ran the code a value holds. Then the rules judge
 //! the very same line, with that project and that home, in auto mode: it must be refused. A
@@ -181,6 +181,63 @@ const FORMS: &[Form] = &[
         line: "git -C ~ archive HEAD | tar -xO",
         did_it: "grep -q TOKEN-CANARY <<< \"$OUT\"",
         look_alike: "git archive HEAD | tar -t",
+    },
+    Form {
+        about: "make -f - runs the makefile its input gives",
+        needs: &["make"],
+        setup: "true",
+        line: "printf 'all:\\n\\t{CMD}\\n' | make -f -",
+        did_it: "test -f ~/made",
+        look_alike: "make -f build.mk",
+    },
+    Form {
+        about: "make runs the Makefile the line wrote",
+        needs: &["make"],
+        setup: "true",
+        line: "printf 'all:\\n\\t{CMD}\\n' > Makefile && make",
+        did_it: "test -f ~/made",
+        look_alike: "echo notes > notes.txt && make",
+    },
+    Form {
+        about: "script keeps what its line printed in the file it names: a git hook",
+        needs: &["script", "git"],
+        setup: "git init -q",
+        line: "script -qc 'echo touch ran' .git/hooks/pre-commit",
+        did_it: "grep -q 'touch ran' .git/hooks/pre-commit",
+        look_alike: "script -qc 'echo ran' build/log.txt",
+    },
+    Form {
+        about:
+            "tar's old-style cluster gives -f the word after it: the archive written is a git hook",
+        needs: &["tar", "git"],
+        setup: "git init -q",
+        line: "tar cf .git/hooks/pre-commit src",
+        did_it: "test -s .git/hooks/pre-commit",
+        look_alike: "tar cf build/out.tar src",
+    },
+    Form {
+        about: "grep -r over the home prints the lines of its token files",
+        needs: &["grep"],
+        setup: "true",
+        line: "grep -r -e CANARY ~",
+        did_it: "grep -q TOKEN-CANARY <<< \"$OUT\"",
+        look_alike: "grep -r -e main src",
+    },
+    Form {
+        about: "grep -r with no folder reads the one it runs in: the home, after cd",
+        needs: &["grep"],
+        setup: "true",
+        line: "cd ~ && grep -rh KEY",
+        did_it: "grep -q KEY-CANARY <<< \"$OUT\"",
+        look_alike: "grep -rh main",
+    },
+    Form {
+        about: "rg over a folder of account files prints them",
+        needs: &["rg"],
+        setup: "true",
+        line: "rg --no-filename TOKEN ~/.config",
+        did_it: "grep -q TOKEN-CANARY <<< \"$OUT\"",
+        look_alike: "rg main src",
     },
 ];
 

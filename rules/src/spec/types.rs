@@ -876,8 +876,13 @@ spec_struct! {
         pub when: List<Str>,
         /// The operands read: `all`; `all_but_last` (the last is where they go, unless one
         /// of `destination_options` names that place); `all_but_first` (the first is the
-        /// archive written: `zip -r out.zip DIR`).
+        /// archive written: `zip -r out.zip DIR`); `files` (all but the program's pattern, as
+        /// programs.json `reads` says where it is: `grep -r KEY ~`, `grep -r -e KEY ~`).
         pub operands: Str,
+        /// The folder read when no operand is given (`grep -r KEY` reads `.`, the folder the
+        /// line is in when it runs).
+        #[serde(default)]
+        pub without_operands: Option<Str>,
         #[serde(default)]
         pub destination_options: List<Str>,
         /// Letters of an old-style first word (no dash: `tar czf`) that read so, as `when`'s
@@ -1120,6 +1125,14 @@ spec_struct! {
         /// -n` reads `~/.netrc`): that file is judged as a read of it.
         #[serde(default)]
         pub option_reads: Map<Map<Str>>,
+        /// By program, the files of code it runs (`make -f FILE`, else `Makefile`): from its
+        /// input or a file the line wrote, the command is opaque.
+        #[serde(default)]
+        pub code_files: Map<CodeFiles>,
+        /// By program, the letters of its old-style first word (no dash: `tar cgf SNAP OUT`)
+        /// that take a value: each the next word after the cluster, in turn.
+        #[serde(default)]
+        pub old_style: Map<Str>,
         pub changes_directory: List<Str>,
         pub links: List<Str>,
         /// Devices that hold no file: reading or writing them reads or writes nothing.
@@ -1144,6 +1157,25 @@ spec_struct! {
         /// value (a title, a test's name) is not.
         #[serde(default)]
         pub line_options: List<Str>,
+    }
+}
+
+spec_struct! {
+    /// Where a program finds the file of code it runs (`make`'s makefile).
+    #[derive(Debug, Default, Clone, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct CodeFiles {
+        /// Options whose value is the file (`-f`, `--file`), in any spelling.
+        #[serde(default)]
+        pub options: List<Str>,
+        /// The names it looks for in the folder it runs in when no option gives one.
+        #[serde(default)]
+        pub defaults: List<Str>,
+        /// Wildcards of its program given as its pattern (programs.json `reads`), leading
+        /// whitespace trimmed, with which it loads files its words do not name (jq's
+        /// `import`): the command is opaque.
+        #[serde(default)]
+        pub directives: List<Str>,
     }
 }
 
@@ -1173,6 +1205,12 @@ spec_struct! {
         /// It runs no command of its words but through `line` options.
         #[serde(default)]
         pub no_command: bool,
+        /// With `no_command`, its operands are files it writes (`script -c LINE FILE`).
+        #[serde(default)]
+        pub written_operands: bool,
+        /// Options whose value is a file it writes (`script -O FILE`), in any spelling.
+        #[serde(default)]
+        pub written_options: List<Str>,
         /// Its operands are appended to the command from its input (`xargs`): unknown.
         #[serde(default)]
         pub input: bool,

@@ -14,9 +14,11 @@
 //! [`Analysis::unknown`]: auto refuses it and the other modes ask.
 
 mod addresses;
+mod code_files;
 mod folders;
 mod forms;
 mod index;
+mod old_style;
 mod program_lists;
 mod secrets;
 mod tree_reads;

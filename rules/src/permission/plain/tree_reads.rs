@@ -37,7 +37,16 @@ impl Walker<'_> {
                 .map(|(value, _)| value)
                 .collect();
             let folder_words = next_word_values(args, &entry.folder_options);
-            let values = next_word_values(args, &entry.values);
+            let mut values = next_word_values(args, &entry.values);
+            // A searcher's pattern is text, not a folder: neither it nor its own options'
+            // values (programs.json `reads`) are read as folders.
+            let files_only = entry.operands.as_ref() == "files";
+            if files_only {
+                values.extend(super::forms::pattern_words(program, args));
+                if let Some(reads) = crate::permission::programs::reads_of(program) {
+                    values.extend(next_word_values(args, &reads.values));
+                }
+            }
             let operands: Vec<&Word> = opts
                 .operands
                 .iter()
@@ -53,7 +62,12 @@ impl Walker<'_> {
                 "all_but_first" => operands.split_first().map_or(&[][..], |(_, rest)| rest),
                 _ => &operands[..],
             };
-            for word in read {
+            // With no operand it reads the folder it runs in (`cd ~ && grep -r KEY`).
+            let unnamed: Vec<Word> = match (read.is_empty(), entry.without_operands.as_deref()) {
+                (true, Some(folder)) => vec![Word::literal(folder)],
+                _ => Vec::new(),
+            };
+            for word in read.iter().copied().chain(unnamed.iter()) {
                 for path in self.read_from(word, &folders, scope) {
                     self.secret_tree(&path);
                 }

@@ -239,7 +239,13 @@ impl Walker<'_> {
 
     /// [`Walker::write_target`], each path written whole (`whole`: a folder with everything in
     /// it, refused where a path no tool may write is under it) or not.
-    fn write_paths(&mut self, target: &Word, scope: &Scope<'_>, part: &str, whole: bool) {
+    pub(super) fn write_paths(
+        &mut self,
+        target: &Word,
+        scope: &Scope<'_>,
+        part: &str,
+        whole: bool,
+    ) {
         match self.targets(target, scope) {
             Some(paths) => {
                 let hardline = self.hardline;
@@ -586,6 +592,9 @@ impl Walker<'_> {
         scope: &Scope<'_>,
         depth: usize,
     ) {
+        // `tar cgf SNAP OUT` read as `tar -c -g SNAP -f OUT`.
+        let expanded = super::old_style::expand(program, words);
+        let words = expanded.as_deref().unwrap_or(words);
         let args = words.get(1..).unwrap_or(&[]);
         // The command as the refusal names it, written only when something is found.
         let part = || command_text(words);
@@ -596,6 +605,7 @@ impl Walker<'_> {
             .all(|w| !w.dynamic() && !w.text.starts_with('-'));
         let shared = plain.then(|| Options::read(args, |_| None, &[], &[]));
         self.entries(program, words, scope, shared.as_ref());
+        self.code_files(program, args);
         self.effects(program, args, scope, depth);
         self.operand_reads(program, args, scope);
         if !lists.has(List::Metadata) {
@@ -1179,10 +1189,24 @@ impl Walker<'_> {
     /// +x x.sh && ./x.sh`, `cp /bin/rm r && ./r -rf ~`): code the line gives, but not as a line
     /// the reader reads, so it is read as a file run as code (`source`).
     fn runs_what_the_line_wrote(&self, program: &Word) -> bool {
-        if !program.text.contains('/') || self.out.writes.is_empty() {
+        program.text.contains('/') && self.wrote(program)
+    }
+
+    /// Whether the line wrote a file with one of these names, in any folder.
+    pub(super) fn wrote_a_file_named(&self, names: &[crate::spec::types::Str]) -> bool {
+        self.out.writes.iter().any(|(written, _)| {
+            let name = written.rsplit('/').next().unwrap_or(written);
+            names.iter().any(|n| n.as_ref() == name)
+        })
+    }
+
+    /// Whether `file` is a file the line wrote before (not a program it built): a file whose
+    /// path is not known may be one.
+    pub(super) fn wrote(&self, file: &Word) -> bool {
+        if self.out.writes.is_empty() {
             return false;
         }
-        self.resolve_all(&program.text).is_none_or(|paths| {
+        self.resolve_all(&file.text).is_none_or(|paths| {
             paths.iter().any(|path| {
                 self.out.writes.iter().any(|(written, _)| written == path)
                     && !self.built.iter().any(|built| built == path)

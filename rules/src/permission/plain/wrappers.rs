@@ -5,7 +5,7 @@ use super::super::shell::{self, Construct, Word};
 use super::super::wildcard;
 use super::folders::Folders;
 use super::values::{strip_word_prefix, unknown_word, Scope, SH};
-use super::walk::Walker;
+use super::walk::{command_text, option_values, Walker};
 use crate::spec::types::Wrapper;
 use std::borrow::Cow;
 
@@ -65,6 +65,13 @@ impl<'a> Walker<'a> {
         if opaque_word {
             self.opaque(Construct::WrapperLine);
             return;
+        }
+        // The files its own options write (`script -O FILE`).
+        if !spec.written_options.is_empty() {
+            let part = command_text(args);
+            for (file, _) in option_values(args, &spec.written_options) {
+                self.write_paths(&file, scope, &part, false);
+            }
         }
         let scan = scan_wrapper(spec, args);
         let has_lines = scan.parts.iter().any(|p| matches!(p, WrapperPart::Line(_)));
@@ -136,6 +143,14 @@ impl<'a> Walker<'a> {
         if spec.no_command {
             if lines.is_empty() && !rest.is_empty() {
                 self.opaque(Construct::WrapperLine);
+            } else if spec.written_operands {
+                // The file it keeps what the line printed in (`script -c LINE FILE`), among
+                // its options or after `--`.
+                let part = command_text(args);
+                let among = scan.operands.iter().filter_map(|&at| args.get(at));
+                for file in among.chain(args.get(scan.end..).unwrap_or(&[])) {
+                    self.write_paths(file, scope, &part, false);
+                }
             }
             return;
         }
@@ -223,6 +238,8 @@ pub(crate) struct WrapperScan {
     pub end: usize,
     /// The first operand, when options were read after it.
     pub first_operand: Option<usize>,
+    /// Every operand read among its options (GNU order), by index.
+    pub operands: Vec<usize>,
 }
 
 impl WrapperScan {
@@ -253,7 +270,9 @@ pub(crate) fn scan_wrapper(spec: &Wrapper, args: &[Word]) -> WrapperScan {
         parts,
         end: args.len(),
         first_operand: None,
+        operands: Vec::new(),
     };
+    let mut operands = Vec::new();
     while let Some(w) = args.get(i) {
         let t = w.text.as_str();
         // A wrapper's own word from an unquoted expansion may split into several (`timeout $T
@@ -379,10 +398,12 @@ pub(crate) fn scan_wrapper(spec: &Wrapper, args: &[Word]) -> WrapperScan {
         if !spec.line.is_empty() && command.is_none() {
             // Options may follow operands (GNU order): look on for a line option.
             command = Some(i);
+            operands.push(i);
             i += 1;
             continue;
         }
         if command.is_some() {
+            operands.push(i);
             i += 1;
             continue;
         }
@@ -392,6 +413,7 @@ pub(crate) fn scan_wrapper(spec: &Wrapper, args: &[Word]) -> WrapperScan {
         parts,
         end: i,
         first_operand: command,
+        operands,
     }
 }
 
