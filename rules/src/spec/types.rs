@@ -1125,6 +1125,9 @@ spec_struct! {
         /// -n` reads `~/.netrc`): that file is judged as a read of it.
         #[serde(default)]
         pub option_reads: Map<Map<Str>>,
+        /// How a package word says where the package comes from (npm's spellings).
+        #[serde(default)]
+        pub package_words: PackageWords,
         /// By program, the files of code it runs (`make -f FILE`, else `Makefile`): from its
         /// input or a file the line wrote, the command is opaque.
         #[serde(default)]
@@ -1157,6 +1160,21 @@ spec_struct! {
         /// value (a title, a test's name) is not.
         #[serde(default)]
         pub line_options: List<Str>,
+    }
+}
+
+spec_struct! {
+    /// The spellings of a package word that say where the package comes from, as npx, pnpm dlx
+    /// and bunx read them.
+    #[derive(Debug, Default, Clone, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct PackageWords {
+        /// Endings of a tarball (`rimraf-5.0.9.tgz`): its file name is not its program's.
+        pub archives: List<Str>,
+        /// Starts of an address that names no program (`git@host:x/y`, `file:../x`).
+        pub addresses: List<Str>,
+        /// Starts of a repository whose last name is its program (`github:isaacs/rimraf`).
+        pub repositories: List<Str>,
     }
 }
 

@@ -8,6 +8,7 @@ use super::program_lists::{program_lists, List, Lists};
 use super::values::{Scope, SH};
 use super::walk::{command_text, gnu_name, Holds, Walker, UNKNOWN_WRITE};
 use crate::permission::shell::{self, Construct, Word};
+use crate::spec::spec;
 use std::borrow::Cow;
 
 impl Walker<'_> {
@@ -312,28 +313,21 @@ fn package_program(word: &str) -> Option<&str> {
 /// (`git@github.com:x/y.git`, `ssh://…`, `file:../x`).
 fn package_source(word: &str) -> bool {
     let lower = word.to_ascii_lowercase();
-    [".tgz", ".tar.gz", ".tar"]
-        .iter()
-        .any(|s| lower.ends_with(s))
-        || [
-            "file:", "ssh://", "git+ssh:", "git@", "https://", "http://", "git://",
-        ]
-        .iter()
-        .any(|s| lower.starts_with(s))
+    let spelled = &spec().hardline.plain.package_words;
+    spelled.archives.iter().any(|s| lower.ends_with(s.as_ref()))
+        || spelled
+            .addresses
+            .iter()
+            .any(|s| lower.starts_with(s.as_ref()))
 }
 
 /// The last name of a package given by where it comes from (see [`package_program`]).
 fn repository_package(word: &str) -> Option<&str> {
-    const SOURCES: [&str; 7] = [
-        "github:",
-        "gitlab:",
-        "bitbucket:",
-        "git+",
-        "git://",
-        "https://",
-        "http://",
-    ];
-    let from_source = SOURCES.iter().any(|s| word.starts_with(s));
+    let spelled = &spec().hardline.plain.package_words;
+    let from_source = spelled
+        .repositories
+        .iter()
+        .any(|s| word.starts_with(s.as_ref()));
     let installed = word.contains("node_modules/");
     // `owner/name`: npx's short form of a GitHub repository.
     let short = !word.starts_with(['.', '/', '~', '@'])
@@ -346,7 +340,7 @@ fn repository_package(word: &str) -> Option<&str> {
     let last = path.rsplit('/').next().unwrap_or(path);
     let name = last.strip_suffix(".git").unwrap_or(last);
     // A tarball's file name is not its program's (see [`package_source`]).
-    if name.contains(".tgz") || name.contains(".tar") {
+    if spelled.archives.iter().any(|a| name.contains(a.as_ref())) {
         return None;
     }
     let plain_name = !name.is_empty()
