@@ -603,6 +603,8 @@ await step("a failing case opens at its first difference, not at its top or its 
   await summaryIs(`${total} passed, 1 failed`);
   await page.locator("table.cases a", { hasText: "long, failing at step 10" }).click();
   await page.getByTestId("verdict").filter({ hasText: "fail" }).waitFor();
+  // The editor's module loaded and mounted (as long as the page may take), then the mark at once.
+  await editor_ready();
   const mark = page.locator(".cm-difference").first();
   await mark.waitFor({ timeout: 5000 });
   const inView = await page.evaluate(() => {

@@ -5,9 +5,10 @@
     clippy::indexing_slicing
 )]
 //! What the rules refuse, the tools do: each line below is run for real — make, unzip, cp,
-//! rsync, find, diff, jq, uniq, gzip, grep, rg, script, tar and git — in a throwaway project inside a fake home that
-//! holds canaries (a key, a token file, lembas's settings), and what it must have done is
-//! checked: it wrote into the home, read a key, ran the code a value holds. Then the rules judge
+//! rsync, find, diff, jq, uniq, gzip, grep, rg, script, tar and git — in a throwaway project
+//! inside a fake home that holds canaries (a key, a token file, lembas's settings), and what it
+//! must have done is checked: it wrote into the home, read a key, ran the code a value holds.
+//! Then the rules judge
 //! the very same line, with that project and that home, in auto mode: it must be refused. A
 //! look-alike beside each (the same program on the project's own files) must be allowed, so that
 //! the refusal is of what the line does, not of the program.
@@ -138,7 +139,7 @@ const FORMS: &[Form] = &[
         setup: "true",
         line: "jq -n -L ~/.config 'import \"lembas/config\" as $c; $c'",
         did_it: "grep -q SETTINGS-CANARY <<< \"$OUT\"",
-        look_alike: "jq -n -L lib 'import \"x\" as $c; $c'",
+        look_alike: "jq -L lib '.a' lib/x.json",
     },
     Form {
         about: "uniq writes its second operand",

@@ -883,6 +883,10 @@ spec_struct! {
         /// line is in when it runs).
         #[serde(default)]
         pub without_operands: Option<Str>,
+        /// A folder read whatever the operands (`git grep --no-index` searches where it runs):
+        /// read from each folder of `folder_options` too.
+        #[serde(default)]
+        pub also_reads: Option<Str>,
         #[serde(default)]
         pub destination_options: List<Str>,
         /// Letters of an old-style first word (no dash: `tar czf`) that read so, as `when`'s
@@ -1458,6 +1462,9 @@ spec_struct! {
         pub pattern_first: bool,
         #[serde(default)]
         pub pattern_options: List<Str>,
+        /// Options that take the next two words (jq's `--arg NAME VALUE`).
+        #[serde(default)]
+        pub pairs: List<Str>,
         /// Options whose value is a file it reads (`grep -f FILE`, `diff -X FILE`), judged as
         /// its operands are.
         #[serde(default)]

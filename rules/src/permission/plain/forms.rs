@@ -297,7 +297,8 @@ pub(super) fn pattern_words<'w>(program: &str, args: &'w [Word]) -> Vec<&'w Word
     });
     let mut out = Vec::new();
     let mut first_taken = option_given;
-    let mut value_next = false;
+    // Words still to pass over as an option's values (`--arg NAME VALUE`: two).
+    let mut values_left = 0usize;
     let mut pattern_next = false;
     let mut ended = false;
     for w in args {
@@ -305,7 +306,8 @@ pub(super) fn pattern_words<'w>(program: &str, args: &'w [Word]) -> Vec<&'w Word
             out.push(w);
             continue;
         }
-        if std::mem::take(&mut value_next) {
+        if values_left > 0 {
+            values_left -= 1;
             continue;
         }
         let t = w.text.as_str();
@@ -319,15 +321,24 @@ pub(super) fn pattern_words<'w>(program: &str, args: &'w [Word]) -> Vec<&'w Word
         if !ended && t.len() > 1 && t.starts_with('-') {
             if let Some(option) = reads.pattern_options.iter().find(|o| t == o.as_ref()) {
                 pattern_next = !names_a_file(option);
-                value_next = names_a_file(option);
+                values_left = usize::from(names_a_file(option));
             } else if reads
                 .pattern_options
                 .iter()
                 .any(|o| !names_a_file(o) && t.starts_with(o.as_ref()))
             {
                 out.push(w);
-            } else if reads.values.iter().any(|v| v == t) {
-                value_next = true;
+            } else if reads.pairs.iter().any(|v| v == t) {
+                values_left = 2;
+            } else if reads
+                .values
+                .iter()
+                .chain(reads.file_options.iter())
+                .chain(reads.tree_options.iter())
+                .any(|v| v == t)
+            {
+                // A value, or a file or folder it reads (`jq -L DIR`): not the pattern.
+                values_left = 1;
             }
             continue;
         }

@@ -63,10 +63,13 @@ impl Walker<'_> {
                 _ => &operands[..],
             };
             // With no operand it reads the folder it runs in (`cd ~ && grep -r KEY`).
-            let unnamed: Vec<Word> = match (read.is_empty(), entry.without_operands.as_deref()) {
+            let mut unnamed: Vec<Word> = match (read.is_empty(), entry.without_operands.as_deref())
+            {
                 (true, Some(folder)) => vec![Word::literal(folder)],
                 _ => Vec::new(),
             };
+            // Or whatever its operands are (`git -C / grep --no-index KEY`).
+            unnamed.extend(entry.also_reads.as_deref().map(Word::literal));
             for word in read.iter().copied().chain(unnamed.iter()) {
                 for path in self.read_from(word, &folders, scope) {
                     self.secret_tree(&path);
