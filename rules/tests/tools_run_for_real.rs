@@ -217,6 +217,15 @@ const FORMS: &[Form] = &[
         look_alike: "tar cf build/out.tar src",
     },
     Form {
+        about: "a folder named .git copied whole into the project brings its hooks",
+        needs: &["git", "cp"],
+        setup: "git init -q && mkdir -p build/s/.git/hooks && printf '#!/bin/sh\\ntouch ran\\n' \
+                > build/s/.git/hooks/pre-commit",
+        line: "cp -r build/s/.git .",
+        did_it: "grep -q 'touch ran' .git/hooks/pre-commit",
+        look_alike: "cp -r build/s build/t",
+    },
+    Form {
         about: "grep -r over the home prints the lines of its token files",
         needs: &["grep"],
         setup: "true",

@@ -1023,6 +1023,10 @@ spec_struct! {
         pub classes: List<Str>,
         #[serde(default)]
         pub ask: bool,
+        /// A folder copied or moved whole that becomes one on the way to its `*/` patterns,
+        /// wherever it lands (`cp -r /tmp/s/.git .` brings `.git/hooks`), is refused too.
+        #[serde(default)]
+        pub planted: bool,
         pub reason: Str,
     }
 }

@@ -351,6 +351,72 @@ impl Walker<'_> {
     }
 }
 
+impl Walker<'_> {
+    /// A folder a copy or a move makes whole by a name of its own (`cp -r /tmp/s/.git .` makes
+    /// `./.git`): refused when a path no tool may write lies under it by the shape of a pattern
+    /// that may stand anywhere (`*/.git/hooks/*`) of a `planted` entry: the folder's last names
+    /// are its first ones.
+    /// (A folder deleted or read whole is judged by [`Walker::protected_tree`] alone: any folder
+    /// may hold a repository somewhere below it.)
+    /// Whether `folder` is a folder of the home on the way to a path no tool may write, named
+    /// from the home (`~/.config` on the way to `~/.config/gh`): one that is there, so a copy
+    /// or a move goes into it and does not become it.
+    pub(super) fn home_folder_on_the_way(&self, folder: &str) -> bool {
+        let Some(home) = self.place.home else {
+            return false;
+        };
+        let folder = lower(folder.trim_end_matches('/'));
+        let home = lower(home.trim_end_matches('/'));
+        let Some(inside) = folder.strip_prefix(home.as_ref()) else {
+            return false;
+        };
+        if inside.is_empty() {
+            return true;
+        }
+        refusing(RiskClass::Write).any(|e| {
+            e.patterns.iter().any(|p| {
+                p.as_str()
+                    .strip_prefix('~')
+                    .and_then(|rest| rest.strip_prefix(inside))
+                    .is_some_and(|after| after.starts_with('/'))
+            })
+        })
+    }
+
+    pub(super) fn planted_tree(&mut self, path: &str) {
+        let folder = lower(path.trim_end_matches('/'));
+        let names: Vec<&str> = folder.split('/').filter(|n| !n.is_empty()).collect();
+        for e in refusing(RiskClass::Write).filter(|e| e.entry.planted) {
+            let planted = e.patterns.iter().any(|p| {
+                let Some(shape) = p.as_str().strip_prefix("*/") else {
+                    return false;
+                };
+                let wanted: Vec<&str> = shape.split('/').collect();
+                // The folder's last k names are the pattern's first k, with more to come below.
+                (1..wanted.len()).any(|k| {
+                    names.len() >= k
+                        && names
+                            .get(names.len() - k..)
+                            .zip(wanted.get(..k))
+                            .is_some_and(|(have, want)| {
+                                have.iter().zip(want).all(|(name, glob)| {
+                                    crate::permission::glob::wildcard_segment(glob, name)
+                                })
+                            })
+                })
+            });
+            if planted {
+                self.out.hits.push(Hit {
+                    entry: e.entry.id.to_string(),
+                    reason: e.entry.reason.to_string(),
+                    part: path.to_string(),
+                });
+                return;
+            }
+        }
+    }
+}
+
 /// Whether `first` then `rest`, as one text, and `other` start alike: one of them starts with
 /// the other.
 fn starts_alike(first: &str, rest: &str, other: &str) -> bool {

@@ -1053,6 +1053,15 @@ impl Walker<'_> {
         let contents = wr.contents_options.iter().any(|o| opts.has(o));
         let keeps_path = wr.path_options.iter().any(|o| opts.has(o));
         let folders = self.targets(destination, scope);
+        // A folder copied or moved whole may become the last operand itself (`mv /tmp/s .git`
+        // when there is no `.git`).
+        if whole {
+            for folder in folders.iter().flatten() {
+                if !self.home_folder_on_the_way(folder) {
+                    self.planted_tree(folder);
+                }
+            }
+        }
         for source in sources {
             let text = source.text.as_str();
             // `x/.`, `.`, `./`, `x/.//`: the folder's contents, however many slashes end it.
@@ -1101,6 +1110,7 @@ impl Walker<'_> {
                 }
                 if whole {
                     self.protected_tree(&path, RiskClass::Write);
+                    self.planted_tree(&path);
                 }
                 self.out.writes.push((path, part.to_string()));
             }
