@@ -472,8 +472,25 @@ impl Judge<'_> {
             ),
             Part::Guarded(hit, class) => {
                 let own = by_mode(self.mode, *class);
+                // Where nobody is asked (auto mode allows what would be asked), a guard of files
+                // that run code later, outside any sandbox (`refused_in_auto`: git's config and
+                // hooks, a shell's startup files), refuses: the part is refused, not asked, so
+                // that no other part's ask hides it.
+                let nobody_asks = spec()
+                    .mode(self.mode)
+                    .ask_becomes
+                    .is_some_and(|to| to != Action::Ask);
+                let refused_in_auto = spec()
+                    .hardline
+                    .paths
+                    .iter()
+                    .any(|e| e.id == hit.entry.as_str() && e.refused_in_auto);
                 Decision {
-                    action: own.action.max(Action::Ask),
+                    action: if nobody_asks && refused_in_auto {
+                        Action::Deny
+                    } else {
+                        own.action.max(Action::Ask)
+                    },
                     reason: hit.reason.clone().into(),
                     decided_by: DecidedBy::Hardline {
                         entry: hit.entry.clone(),

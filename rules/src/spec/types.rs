@@ -1023,6 +1023,10 @@ spec_struct! {
         pub classes: List<Str>,
         #[serde(default)]
         pub ask: bool,
+        /// An `ask` entry whose files run code later, outside any sandbox (git's config, a
+        /// shell's startup files): auto mode, which asks nothing, refuses a write of them.
+        #[serde(default)]
+        pub refused_in_auto: bool,
         /// A folder copied or moved whole that becomes one on the way to its `*/` patterns,
         /// wherever it lands (`cp -r /tmp/s/.git .` brings `.git/hooks`), is refused too.
         #[serde(default)]
