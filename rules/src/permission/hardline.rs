@@ -2,7 +2,7 @@
 //! file tool may touch. A line's commands are judged as [`super::plain`] reads them; every part
 //! counts. A path is compared without letter case (`.SSH` is `.ssh` on a case-insensitive disk).
 
-use super::glob::{tokens, PathGlob, Token};
+use super::glob::{hidden_names_spelled, tokens, tokens_meet_crossing, PathGlob, Token};
 use super::path::inside;
 use super::wildcard::matches;
 use super::RiskClass;
@@ -238,20 +238,48 @@ pub fn check_path(abs: &str, class: RiskClass, home: Option<&str>, root: &str) -
             .map(|r| format!("~{r}"))
     });
     let relative = inside(&lower(root), lower_abs);
+    // A path that is a glob (a redirection's `> .gi?/hooks/x`, which bash expands when it
+    // matches one file) is every path it can name, by bash's rule for hidden names: a pattern
+    // it can meet covers it, and no `except` pattern spares it.
+    let lower_home = home.map(|h| lower(h.trim_end_matches('/')).into_owned());
+    // Only a glob that may name a hidden entry (a segment spelled with its `.` and a wildcard
+    // after it: `.gi?`, `.[g]it`, `.*`) is read so: git's and the home's protected names are
+    // hidden ones, and `build/*` is read as written (a folder's contents are judged by the
+    // command that takes them).
+    let may_name_hidden = lower_abs.split('/').any(|segment| {
+        segment
+            .strip_prefix('.')
+            .is_some_and(|rest| rest.contains(['*', '?', '[']))
+    });
+    let glob = may_name_hidden.then(|| {
+        (
+            hidden_names_spelled(tokens(lower_abs)),
+            HomeGlob::new(lower_home.as_deref().unwrap_or("*")),
+        )
+    });
+    let relative_glob = glob
+        .as_ref()
+        .and(relative.as_deref())
+        .map(|rel| hidden_names_spelled(tokens(rel)));
     let any = |patterns: &[LowerPattern]| {
-        patterns
-            .iter()
-            .any(|p| p.matches(lower_abs) || tilde.as_deref().is_some_and(|t| p.matches(t)))
+        patterns.iter().any(|p| match &glob {
+            Some((path, home)) => tokens_meet_crossing(path, &p.glob(home), true),
+            None => p.matches(lower_abs) || tilde.as_deref().is_some_and(|t| p.matches(t)),
+        })
     };
     let hit = |ask: bool| {
         lower_paths()
             .iter()
             .filter(move |e| e.entry.ask == ask && e.applies_to(class))
             .find_map(|e| {
-                let in_root = relative
-                    .as_deref()
-                    .is_some_and(|rel| e.root_patterns.iter().any(|p| p.matches(rel)));
-                let hit = (any(&e.patterns) || in_root) && !any(&e.except_patterns);
+                let in_root = relative.as_deref().is_some_and(|rel| {
+                    e.root_patterns.iter().any(|p| match &relative_glob {
+                        Some(rel_glob) => tokens_meet_crossing(rel_glob, &p.glob_tokens, true),
+                        None => p.matches(rel),
+                    })
+                });
+                let spared = glob.is_none() && any(&e.except_patterns);
+                let hit = (any(&e.patterns) || in_root) && !spared;
                 hit.then(|| PathHit {
                     hit: Hit {
                         entry: e.entry.id.to_string(),

@@ -1051,6 +1051,10 @@ spec_struct! {
         pub operands: Option<Str>,
         #[serde(default)]
         pub when: List<Str>,
+        /// Its options that take the next word as their value (`rsync --exclude .git`): not
+        /// operands.
+        #[serde(default)]
+        pub values: List<Str>,
         /// It writes nothing with one of these options given (`gzip -c`: to its output).
         #[serde(default)]
         pub unless: List<Str>,
@@ -1541,6 +1545,12 @@ spec_struct! {
         /// config`).
         #[serde(default)]
         pub settings: bool,
+        /// The settings it is given are kept in a file and run later, outside any sandbox
+        /// (`git config core.fsmonitor CMD`, `git clone -c`): a `config_lines` one is opaque,
+        /// not read as a line, but for a plain word (a program on the PATH, a host name) and
+        /// `/dev/null` or `:`.
+        #[serde(default)]
+        pub persists: bool,
         #[serde(default)]
         pub subcommands: Map<Effects>,
     }

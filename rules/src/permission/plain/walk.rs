@@ -982,12 +982,14 @@ impl Walker<'_> {
             // The place a destination option names (`mv -t DIR x`) is where they go: not one of
             // the operands written whole.
             let destinations = next_word_values(args, &wr.destination_options);
+            let values = next_word_values(args, &wr.values);
             let operands: Vec<&Word> = opts
                 .operands
                 .iter()
                 .skip(usize::from(!wr.subcommands.is_empty()))
                 .copied()
                 .filter(|w| !destinations.iter().any(|d| std::ptr::eq(*d, *w)))
+                .filter(|w| !values.iter().any(|v| std::ptr::eq(*v, *w)))
                 .collect();
             let chosen: Vec<&Word> = match wr.operands.as_deref() {
                 Some("all") => operands.clone(),

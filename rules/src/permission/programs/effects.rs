@@ -148,7 +148,7 @@ fn code(entry: &Effects, args: &[EffectWord<'_>], settings: Option<&Effects>) ->
                 }),
             };
             if let Some((key, value)) = setting.and_then(|s| s.split_once('=')) {
-                config_code(settings, key, value, &mut out);
+                config_code(settings, key, value, entry.persists, &mut out);
             }
             // `--config-env=KEY=VARIABLE`: the value is the environment's, which the line may not
             // show: a setting that runs code is opaque.
@@ -220,7 +220,7 @@ fn code(entry: &Effects, args: &[EffectWord<'_>], settings: Option<&Effects>) ->
             // elsewhere unread (`git config set KEY VALUE`, `git config -f FILE KEY VALUE`).
             if let (true, Some(key), Some(settings)) = (entry.settings, previous_operand, settings)
             {
-                config_code(settings, key, t, &mut out);
+                config_code(settings, key, t, entry.persists, &mut out);
             }
             previous_operand = Some(t);
             first = first.or(Some(t));
@@ -247,8 +247,9 @@ fn code(entry: &Effects, args: &[EffectWord<'_>], settings: Option<&Effects>) ->
 }
 
 /// A git setting whose value git runs (`alias.x=!LINE`, `core.pager=LINE`), or with which it
-/// runs code the line does not give (`include.path=FILE`).
-fn config_code(settings: &Effects, key: &str, value: &str, out: &mut Vec<Code>) {
+/// runs code the line does not give (`include.path=FILE`); `persists`: kept in a file, so what
+/// it runs runs later, outside the sandbox, and is opaque.
+fn config_code(settings: &Effects, key: &str, value: &str, persists: bool, out: &mut Vec<Code>) {
     let key = key.to_lowercase();
     let named = |keys: &[crate::spec::types::Str]| {
         keys.iter()
@@ -263,6 +264,17 @@ fn config_code(settings: &Effects, key: &str, value: &str, out: &mut Vec<Code>) 
     if named(&settings.config_lines) {
         // An alias without `!` is a git command, not a line.
         if key.starts_with("alias.") && !value.starts_with('!') {
+            return;
+        }
+        // Kept, it runs later outside the sandbox: only a plain word (a program on the PATH,
+        // which no command may write, or an SMTP server's host name) is read as a line.
+        let plain_word = !value.trim().is_empty()
+            && value
+                .trim()
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
+        if persists && !plain_word && !matches!(value.trim(), "/dev/null" | ":") {
+            out.push(Code::Unreadable(key));
             return;
         }
         out.push(Code::Line(value.trim_start_matches('!').to_string()));
