@@ -2,10 +2,14 @@
 //! `git-hooks` entry and `git config`'s settings that run a program, permission/programs.json):
 //! the kernel's sandbox lets a command write anywhere in the project, `.git/` included, and a
 //! hook or a `core.fsmonitor` written there would run at the person's next `git commit` or
-//! `git status`, outside any sandbox. So before a command its repository's hooks and the
-//! settings of its config that run a program are read; after it, a hook it added, changed or
-//! removed is put back as it was, and a config whose running settings it changed is written back
-//! whole. What was put back is said to the model.
+//! `git status`, outside any sandbox. So before a command the runners of its repository — and
+//! of the repositories kept inside it, its submodules' (`.git/modules/…`) — are read: their
+//! hooks, and the settings that run a program of their `config` and `config.worktree` files
+//! (and each worktree's). After it, a hook it added, changed or removed is put back as it was,
+//! a config whose running settings it changed is written back whole (or removed, if it was not
+//! there), a submodule's repository it made has its hooks and running settings taken out, and a
+//! `.git` it turned into a pointer elsewhere (`gitdir: …`) or pointed elsewhere is put back or
+//! taken away. What was put back is said to the model.
 
 use lembas_rules::permission::wildcard;
 use lembas_rules::spec::spec;
@@ -16,11 +20,34 @@ use std::path::{Path, PathBuf};
 /// folder is then emptied of what a command adds, never restored from a partial copy).
 const HOOKS_MAX: usize = 4 << 20;
 
-/// A repository's runners before a command.
+/// The most repositories a guard reads (the project's and its submodules'), and how deep it
+/// looks for submodules' repositories inside `.git/modules`.
+const REPOSITORIES_MAX: usize = 64;
+const MODULES_DEPTH: usize = 8;
+
+/// A project's git runners before a command.
 #[derive(Debug, Default)]
 pub struct GitGuard {
+    /// The project's `.git` as it was: a folder, or a file's bytes.
+    dot_git: Option<DotGit>,
+    /// Its repository folder, and its submodules' inside it.
+    repositories: Vec<Repository>,
+    /// Where the repository folder is (`.git`, or where a `.git` file pointed).
+    main: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum DotGit {
+    Folder,
+    File(Vec<u8>),
+}
+
+/// One repository folder's runners.
+#[derive(Debug)]
+struct Repository {
+    folder: PathBuf,
     hooks: Option<Hooks>,
-    config: Option<Config>,
+    configs: Vec<Config>,
 }
 
 #[derive(Debug)]
@@ -29,11 +56,22 @@ struct Hooks {
     files: BTreeMap<std::ffi::OsString, Vec<u8>>,
 }
 
+/// A config file as it was: its bytes (none when it was not there) and running settings.
 #[derive(Debug)]
 struct Config {
     file: PathBuf,
-    bytes: Vec<u8>,
+    bytes: Option<Vec<u8>>,
     running: Vec<String>,
+}
+
+/// The project's `.git`: a folder, or a file.
+fn dot_git(root: &Path) -> Option<DotGit> {
+    let dot_git = root.join(".git");
+    let meta = std::fs::symlink_metadata(&dot_git).ok()?;
+    if meta.is_dir() {
+        return Some(DotGit::Folder);
+    }
+    std::fs::read(&dot_git).ok().map(DotGit::File)
 }
 
 /// The repository folder of `root`: `.git`, or where a `.git` file's `gitdir:` points.
@@ -48,10 +86,77 @@ fn git_dir(root: &Path) -> Option<PathBuf> {
     Some(root.join(target))
 }
 
-/// The settings of a config file that run a program, as `key=value` lines (git's own reading,
-/// `git config --file … --list`, which runs nothing and follows no include). None when git
-/// cannot read it.
-fn running_settings(file: &Path) -> Option<Vec<String>> {
+/// The repository folders of `main` and of the submodules kept in it (`modules/NAME`, a name
+/// of several folders too, nested ones in theirs), each known by its `HEAD`.
+fn repositories(main: &Path) -> Vec<PathBuf> {
+    fn modules(folder: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+        if depth == 0 || out.len() >= REPOSITORIES_MAX {
+            return;
+        }
+        let Ok(entries) = std::fs::read_dir(folder) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if !entry.file_type().is_ok_and(|t| t.is_dir()) || out.len() >= REPOSITORIES_MAX {
+                continue;
+            }
+            if path.join("HEAD").is_file() {
+                out.push(path.clone());
+                modules(&path.join("modules"), depth - 1, out);
+            } else {
+                modules(&path, depth - 1, out);
+            }
+        }
+    }
+    let mut out = vec![main.to_path_buf()];
+    modules(&main.join("modules"), MODULES_DEPTH, &mut out);
+    out
+}
+
+/// The config files of a repository folder git reads: `config`, `config.worktree`, and each
+/// worktree's `config.worktree`.
+fn config_files(folder: &Path) -> Vec<PathBuf> {
+    let mut out = vec![folder.join("config"), folder.join("config.worktree")];
+    if let Ok(entries) = std::fs::read_dir(folder.join("worktrees")) {
+        for entry in entries.flatten().take(REPOSITORIES_MAX) {
+            out.push(entry.path().join("config.worktree"));
+        }
+    }
+    out
+}
+
+/// git config's keys that run a program or make git run one, as `permission/programs.json`
+/// lists them: every key `git config` may set that runs code (`runs_operands`, for what a
+/// command changed), or only those whose value is a program (`config_lines`,
+/// `config_unreadable`: for a repository the command made, whose ordinary `core.*` stay).
+fn running_keys(only_programs: bool) -> Vec<&'static str> {
+    let Some(git) = spec()
+        .programs
+        .programs
+        .get("git")
+        .and_then(|p| p.effects.as_ref())
+    else {
+        return Vec::new();
+    };
+    if only_programs {
+        git.config_lines
+            .iter()
+            .chain(git.config_unreadable.iter())
+            .map(|k| k.as_ref())
+            .collect()
+    } else {
+        git.subcommands
+            .get("config")
+            .map(|c| c.runs_operands.iter().map(|k| k.as_ref()).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// The settings of a config file whose keys match `keys`, as `key\nvalue` entries (git's own
+/// reading, `git config --file … --list`, which runs nothing and follows no include). None when
+/// git cannot read it.
+fn settings_of(file: &Path, keys: &[&str]) -> Option<Vec<String>> {
     let out = std::process::Command::new("git")
         .args(["config", "--no-includes", "--null", "--list", "--file"])
         .arg(file)
@@ -62,24 +167,24 @@ fn running_settings(file: &Path) -> Option<Vec<String>> {
     if !out.status.success() {
         return None;
     }
-    let patterns = spec()
-        .programs
-        .programs
-        .get("git")
-        .and_then(|p| p.effects.as_ref())
-        .and_then(|e| e.subcommands.get("config"))
-        .map(|c| c.runs_operands)
-        .unwrap_or_default();
     let mut running: Vec<String> = String::from_utf8_lossy(&out.stdout)
         .split('\0')
         .filter(|entry| {
             let key = entry.split('\n').next().unwrap_or("").to_lowercase();
-            !key.is_empty() && patterns.iter().any(|p| wildcard::matches(p, &key))
+            !key.is_empty()
+                && keys
+                    .iter()
+                    .any(|p| wildcard::matches(&p.to_lowercase(), &key))
         })
         .map(str::to_string)
         .collect();
     running.sort();
     Some(running)
+}
+
+/// The settings of a config file that run a program (see [`running_keys`]).
+fn running_settings(file: &Path) -> Option<Vec<String>> {
+    settings_of(file, &running_keys(false))
 }
 
 fn read_hooks(folder: &Path) -> Option<BTreeMap<std::ffi::OsString, Vec<u8>>> {
@@ -101,28 +206,41 @@ fn read_hooks(folder: &Path) -> Option<BTreeMap<std::ffi::OsString, Vec<u8>>> {
     Some(files)
 }
 
-impl GitGuard {
-    /// Reads `root`'s repository's hooks and running settings (nothing when it has none).
-    pub fn before(root: &Path) -> GitGuard {
-        let Some(dir) = git_dir(root) else {
-            return GitGuard::default();
-        };
-        let folder = dir.join("hooks");
-        let hooks = read_hooks(&folder).map(|files| Hooks { folder, files });
-        let file = dir.join("config");
-        let config = std::fs::read(&file).ok().and_then(|bytes| {
-            running_settings(&file).map(|running| Config {
-                file,
-                bytes,
-                running,
-            })
+impl Repository {
+    fn read(folder: PathBuf) -> Repository {
+        let hooks_folder = folder.join("hooks");
+        let hooks = read_hooks(&hooks_folder).map(|files| Hooks {
+            folder: hooks_folder,
+            files,
         });
-        GitGuard { hooks, config }
+        let configs = config_files(&folder)
+            .into_iter()
+            .filter_map(|file| match std::fs::read(&file) {
+                Ok(bytes) => running_settings(&file).map(|running| Config {
+                    file,
+                    bytes: Some(bytes),
+                    running,
+                }),
+                Err(_) => Some(Config {
+                    file,
+                    bytes: None,
+                    running: Vec::new(),
+                }),
+            })
+            .collect();
+        Repository {
+            folder,
+            hooks,
+            configs,
+        }
     }
 
-    /// After the command: what it changed of the runners put back; a sentence for each.
-    pub fn after(self) -> Vec<String> {
-        let mut said = Vec::new();
+    /// What the command changed of this repository's runners, put back; a sentence for each.
+    fn put_back(self, said: &mut Vec<String>) {
+        // Moved or deleted by the command: nothing of it is left to run.
+        if !self.folder.is_dir() {
+            return;
+        }
         if let Some(hooks) = self.hooks {
             let now = read_hooks(&hooks.folder).unwrap_or_default();
             let mut changed = false;
@@ -155,16 +273,143 @@ impl GitGuard {
                 ));
             }
         }
-        if let Some(config) = self.config {
-            let now = std::fs::read(&config.file).unwrap_or_default();
-            if now != config.bytes && running_settings(&config.file) != Some(config.running) {
-                let _ = std::fs::write(&config.file, &config.bytes);
+        for config in self.configs {
+            let now = std::fs::read(&config.file).ok();
+            if now == config.bytes {
+                continue;
+            }
+            let running_now = match now {
+                Some(_) => running_settings(&config.file),
+                None => Some(Vec::new()),
+            };
+            if running_now == Some(config.running) {
+                continue;
+            }
+            match &config.bytes {
+                Some(bytes) => {
+                    let _ = std::fs::write(&config.file, bytes);
+                }
+                None => {
+                    let _ = std::fs::remove_file(&config.file);
+                }
+            }
+            said.push(format!(
+                "the command changed a setting of {} that runs a program: it would run at the \
+                 person's next git command, outside any sandbox, so lembas put the file back \
+                 as it was",
+                config.file.display()
+            ));
+        }
+    }
+}
+
+/// A repository folder the command made (a submodule's, in `.git/modules`): its hooks (but
+/// git's inert `*.sample` files) removed, and its settings that name a program unset.
+fn disarm(folder: &Path, said: &mut Vec<String>) {
+    let mut changed = false;
+    if let Ok(entries) = std::fs::read_dir(folder.join("hooks")) {
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            if name.to_string_lossy().ends_with(".sample") {
+                continue;
+            }
+            let path = entry.path();
+            if std::fs::remove_file(&path)
+                .or_else(|_| std::fs::remove_dir_all(&path))
+                .is_ok()
+            {
+                changed = true;
+            }
+        }
+    }
+    let keys = running_keys(true);
+    for file in config_files(folder) {
+        for entry in settings_of(&file, &keys).unwrap_or_default() {
+            let key = entry.split('\n').next().unwrap_or("");
+            let unset = std::process::Command::new("git")
+                .args(["config", "--file"])
+                .arg(&file)
+                .args(["--unset-all", key])
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .stdin(std::process::Stdio::null())
+                .output();
+            changed |= unset.is_ok_and(|o| o.status.success());
+        }
+    }
+    if changed {
+        said.push(format!(
+            "the command made a repository ({}) with hooks or settings that run a program: they \
+             would run at the person's next git command, outside any sandbox, so lembas took \
+             them out",
+            folder.display()
+        ));
+    }
+}
+
+impl GitGuard {
+    /// Reads the runners of `root`'s repository and its submodules' (nothing when it has none).
+    pub fn before(root: &Path) -> GitGuard {
+        let dot_git = dot_git(root);
+        let Some(main) = git_dir(root) else {
+            return GitGuard {
+                dot_git,
+                ..GitGuard::default()
+            };
+        };
+        let repositories = repositories(&main)
+            .into_iter()
+            .map(Repository::read)
+            .collect();
+        GitGuard {
+            dot_git,
+            repositories,
+            main: Some(main),
+        }
+    }
+
+    /// After the command in `root`: what it changed of the runners put back; a sentence for
+    /// each.
+    pub fn after(self, root: &Path) -> Vec<String> {
+        let mut said = Vec::new();
+        // `.git` turned into a pointer, or pointed elsewhere: put back, or taken away (a folder
+        // moved elsewhere by the command stays where it is, unreached); a `.git` folder the
+        // command made disarmed.
+        let now = dot_git(root);
+        let path = root.join(".git");
+        match (&self.dot_git, &now) {
+            (Some(DotGit::File(bytes)), None) => {
+                let _ = std::fs::write(&path, bytes);
+            }
+            (Some(DotGit::File(bytes)), Some(DotGit::File(changed))) if changed != bytes => {
+                let _ = std::fs::write(&path, bytes);
                 said.push(format!(
-                    "the command changed a setting of {} that runs a program: it would run at the \
-                     person's next git command, outside any sandbox, so lembas put the file back \
-                     as it was",
-                    config.file.display()
+                    "the command changed {}, which says where the repository is: lembas put \
+                     it back as it was",
+                    path.display()
                 ));
+            }
+            (Some(DotGit::Folder) | None, Some(DotGit::File(_))) => {
+                let _ = std::fs::remove_file(&path);
+                said.push(format!(
+                    "the command made {} point to another repository, whose hooks and \
+                     settings would run at the person's next git command, outside any sandbox: \
+                     lembas took it away",
+                    path.display()
+                ));
+            }
+            // A repository the command made where there was none, or none in a folder.
+            (Some(DotGit::File(_)) | None, Some(DotGit::Folder)) => disarm(&path, &mut said),
+            _ => {}
+        }
+        let before: Vec<PathBuf> = self.repositories.iter().map(|r| r.folder.clone()).collect();
+        for repository in self.repositories {
+            repository.put_back(&mut said);
+        }
+        if let Some(main) = self.main {
+            for folder in repositories(&main) {
+                if !before.contains(&folder) {
+                    disarm(&folder, &mut said);
+                }
             }
         }
         said
@@ -197,7 +442,7 @@ mod tests {
         let guard = GitGuard::before(&root);
         std::fs::write(hooks.join("pre-commit"), "#!/bin/sh\nrm -rf ~\n").unwrap();
         std::fs::write(hooks.join("pre-push"), "#!/bin/sh\ncurl evil\n").unwrap();
-        let said = guard.after();
+        let said = guard.after(&root);
         assert_eq!(said.len(), 1, "{said:?}");
         assert!(!hooks.join("pre-commit").exists());
         assert_eq!(
@@ -205,7 +450,7 @@ mod tests {
             "#!/bin/sh\nexit 0\n"
         );
         // Nothing changed: nothing said.
-        assert!(GitGuard::before(&root).after().is_empty());
+        assert!(GitGuard::before(&root).after(&root).is_empty());
         let _ = std::fs::remove_dir_all(&root);
     }
 
@@ -224,7 +469,7 @@ mod tests {
         };
         let guard = GitGuard::before(&root);
         set("user.name", "Someone");
-        assert!(guard.after().is_empty(), "an ordinary setting stays");
+        assert!(guard.after(&root).is_empty(), "an ordinary setting stays");
         assert!(std::fs::read_to_string(&config)
             .unwrap()
             .contains("Someone"));
@@ -237,10 +482,129 @@ mod tests {
         ] {
             let guard = GitGuard::before(&root);
             set(key, value);
-            let said = guard.after();
+            let said = guard.after(&root);
             assert_eq!(said.len(), 1, "{key}: {said:?}");
             assert_eq!(std::fs::read_to_string(&config).unwrap(), before, "{key}");
         }
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    fn git(root: &Path, args: &[&str]) {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+
+    #[test]
+    fn a_worktree_config_and_a_submodule_s_repository_are_kept_too() {
+        let root = repo("modules");
+        git(&root, &["init", "-q", "--bare", ".git/modules/sub"]);
+        let module = root.join(".git/modules/sub");
+        let before = std::fs::read_to_string(module.join("config")).unwrap();
+        let guard = GitGuard::before(&root);
+        git(&root, &["config", "extensions.worktreeConfig", "true"]);
+        git(
+            &root,
+            &["config", "--worktree", "core.fsmonitor", "touch /tmp/x"],
+        );
+        git(
+            &root,
+            &[
+                "--git-dir",
+                ".git/modules/sub",
+                "config",
+                "core.fsmonitor",
+                "sh x",
+            ],
+        );
+        std::fs::write(module.join("hooks/post-checkout"), "#!/bin/sh\nsh x\n").unwrap();
+        let said = guard.after(&root);
+        assert_eq!(said.len(), 3, "{said:?}");
+        assert!(!root.join(".git/config.worktree").exists(), "{said:?}");
+        assert_eq!(
+            std::fs::read_to_string(module.join("config")).unwrap(),
+            before
+        );
+        assert!(!module.join("hooks/post-checkout").exists());
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_submodule_s_repository_a_command_makes_is_disarmed() {
+        let root = repo("new-module");
+        let guard = GitGuard::before(&root);
+        git(&root, &["init", "-q", "--bare", ".git/modules/new"]);
+        let module = root.join(".git/modules/new");
+        git(
+            &root,
+            &[
+                "--git-dir",
+                ".git/modules/new",
+                "config",
+                "core.fsmonitor",
+                "sh x",
+            ],
+        );
+        git(
+            &root,
+            &[
+                "--git-dir",
+                ".git/modules/new",
+                "config",
+                "user.name",
+                "Someone",
+            ],
+        );
+        std::fs::write(module.join("hooks/pre-commit"), "#!/bin/sh\nsh x\n").unwrap();
+        let said = guard.after(&root);
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(!module.join("hooks/pre-commit").exists());
+        // git's inert samples stay.
+        let samples = std::fs::read_dir(module.join("hooks"))
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".sample"))
+            .count();
+        assert!(samples > 0);
+        let config = std::fs::read_to_string(module.join("config")).unwrap();
+        assert!(
+            !config.contains("fsmonitor") && config.contains("Someone"),
+            "{config}"
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_git_file_pointed_elsewhere_is_put_back_or_taken_away() {
+        // A folder turned into a pointer to a repository the command made: taken away.
+        let root = repo("pointer");
+        let elsewhere = root.join("elsewhere");
+        git(&root, &["init", "-q", "--bare", "elsewhere"]);
+        let guard = GitGuard::before(&root);
+        std::fs::rename(root.join(".git"), root.join("moved")).unwrap();
+        std::fs::write(
+            root.join(".git"),
+            format!("gitdir: {}\n", elsewhere.display()),
+        )
+        .unwrap();
+        let said = guard.after(&root);
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(!root.join(".git").exists());
+        // A pointer changed: put back.
+        std::fs::write(root.join(".git"), "gitdir: moved\n").unwrap();
+        let guard = GitGuard::before(&root);
+        std::fs::write(root.join(".git"), "gitdir: elsewhere\n").unwrap();
+        let said = guard.after(&root);
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert_eq!(
+            std::fs::read_to_string(root.join(".git")).unwrap(),
+            "gitdir: moved\n"
+        );
         let _ = std::fs::remove_dir_all(&root);
     }
 }

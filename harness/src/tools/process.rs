@@ -254,7 +254,7 @@ pub async fn run_bash(
         },
         Err(e) => e.to_string(),
     };
-    for restored in guard.after() {
+    for restored in guard.after(&w.root) {
         if !said.is_empty() && !said.ends_with('\n') {
             said.push('\n');
         }
