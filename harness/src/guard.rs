@@ -16,8 +16,8 @@ use lembas_rules::spec::spec;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The most bytes of hooks a guard keeps (a repository with more is not kept whole: its hooks
-/// folder is then emptied of what a command adds, never restored from a partial copy).
+/// The most bytes of hooks a guard keeps (past them a hook is known by its hash alone: one the
+/// command changed is removed, never restored from a partial copy).
 const HOOKS_MAX: usize = 4 << 20;
 
 /// The most repositories a guard reads (the project's and its submodules'), and how deep it
@@ -46,14 +46,29 @@ enum DotGit {
 #[derive(Debug)]
 struct Repository {
     folder: PathBuf,
-    hooks: Option<Hooks>,
+    hooks: Hooks,
     configs: Vec<Config>,
+    /// The files that say where the rest of the repository is (see [`POINTERS`]), as they were.
+    pointers: Vec<(PathBuf, Option<Vec<u8>>)>,
 }
+
+/// Files of a repository folder that send git elsewhere for its config and hooks: `commondir`
+/// (a linked worktree's, or one written to point at a repository made to order).
+const POINTERS: &[&str] = &["commondir"];
 
 #[derive(Debug)]
 struct Hooks {
     folder: PathBuf,
-    files: BTreeMap<std::ffi::OsString, Vec<u8>>,
+    files: BTreeMap<std::ffi::OsString, HookFile>,
+}
+
+/// A file of the hooks folder: what it holds, told by a hash, and its bytes while the guard
+/// keeps no more than [`HOOKS_MAX`] in all (one past that, or unreadable, is known by its hash
+/// alone: changed, it is removed, as it cannot be put back).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct HookFile {
+    hash: u64,
+    bytes: Option<Vec<u8>>,
 }
 
 /// A config file as it was: its bytes (none when it was not there) and running settings.
@@ -187,32 +202,56 @@ fn running_settings(file: &Path) -> Option<Vec<String>> {
     settings_of(file, &running_keys(false))
 }
 
-fn read_hooks(folder: &Path) -> Option<BTreeMap<std::ffi::OsString, Vec<u8>>> {
+/// The files of a hooks folder (a folder in it is no hook: git runs files), none when it is
+/// not there.
+fn read_hooks(folder: &Path) -> BTreeMap<std::ffi::OsString, HookFile> {
+    use std::hash::{Hash, Hasher};
     let mut files = BTreeMap::new();
     let mut total = 0;
-    let entries = match std::fs::read_dir(folder) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(files),
-        Err(_) => return None,
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return files;
     };
     for entry in entries.flatten() {
-        let bytes = std::fs::read(entry.path()).ok()?;
-        total += bytes.len();
-        if total > HOOKS_MAX {
-            return None;
+        let path = entry.path();
+        if path.is_dir() {
+            continue;
         }
-        files.insert(entry.file_name(), bytes);
+        let read = std::fs::read(&path);
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        match &read {
+            Ok(bytes) => bytes.hash(&mut hasher),
+            Err(e) => e.kind().to_string().hash(&mut hasher),
+        }
+        let bytes = read.ok().filter(|bytes| {
+            total += bytes.len();
+            total <= HOOKS_MAX
+        });
+        files.insert(
+            entry.file_name(),
+            HookFile {
+                hash: hasher.finish(),
+                bytes,
+            },
+        );
     }
-    Some(files)
+    files
 }
 
 impl Repository {
     fn read(folder: PathBuf) -> Repository {
         let hooks_folder = folder.join("hooks");
-        let hooks = read_hooks(&hooks_folder).map(|files| Hooks {
+        let hooks = Hooks {
+            files: read_hooks(&hooks_folder),
             folder: hooks_folder,
-            files,
-        });
+        };
+        let pointers = POINTERS
+            .iter()
+            .map(|name| {
+                let file = folder.join(name);
+                let bytes = std::fs::read(&file).ok();
+                (file, bytes)
+            })
+            .collect();
         let configs = config_files(&folder)
             .into_iter()
             .filter_map(|file| match std::fs::read(&file) {
@@ -232,6 +271,7 @@ impl Repository {
             folder,
             hooks,
             configs,
+            pointers,
         }
     }
 
@@ -241,28 +281,33 @@ impl Repository {
         if !self.folder.is_dir() {
             return;
         }
-        if let Some(hooks) = self.hooks {
-            let now = read_hooks(&hooks.folder).unwrap_or_default();
+        {
+            let hooks = self.hooks;
+            let now = read_hooks(&hooks.folder);
             let mut changed = false;
-            for (name, bytes) in &now {
-                if hooks.files.get(name) != Some(bytes) {
-                    changed = true;
-                    let path = hooks.folder.join(name);
-                    match hooks.files.get(name) {
-                        Some(old) => {
-                            let _ = std::fs::write(&path, old);
-                        }
-                        None => {
-                            let _ = std::fs::remove_file(&path)
-                                .or_else(|_| std::fs::remove_dir_all(&path));
-                        }
+            for (name, file) in &now {
+                let before = hooks.files.get(name);
+                if before.map(|b| b.hash) == Some(file.hash) {
+                    continue;
+                }
+                changed = true;
+                let path = hooks.folder.join(name);
+                match before.and_then(|b| b.bytes.as_ref()) {
+                    Some(old) => {
+                        let _ = std::fs::write(&path, old);
+                    }
+                    // New, or too large to keep: it cannot run if it is not there.
+                    None => {
+                        let _ = std::fs::remove_file(&path);
                     }
                 }
             }
             for (name, old) in &hooks.files {
                 if !now.contains_key(name) {
-                    changed = true;
-                    let _ = std::fs::write(hooks.folder.join(name), old);
+                    if let Some(bytes) = &old.bytes {
+                        changed = true;
+                        let _ = std::fs::write(hooks.folder.join(name), bytes);
+                    }
                 }
             }
             if changed {
@@ -272,6 +317,20 @@ impl Repository {
                     hooks.folder.display()
                 ));
             }
+        }
+        for (file, bytes) in self.pointers {
+            if std::fs::read(&file).ok() == bytes {
+                continue;
+            }
+            let _ = match &bytes {
+                Some(bytes) => std::fs::write(&file, bytes),
+                None => std::fs::remove_file(&file),
+            };
+            said.push(format!(
+                "the command changed {}, which sends git to another repository's settings and \
+                 hooks: lembas put it back as it was",
+                file.display()
+            ));
         }
         for config in self.configs {
             let now = std::fs::read(&config.file).ok();
@@ -604,6 +663,33 @@ mod tests {
         assert_eq!(
             std::fs::read_to_string(root.join(".git")).unwrap(),
             "gitdir: moved\n"
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_hook_added_beside_more_than_the_guard_keeps_is_removed_and_commondir_put_back() {
+        let root = repo("large");
+        let hooks = root.join(".git/hooks");
+        let guard = GitGuard::before(&root);
+        std::fs::write(hooks.join("zz.sample"), vec![b'#'; HOOKS_MAX + 1]).unwrap();
+        std::fs::create_dir_all(hooks.join("d")).unwrap();
+        std::fs::write(hooks.join("pre-commit"), "#!/bin/sh\nsh x\n").unwrap();
+        std::fs::write(root.join(".git/commondir"), "../evil\n").unwrap();
+        let said = guard.after(&root);
+        assert_eq!(said.len(), 2, "{said:?}");
+        assert!(!hooks.join("pre-commit").exists());
+        assert!(!root.join(".git/commondir").exists());
+        // A hook the guard could not keep whole, changed: removed, as it cannot be put back.
+        std::fs::write(hooks.join("zz.sample"), vec![b'#'; HOOKS_MAX + 1]).unwrap();
+        std::fs::write(hooks.join("pre-push"), vec![b'#'; HOOKS_MAX]).unwrap();
+        let guard = GitGuard::before(&root);
+        std::fs::write(hooks.join("pre-push"), "#!/bin/sh\nsh x\n").unwrap();
+        let said = guard.after(&root);
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(
+            !hooks.join("pre-push").exists()
+                || std::fs::read(hooks.join("pre-push")).unwrap().len() == HOOKS_MAX
         );
         let _ = std::fs::remove_dir_all(&root);
     }

@@ -1521,6 +1521,23 @@ spec_struct! {
         /// settings from a file, `core.hooksPath` runs a folder's hooks): opaque.
         #[serde(default)]
         pub config_unreadable: List<Str>,
+        /// Values of a kept setting that run no code from their input or their words (`cat`,
+        /// `less`, `vim`): a `config_lines` or an editor's (`config_editors`) setting kept with
+        /// one of them is read as before; any other value is opaque.
+        #[serde(default)]
+        pub config_safe_values: List<Str>,
+        /// Settings of `config_unreadable` that name an editor: one of `config_safe_values`
+        /// names no code.
+        #[serde(default)]
+        pub config_editors: List<Str>,
+        /// Settings whose value names a program only when it is a path (`sendemail.smtpServer`:
+        /// else a host name).
+        #[serde(default)]
+        pub config_path_programs: List<Str>,
+        /// Settings whose plain word names a helper git runs as `git credential-WORD`
+        /// (`credential.helper store`): a plain word names no code of the line's.
+        #[serde(default)]
+        pub config_helper_words: List<Str>,
         /// Operands (wildcards, no letter case) whose value after `=` the program puts into the
         /// lines it runs (`make CC=VALUE`): the hardline reads the value as a line.
         #[serde(default)]
@@ -1547,8 +1564,8 @@ spec_struct! {
         pub settings: bool,
         /// The settings it is given are kept in a file and run later, outside any sandbox
         /// (`git config core.fsmonitor CMD`, `git clone -c`): a `config_lines` one is opaque,
-        /// not read as a line, but for a plain word (a program on the PATH, a host name) and
-        /// `/dev/null` or `:`.
+        /// not read as a line, but for its program's `config_safe_values`, a host name of a
+        /// `config_path_programs` setting and a helper's plain word.
         #[serde(default)]
         pub persists: bool,
         #[serde(default)]

@@ -142,6 +142,15 @@ fn code(entry: &Effects, args: &[EffectWord<'_>], settings: Option<&Effects>) ->
                     i += 1;
                     v
                 }
+                // `--conf=…`, `--confi …`: git takes a long option by any prefix it has.
+                _ if is_config_prefix(t) => match t.split_once('=') {
+                    Some((_, v)) => Some(v),
+                    None => {
+                        let v = args.get(i).map(|n| n.text);
+                        i += 1;
+                        v
+                    }
+                },
                 _ => t.strip_prefix("--config=").or_else(|| {
                     t.strip_prefix("-c")
                         .filter(|v| !v.is_empty() && !t.starts_with("--"))
@@ -186,6 +195,13 @@ fn code(entry: &Effects, args: &[EffectWord<'_>], settings: Option<&Effects>) ->
                     ScriptGiven::File => out.push(Code::Unreadable(t.to_string())),
                 }
                 continue;
+            }
+        }
+        // `git config alias.x '-c core.fsmonitor=… status'`: after its key, git takes a word
+        // that starts with `-` as the value.
+        if t.starts_with('-') && entry.settings {
+            if let (Some(key), Some(settings)) = (previous_operand, settings) {
+                config_code(settings, key, t, entry.persists, &mut out);
             }
         }
         if !t.starts_with('-') {
@@ -248,37 +264,62 @@ fn code(entry: &Effects, args: &[EffectWord<'_>], settings: Option<&Effects>) ->
 
 /// A git setting whose value git runs (`alias.x=!LINE`, `core.pager=LINE`), or with which it
 /// runs code the line does not give (`include.path=FILE`); `persists`: kept in a file, so what
-/// it runs runs later, outside the sandbox, and is opaque.
+/// it runs runs later, outside the sandbox: opaque unless it names no code.
 fn config_code(settings: &Effects, key: &str, value: &str, persists: bool, out: &mut Vec<Code>) {
     let key = key.to_lowercase();
     let named = |keys: &[crate::spec::types::Str]| {
         keys.iter()
             .any(|p| wildcard::matches(&p.to_lowercase(), &key))
     };
+    let trimmed = value.trim();
+    let safe = settings
+        .config_safe_values
+        .iter()
+        .any(|v| v.as_ref() == trimmed);
     // `/dev/null`, `:` and `true` name no code: `core.hooksPath=/dev/null` turns the hooks off,
-    // `sequence.editor=:` keeps the rebase's list as it is.
-    if named(&settings.config_unreadable) && !matches!(value.trim(), "/dev/null" | ":" | "true") {
+    // `sequence.editor=:` keeps the rebase's list as it is; an editor of the safe ones runs none.
+    if named(&settings.config_unreadable)
+        && !matches!(trimmed, "/dev/null" | ":" | "true")
+        && !(named(&settings.config_editors) && safe)
+    {
         out.push(Code::Unreadable(key));
         return;
     }
     if named(&settings.config_lines) {
-        // An alias without `!` is a git command, not a line.
+        // An alias without `!` is a git command, not a line — but one that sets a setting or
+        // the folder git's programs come from (`-c core.fsmonitor=…`) runs what it says.
         if key.starts_with("alias.") && !value.starts_with('!') {
+            let sets = value.split_whitespace().any(|w| {
+                w.starts_with("-c") || w.starts_with("--config-env") || w.starts_with("--exec-path")
+            });
+            if sets {
+                out.push(Code::Unreadable(key));
+            }
             return;
         }
-        // Kept, it runs later outside the sandbox: only a plain word (a program on the PATH,
-        // which no command may write, or an SMTP server's host name) is read as a line.
-        let plain_word = !value.trim().is_empty()
-            && value
-                .trim()
+        // Kept, it runs later outside the sandbox: only a value that names no code is read as
+        // a line (a safe program, a host name, a credential helper's name).
+        let plain_word = !trimmed.is_empty()
+            && trimmed
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
-        if persists && !plain_word && !matches!(value.trim(), "/dev/null" | ":") {
+        let names_no_code = safe
+            || matches!(trimmed, "/dev/null" | ":")
+            || (named(&settings.config_path_programs) && plain_word)
+            || (named(&settings.config_helper_words) && plain_word);
+        if persists && !names_no_code {
             out.push(Code::Unreadable(key));
             return;
         }
         out.push(Code::Line(value.trim_start_matches('!').to_string()));
     }
+}
+
+/// Whether a word is `--config` shortened (`--co`, `--conf=…`), as git reads a long option by
+/// any prefix (`--config-env` spelled whole is its own).
+fn is_config_prefix(word: &str) -> bool {
+    let name = word.split('=').next().unwrap_or(word);
+    name.len() >= 4 && name != "--config" && "--config".starts_with(name)
 }
 
 /// A word of a command as effects read it: its text, and whether it may start with `-` or `+`
