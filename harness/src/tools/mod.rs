@@ -557,10 +557,15 @@ impl Workspace {
             }) {
                 continue;
             }
-            // A file that is not text is passed over.
-            let Ok(text) = std::fs::read_to_string(&file) else {
+            // Opened as `read` opens it (through no link, no hard link to a hidden file); a file
+            // that is not text, or that `read` would refuse, is passed over.
+            let Ok(mut opened) = self.open(&file, Access::Read) else {
                 continue;
             };
+            let mut text = String::new();
+            if opened.read_to_string(&mut text).is_err() {
+                continue;
+            }
             for (i, line) in text.lines().enumerate() {
                 if re.is_match(line) {
                     let line: String = line.chars().take(300).collect();
@@ -700,6 +705,12 @@ mod tests {
         // Another file with two names is read as ever.
         let other = w.run("read", &Args(serde_json::json!({"path": "b.txt"})));
         assert!(other.contains('a'), "{other}");
+        // grep opens each file as read does: neither the hard link nor a symbolic link to the
+        // key prints it, and the ordinary files are searched.
+        std::os::unix::fs::symlink(home.join(".ssh/id_ed25519"), root.join("link.txt")).unwrap();
+        let found = w.grep("CANARY|a", None, None).unwrap();
+        assert!(!found.contains("CANARY"), "{found}");
+        assert!(found.contains("a.txt:1: a"), "{found}");
         let _ = std::fs::remove_dir_all(&base);
     }
 
