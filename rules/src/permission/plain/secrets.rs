@@ -40,15 +40,22 @@ impl Walker<'_> {
                 || values_inside(&w.text).any(|v| secret_may(v) || v.contains(['*', '?', '[']))
                 || spells_an_address(&w.text)
         });
-        // A program that only writes its words out (`echo`) reads none of them.
-        if !may_name_one
-            || self
-                .hardline
-                .plain
-                .text_programs
-                .iter()
-                .any(|p| *p == program)
+        if !may_name_one {
+            return;
+        }
+        // A program that only writes its words out (`echo`) reads none of them — but a glob
+        // among them is written out as the names it matches, which `ls` of its folder would
+        // show (`echo ~/.ssh/*`): judged as the read of those names is.
+        if self
+            .hardline
+            .plain
+            .text_programs
+            .iter()
+            .any(|p| *p == program)
         {
+            for w in args.iter().filter(|w| w.glob()) {
+                self.secret_read(w, scope);
+            }
             return;
         }
         // A pattern (`grep -rn '.ssh/id_rsa' src`) is text; its files are read as operands.
