@@ -40,12 +40,16 @@ pub struct GitGuard {
 enum DotGit {
     Folder,
     File(Vec<u8>),
+    /// A symbolic link (git follows it to wherever it leads).
+    Link,
 }
 
 /// One repository folder's runners.
 #[derive(Debug)]
 struct Repository {
     folder: PathBuf,
+    /// It was a link before the command (the person's own: left as it is).
+    was_link: bool,
     hooks: Hooks,
     configs: Vec<Config>,
     /// The files that say where the rest of the repository is (see [`POINTERS`]), as they were.
@@ -77,12 +81,16 @@ struct Config {
     file: PathBuf,
     bytes: Option<Vec<u8>>,
     running: Vec<String>,
+    was_link: bool,
 }
 
 /// The project's `.git`: a folder, or a file.
 fn dot_git(root: &Path) -> Option<DotGit> {
     let dot_git = root.join(".git");
     let meta = std::fs::symlink_metadata(&dot_git).ok()?;
+    if meta.file_type().is_symlink() {
+        return Some(DotGit::Link);
+    }
     if meta.is_dir() {
         return Some(DotGit::Folder);
     }
@@ -113,7 +121,16 @@ fn repositories(main: &Path) -> Vec<PathBuf> {
         };
         for entry in entries.flatten() {
             let path = entry.path();
-            if !entry.file_type().is_ok_and(|t| t.is_dir()) || out.len() >= REPOSITORIES_MAX {
+            let kind = entry.file_type();
+            if out.len() >= REPOSITORIES_MAX {
+                continue;
+            }
+            // A link may lead git to a repository anywhere: one of them, not followed.
+            if kind.as_ref().is_ok_and(|t| t.is_symlink()) {
+                out.push(path);
+                continue;
+            }
+            if !kind.is_ok_and(|t| t.is_dir()) {
                 continue;
             }
             if path.join("HEAD").is_file() {
@@ -202,6 +219,11 @@ fn running_settings(file: &Path) -> Option<Vec<String>> {
     settings_of(file, &running_keys(false))
 }
 
+/// Whether `path` is a symbolic link (not followed).
+fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
 /// The files of a hooks folder (a folder in it is no hook: git runs files), none when it is
 /// not there.
 fn read_hooks(folder: &Path) -> BTreeMap<std::ffi::OsString, HookFile> {
@@ -254,20 +276,26 @@ impl Repository {
             .collect();
         let configs = config_files(&folder)
             .into_iter()
-            .filter_map(|file| match std::fs::read(&file) {
-                Ok(bytes) => running_settings(&file).map(|running| Config {
-                    file,
-                    bytes: Some(bytes),
-                    running,
-                }),
-                Err(_) => Some(Config {
-                    file,
-                    bytes: None,
-                    running: Vec::new(),
-                }),
+            .filter_map(|file| {
+                let was_link = is_link(&file);
+                match std::fs::read(&file) {
+                    Ok(bytes) => running_settings(&file).map(|running| Config {
+                        file,
+                        bytes: Some(bytes),
+                        running,
+                        was_link,
+                    }),
+                    Err(_) => Some(Config {
+                        file,
+                        bytes: None,
+                        running: Vec::new(),
+                        was_link,
+                    }),
+                }
             })
             .collect();
         Repository {
+            was_link: is_link(&folder),
             folder,
             hooks,
             configs,
@@ -277,12 +305,30 @@ impl Repository {
 
     /// What the command changed of this repository's runners, put back; a sentence for each.
     fn put_back(self, said: &mut Vec<String>) {
+        // A link put in its place leads git elsewhere: taken away (the guard writes through no
+        // link, so nothing outside the project is written or removed for it).
+        if self.was_link {
+            return;
+        }
+        if is_link(&self.folder) {
+            let _ = std::fs::remove_file(&self.folder);
+            said.push(format!(
+                "the command put a link in place of {}, which would lead git to another \
+                 repository's settings and hooks: lembas took it away",
+                self.folder.display()
+            ));
+            return;
+        }
         // Moved or deleted by the command: nothing of it is left to run.
         if !self.folder.is_dir() {
             return;
         }
         {
             let hooks = self.hooks;
+            if is_link(&hooks.folder) {
+                let _ = std::fs::remove_file(&hooks.folder);
+                let _ = std::fs::create_dir(&hooks.folder);
+            }
             let now = read_hooks(&hooks.folder);
             let mut changed = false;
             for (name, file) in &now {
@@ -292,6 +338,9 @@ impl Repository {
                 }
                 changed = true;
                 let path = hooks.folder.join(name);
+                if is_link(&path) {
+                    let _ = std::fs::remove_file(&path);
+                }
                 match before.and_then(|b| b.bytes.as_ref()) {
                     Some(old) => {
                         let _ = std::fs::write(&path, old);
@@ -319,8 +368,11 @@ impl Repository {
             }
         }
         for (file, bytes) in self.pointers {
-            if std::fs::read(&file).ok() == bytes {
+            if std::fs::read(&file).ok() == bytes && !is_link(&file) {
                 continue;
+            }
+            if is_link(&file) {
+                let _ = std::fs::remove_file(&file);
             }
             let _ = match &bytes {
                 Some(bytes) => std::fs::write(&file, bytes),
@@ -333,16 +385,21 @@ impl Repository {
             ));
         }
         for config in self.configs {
+            // A link made in its place may change later, outside the project: never kept.
+            let linked = is_link(&config.file) && !config.was_link;
             let now = std::fs::read(&config.file).ok();
-            if now == config.bytes {
+            if now == config.bytes && !linked {
                 continue;
             }
             let running_now = match now {
                 Some(_) => running_settings(&config.file),
                 None => Some(Vec::new()),
             };
-            if running_now == Some(config.running) {
+            if running_now == Some(config.running) && !linked {
                 continue;
+            }
+            if is_link(&config.file) {
+                let _ = std::fs::remove_file(&config.file);
             }
             match &config.bytes {
                 Some(bytes) => {
@@ -366,7 +423,18 @@ impl Repository {
 /// git's inert `*.sample` files) removed, and its settings that name a program unset.
 fn disarm(folder: &Path, said: &mut Vec<String>) {
     let mut changed = false;
-    if let Ok(entries) = std::fs::read_dir(folder.join("hooks")) {
+    // Through no link: one in its place is taken away, not followed.
+    for link in [folder.to_path_buf(), folder.join("hooks")] {
+        if is_link(&link) {
+            changed |= std::fs::remove_file(&link).is_ok();
+        }
+    }
+    let entries = if folder.is_dir() {
+        std::fs::read_dir(folder.join("hooks")).ok()
+    } else {
+        None
+    };
+    if let Some(entries) = entries {
         for entry in entries.flatten() {
             let name = entry.file_name();
             if name.to_string_lossy().ends_with(".sample") {
@@ -382,7 +450,16 @@ fn disarm(folder: &Path, said: &mut Vec<String>) {
         }
     }
     let keys = running_keys(true);
-    for file in config_files(folder) {
+    let files = if folder.is_dir() {
+        config_files(folder)
+    } else {
+        Vec::new()
+    };
+    for file in files {
+        if is_link(&file) {
+            changed |= std::fs::remove_file(&file).is_ok();
+            continue;
+        }
         for entry in settings_of(&file, &keys).unwrap_or_default() {
             let key = entry.split('\n').next().unwrap_or("");
             let unset = std::process::Command::new("git")
@@ -447,7 +524,8 @@ impl GitGuard {
                     path.display()
                 ));
             }
-            (Some(DotGit::Folder) | None, Some(DotGit::File(_))) => {
+            (Some(DotGit::Folder | DotGit::Link) | None, Some(DotGit::File(_)))
+            | (Some(DotGit::Folder | DotGit::File(_)) | None, Some(DotGit::Link)) => {
                 let _ = std::fs::remove_file(&path);
                 said.push(format!(
                     "the command made {} point to another repository, whose hooks and \
@@ -692,5 +770,39 @@ mod tests {
                 || std::fs::read(hooks.join("pre-push")).unwrap().len() == HOOKS_MAX
         );
         let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn links_put_in_place_of_git_s_folders_are_taken_away_and_never_followed() {
+        let root = repo("links");
+        let outside = root.with_extension("outside");
+        let _ = std::fs::remove_dir_all(&outside);
+        std::fs::create_dir_all(outside.join("repo")).unwrap();
+        std::fs::write(outside.join("keep.txt"), "KEEP\n").unwrap();
+        std::fs::write(outside.join("config"), "OUTSIDE\n").unwrap();
+        git(&root, &["init", "-q", "--bare", ".git/modules/sub"]);
+        let guard = GitGuard::before(&root);
+        // The hooks folder, a config file and a new module's folder made links to outside.
+        std::fs::remove_dir_all(root.join(".git/hooks")).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join(".git/hooks")).unwrap();
+        let module_config = root.join(".git/modules/sub/config");
+        std::fs::remove_file(&module_config).unwrap();
+        std::os::unix::fs::symlink(outside.join("config"), &module_config).unwrap();
+        std::os::unix::fs::symlink(outside.join("repo"), root.join(".git/modules/other")).unwrap();
+        let said = guard.after(&root);
+        assert!(said.len() >= 3, "{said:?}");
+        assert_eq!(
+            std::fs::read_to_string(outside.join("keep.txt")).unwrap(),
+            "KEEP\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(outside.join("config")).unwrap(),
+            "OUTSIDE\n"
+        );
+        assert!(!is_link(&root.join(".git/hooks")) && root.join(".git/hooks").is_dir());
+        assert!(!is_link(&module_config));
+        assert!(!root.join(".git/modules/other").exists());
+        let _ = std::fs::remove_dir_all(&root);
+        let _ = std::fs::remove_dir_all(&outside);
     }
 }
