@@ -50,7 +50,8 @@ struct Repository {
     folder: PathBuf,
     /// It was a link before the command (the person's own: left as it is).
     was_link: bool,
-    hooks: Hooks,
+    /// Its hooks folder, and the one its `core.hooksPath` names inside the project.
+    hooks: Vec<Hooks>,
     configs: Vec<Config>,
     /// The files that say where the rest of the repository is (see [`POINTERS`]), as they were.
     pointers: Vec<(PathBuf, Option<Vec<u8>>)>,
@@ -94,7 +95,7 @@ fn dot_git(root: &Path) -> Option<DotGit> {
     if meta.is_dir() {
         return Some(DotGit::Folder);
     }
-    std::fs::read(&dot_git).ok().map(DotGit::File)
+    read_regular(&dot_git).map(DotGit::File)
 }
 
 /// The repository folder of `root`: `.git`, or where a `.git` file's `gitdir:` points.
@@ -224,6 +225,61 @@ fn is_link(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
 
+/// The bytes of `path` when it is a regular file (never through a link, never a pipe or a
+/// device, which could block the guard or never end).
+fn read_regular(path: &Path) -> Option<Vec<u8>> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.file_type().is_file() {
+        return None;
+    }
+    std::fs::read(path).ok()
+}
+
+/// Gives the folder holding `path` back its owner's write permission (a command may have taken
+/// it away so that nothing could be put back).
+fn writable_folder_of(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    if let Some(folder) = path.parent() {
+        if let Ok(meta) = std::fs::symlink_metadata(folder) {
+            if meta.is_dir() {
+                let mode = meta.permissions().mode() | 0o700;
+                let _ = std::fs::set_permissions(folder, std::fs::Permissions::from_mode(mode));
+            }
+        }
+    }
+}
+
+/// Writes `bytes` as the regular file `path`: what was there (a link, a file made read-only,
+/// a pipe) removed first. Whether it was written.
+fn put(path: &Path, bytes: &[u8]) -> bool {
+    let there = std::fs::symlink_metadata(path).is_ok();
+    if there && !take_away(path) {
+        return false;
+    }
+    std::fs::write(path, bytes).is_ok() || {
+        writable_folder_of(path);
+        std::fs::write(path, bytes).is_ok()
+    }
+}
+
+/// Removes the file at `path` (a link, not what it leads to). Where it cannot (its folder made
+/// read-only and not given back), it is made not executable, so git does not run it as a hook.
+/// Whether it is gone.
+fn take_away(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    if std::fs::remove_file(path).is_ok() {
+        return true;
+    }
+    writable_folder_of(path);
+    if std::fs::remove_file(path).is_ok() {
+        return true;
+    }
+    if !is_link(path) {
+        let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+    }
+    false
+}
+
 /// The files of a hooks folder (a folder in it is no hook: git runs files), none when it is
 /// not there.
 fn read_hooks(folder: &Path) -> BTreeMap<std::ffi::OsString, HookFile> {
@@ -235,16 +291,23 @@ fn read_hooks(folder: &Path) -> BTreeMap<std::ffi::OsString, HookFile> {
     };
     for entry in entries.flatten() {
         let path = entry.path();
-        if path.is_dir() {
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if meta.is_dir() {
             continue;
         }
-        let read = std::fs::read(&path);
+        // A link or a pipe is known by what it is and where it leads, never read through.
+        let read = read_regular(&path);
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         match &read {
-            Ok(bytes) => bytes.hash(&mut hasher),
-            Err(e) => e.kind().to_string().hash(&mut hasher),
+            Some(bytes) => bytes.hash(&mut hasher),
+            None => {
+                format!("{:?}", meta.file_type()).hash(&mut hasher);
+                std::fs::read_link(&path).ok().hash(&mut hasher);
+            }
         }
-        let bytes = read.ok().filter(|bytes| {
+        let bytes = read.filter(|bytes| {
             total += bytes.len();
             total <= HOOKS_MAX
         });
@@ -262,15 +325,15 @@ fn read_hooks(folder: &Path) -> BTreeMap<std::ffi::OsString, HookFile> {
 impl Repository {
     fn read(folder: PathBuf) -> Repository {
         let hooks_folder = folder.join("hooks");
-        let hooks = Hooks {
+        let hooks = vec![Hooks {
             files: read_hooks(&hooks_folder),
             folder: hooks_folder,
-        };
+        }];
         let pointers = POINTERS
             .iter()
             .map(|name| {
                 let file = folder.join(name);
-                let bytes = std::fs::read(&file).ok();
+                let bytes = read_regular(&file);
                 (file, bytes)
             })
             .collect();
@@ -278,14 +341,14 @@ impl Repository {
             .into_iter()
             .filter_map(|file| {
                 let was_link = is_link(&file);
-                match std::fs::read(&file) {
-                    Ok(bytes) => running_settings(&file).map(|running| Config {
+                match read_regular(&file) {
+                    Some(bytes) => running_settings(&file).map(|running| Config {
                         file,
                         bytes: Some(bytes),
                         running,
                         was_link,
                     }),
-                    Err(_) => Some(Config {
+                    None => Some(Config {
                         file,
                         bytes: None,
                         running: Vec::new(),
@@ -303,15 +366,18 @@ impl Repository {
         }
     }
 
-    /// What the command changed of this repository's runners, put back; a sentence for each.
-    fn put_back(self, said: &mut Vec<String>) {
+    /// What the command changed of this repository's runners, put back; a sentence for each,
+    /// and the paths that could not be put back in `failed`.
+    fn put_back(self, said: &mut Vec<String>, failed: &mut Vec<PathBuf>) {
         // A link put in its place leads git elsewhere: taken away (the guard writes through no
         // link, so nothing outside the project is written or removed for it).
         if self.was_link {
             return;
         }
         if is_link(&self.folder) {
-            let _ = std::fs::remove_file(&self.folder);
+            if !take_away(&self.folder) {
+                failed.push(self.folder.clone());
+            }
             said.push(format!(
                 "the command put a link in place of {}, which would lead git to another \
                  repository's settings and hooks: lembas took it away",
@@ -323,10 +389,11 @@ impl Repository {
         if !self.folder.is_dir() {
             return;
         }
-        {
-            let hooks = self.hooks;
+        for hooks in self.hooks {
             if is_link(&hooks.folder) {
-                let _ = std::fs::remove_file(&hooks.folder);
+                if !take_away(&hooks.folder) {
+                    failed.push(hooks.folder.clone());
+                }
                 let _ = std::fs::create_dir(&hooks.folder);
             }
             let now = read_hooks(&hooks.folder);
@@ -338,24 +405,23 @@ impl Repository {
                 }
                 changed = true;
                 let path = hooks.folder.join(name);
-                if is_link(&path) {
-                    let _ = std::fs::remove_file(&path);
-                }
-                match before.and_then(|b| b.bytes.as_ref()) {
-                    Some(old) => {
-                        let _ = std::fs::write(&path, old);
-                    }
+                let done = match before.and_then(|b| b.bytes.as_ref()) {
+                    Some(old) => put(&path, old),
                     // New, or too large to keep: it cannot run if it is not there.
-                    None => {
-                        let _ = std::fs::remove_file(&path);
-                    }
+                    None => take_away(&path),
+                };
+                if !done {
+                    failed.push(path);
                 }
             }
             for (name, old) in &hooks.files {
                 if !now.contains_key(name) {
                     if let Some(bytes) = &old.bytes {
                         changed = true;
-                        let _ = std::fs::write(hooks.folder.join(name), bytes);
+                        let path = hooks.folder.join(name);
+                        if !put(&path, bytes) {
+                            failed.push(path);
+                        }
                     }
                 }
             }
@@ -368,16 +434,16 @@ impl Repository {
             }
         }
         for (file, bytes) in self.pointers {
-            if std::fs::read(&file).ok() == bytes && !is_link(&file) {
+            if read_regular(&file) == bytes && !is_link(&file) {
                 continue;
             }
-            if is_link(&file) {
-                let _ = std::fs::remove_file(&file);
-            }
-            let _ = match &bytes {
-                Some(bytes) => std::fs::write(&file, bytes),
-                None => std::fs::remove_file(&file),
+            let done = match &bytes {
+                Some(bytes) => put(&file, bytes),
+                None => std::fs::symlink_metadata(&file).is_err() || take_away(&file),
             };
+            if !done {
+                failed.push(file.clone());
+            }
             said.push(format!(
                 "the command changed {}, which sends git to another repository's settings and \
                  hooks: lembas put it back as it was",
@@ -387,27 +453,26 @@ impl Repository {
         for config in self.configs {
             // A link made in its place may change later, outside the project: never kept.
             let linked = is_link(&config.file) && !config.was_link;
-            let now = std::fs::read(&config.file).ok();
-            if now == config.bytes && !linked {
+            let now = read_regular(&config.file);
+            let there = std::fs::symlink_metadata(&config.file).is_ok();
+            if now == config.bytes && !linked && (now.is_some() || !there) {
                 continue;
             }
-            let running_now = match now {
-                Some(_) => running_settings(&config.file),
-                None => Some(Vec::new()),
+            let running_now = match (&now, there) {
+                (Some(_), _) => running_settings(&config.file),
+                (None, false) => Some(Vec::new()),
+                // There, but no regular file: a pipe, a device, a folder.
+                (None, true) => None,
             };
             if running_now == Some(config.running) && !linked {
                 continue;
             }
-            if is_link(&config.file) {
-                let _ = std::fs::remove_file(&config.file);
-            }
-            match &config.bytes {
-                Some(bytes) => {
-                    let _ = std::fs::write(&config.file, bytes);
-                }
-                None => {
-                    let _ = std::fs::remove_file(&config.file);
-                }
+            let done = match &config.bytes {
+                Some(bytes) => put(&config.file, bytes),
+                None => take_away(&config.file),
+            };
+            if !done {
+                failed.push(config.file.clone());
             }
             said.push(format!(
                 "the command changed a setting of {} that runs a program: it would run at the \
@@ -426,7 +491,7 @@ fn disarm(folder: &Path, said: &mut Vec<String>) {
     // Through no link: one in its place is taken away, not followed.
     for link in [folder.to_path_buf(), folder.join("hooks")] {
         if is_link(&link) {
-            changed |= std::fs::remove_file(&link).is_ok();
+            changed |= take_away(&link);
         }
     }
     let entries = if folder.is_dir() {
@@ -441,10 +506,8 @@ fn disarm(folder: &Path, said: &mut Vec<String>) {
                 continue;
             }
             let path = entry.path();
-            if std::fs::remove_file(&path)
-                .or_else(|_| std::fs::remove_dir_all(&path))
-                .is_ok()
-            {
+            // A folder among the hooks is no hook, and is left.
+            if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_dir()) && take_away(&path) {
                 changed = true;
             }
         }
@@ -457,7 +520,7 @@ fn disarm(folder: &Path, said: &mut Vec<String>) {
     };
     for file in files {
         if is_link(&file) {
-            changed |= std::fs::remove_file(&file).is_ok();
+            changed |= take_away(&file);
             continue;
         }
         for entry in settings_of(&file, &keys).unwrap_or_default() {
@@ -492,10 +555,32 @@ impl GitGuard {
                 ..GitGuard::default()
             };
         };
-        let repositories = repositories(&main)
+        let mut repositories: Vec<Repository> = repositories(&main)
             .into_iter()
             .map(Repository::read)
             .collect();
+        // A `core.hooksPath` the project's config already names, inside the project (husky's
+        // `.husky/_`, often left out of git's view): its hooks are kept as `.git/hooks` are.
+        let named = settings_of(&main.join("config"), &["core.hookspath"]).unwrap_or_default();
+        if let (Some(first), Some(entry)) = (repositories.first_mut(), named.first()) {
+            let value = entry.split_once('\n').map_or("", |(_, v)| v);
+            let folder = root.join(value);
+            // Inside by its real path, or — not there yet — by how it is written.
+            let written_inside = !value.starts_with(['/', '~'])
+                && !Path::new(value)
+                    .components()
+                    .any(|c| matches!(c, std::path::Component::ParentDir));
+            let inside = match std::fs::canonicalize(&folder) {
+                Ok(real) => std::fs::canonicalize(root).is_ok_and(|root| real.starts_with(root)),
+                Err(_) => written_inside,
+            };
+            if !value.is_empty() && inside {
+                first.hooks.push(Hooks {
+                    files: read_hooks(&folder),
+                    folder,
+                });
+            }
+        }
         GitGuard {
             dot_git,
             repositories,
@@ -514,10 +599,10 @@ impl GitGuard {
         let path = root.join(".git");
         match (&self.dot_git, &now) {
             (Some(DotGit::File(bytes)), None) => {
-                let _ = std::fs::write(&path, bytes);
+                let _ = put(&path, bytes);
             }
             (Some(DotGit::File(bytes)), Some(DotGit::File(changed))) if changed != bytes => {
-                let _ = std::fs::write(&path, bytes);
+                let _ = put(&path, bytes);
                 said.push(format!(
                     "the command changed {}, which says where the repository is: lembas put \
                      it back as it was",
@@ -526,7 +611,7 @@ impl GitGuard {
             }
             (Some(DotGit::Folder | DotGit::Link) | None, Some(DotGit::File(_)))
             | (Some(DotGit::Folder | DotGit::File(_)) | None, Some(DotGit::Link)) => {
-                let _ = std::fs::remove_file(&path);
+                let _ = take_away(&path);
                 said.push(format!(
                     "the command made {} point to another repository, whose hooks and \
                      settings would run at the person's next git command, outside any sandbox: \
@@ -539,8 +624,9 @@ impl GitGuard {
             _ => {}
         }
         let before: Vec<PathBuf> = self.repositories.iter().map(|r| r.folder.clone()).collect();
+        let mut failed = Vec::new();
         for repository in self.repositories {
-            repository.put_back(&mut said);
+            repository.put_back(&mut said, &mut failed);
         }
         if let Some(main) = self.main {
             for folder in repositories(&main) {
@@ -548,6 +634,15 @@ impl GitGuard {
                     disarm(&folder, &mut said);
                 }
             }
+        }
+        if !failed.is_empty() {
+            let paths: Vec<String> = failed.iter().map(|p| p.display().to_string()).collect();
+            said.push(format!(
+                "lembas could not put back {}: git may run what the command left there at the \
+                 person's next git command — say so to the person, who should look at them \
+                 before running git here",
+                paths.join(", ")
+            ));
         }
         said
     }
@@ -804,5 +899,46 @@ mod tests {
         assert!(!root.join(".git/modules/other").exists());
         let _ = std::fs::remove_dir_all(&root);
         let _ = std::fs::remove_dir_all(&outside);
+    }
+
+    #[test]
+    fn a_pipe_in_git_s_places_neither_blocks_the_guard_nor_stays() {
+        let root = repo("pipe");
+        let hooks = root.join(".git/hooks");
+        let guard = GitGuard::before(&root);
+        let made = std::process::Command::new("mkfifo")
+            .arg(hooks.join("pre-commit"))
+            .arg(root.join(".git/config.worktree"))
+            .status()
+            .unwrap()
+            .success();
+        assert!(made);
+        let (done, wait) = std::sync::mpsc::channel();
+        let at = root.clone();
+        std::thread::spawn(move || {
+            let _ = done.send(guard.after(&at));
+        });
+        let said = wait
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("the guard blocked on a pipe");
+        assert_eq!(said.len(), 2, "{said:?}");
+        assert!(std::fs::symlink_metadata(hooks.join("pre-commit")).is_err());
+        assert!(std::fs::symlink_metadata(root.join(".git/config.worktree")).is_err());
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn the_hooks_folder_core_hooks_path_names_in_the_project_is_kept_too() {
+        let root = repo("hookspath");
+        git(&root, &["config", "core.hooksPath", ".husky/_"]);
+        std::fs::create_dir_all(root.join(".husky/_")).unwrap();
+        std::fs::write(root.join(".husky/_/pre-push"), "#!/bin/sh\nexit 0\n").unwrap();
+        let guard = GitGuard::before(&root);
+        std::fs::write(root.join(".husky/_/pre-commit"), "#!/bin/sh\nsh x\n").unwrap();
+        let said = guard.after(&root);
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(!root.join(".husky/_/pre-commit").exists());
+        assert!(root.join(".husky/_/pre-push").exists());
+        let _ = std::fs::remove_dir_all(&root);
     }
 }

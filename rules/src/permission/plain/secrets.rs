@@ -44,8 +44,9 @@ impl Walker<'_> {
             return;
         }
         // A program that only writes its words out (`echo`) reads none of them — but a glob
-        // among them is written out as the names it matches, which `ls` of its folder would
-        // show (`echo ~/.ssh/*`): judged as the read of those names is.
+        // among them (or a variable's value that is one: `for f in ~/.ssh/*; do echo $f`) is
+        // written out as the names it matches, which `ls` of its folder would show: judged as
+        // that listing is (`echo ~/.ssh/*` as `ls ~/.ssh`; `echo ~/.*` as `ls ~`).
         if self
             .hardline
             .plain
@@ -53,8 +54,26 @@ impl Walker<'_> {
             .iter()
             .any(|p| *p == program)
         {
-            for w in args.iter().filter(|w| w.glob()) {
-                self.secret_read(w, scope);
+            let globs = |w: &&Word| {
+                w.glob()
+                    || (w.dynamic()
+                        && self.values(w, scope).is_some_and(|values| {
+                            values.iter().any(|v| v.contains(['*', '?', '[']))
+                        }))
+            };
+            let listed: Vec<String> = args
+                .iter()
+                .filter(globs)
+                .filter_map(|w| self.targets(w, scope))
+                .flatten()
+                .filter_map(|path| {
+                    let first = path.find(['*', '?', '['])?;
+                    let folder = path.get(..first)?.rsplit_once('/')?.0;
+                    Some(if folder.is_empty() { "/" } else { folder }.to_string())
+                })
+                .collect();
+            for folder in listed {
+                self.secret_read(&Word::literal(&folder), scope);
             }
             return;
         }
