@@ -1521,9 +1521,9 @@ spec_struct! {
         /// settings from a file, `core.hooksPath` runs a folder's hooks): opaque.
         #[serde(default)]
         pub config_unreadable: List<Str>,
-        /// Values of a kept setting that run no code from their input or their words (`cat`,
-        /// `less`, `vim`): a `config_lines` or an editor's (`config_editors`) setting kept with
-        /// one of them is read as before; any other value is opaque.
+        /// Programs that run no code from their input or their words (`cat`, `less`, `vim`): a
+        /// `config_lines` or an editor's (`config_editors`) setting kept with one of them, alone
+        /// or with plain flags (`less -FRX`), is read as before; any other value is opaque.
         #[serde(default)]
         pub config_safe_values: List<Str>,
         /// Settings of `config_unreadable` that name an editor: one of `config_safe_values`

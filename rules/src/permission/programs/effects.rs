@@ -272,15 +272,34 @@ fn config_code(settings: &Effects, key: &str, value: &str, persists: bool, out: 
             .any(|p| wildcard::matches(&p.to_lowercase(), &key))
     };
     let trimmed = value.trim();
-    let safe = settings
-        .config_safe_values
-        .iter()
-        .any(|v| v.as_ref() == trimmed);
+    // One of the safe programs, alone or with plain flags (`less -FRX`, `code --wait`): no word
+    // a flag could take as code (`vim -c CMD`, `--cmd=…` are not plain flags). An editor is
+    // given a file after its words, which a short flag could take as a script (`vim -u`): its
+    // flags are long ones only.
+    let safe_with = |short_flags: bool| {
+        let mut words = trimmed.split_whitespace();
+        words.next().is_some_and(|program| {
+            settings
+                .config_safe_values
+                .iter()
+                .any(|v| v.as_ref() == program)
+        }) && words.all(|flag| {
+            (short_flags || flag.starts_with("--"))
+                && flag.len() > 1
+                && flag.starts_with('-')
+                && flag
+                    .chars()
+                    .skip(1)
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-')
+        })
+    };
+    let editor = named(&settings.config_editors);
+    let safe = safe_with(!editor);
     // `/dev/null`, `:` and `true` name no code: `core.hooksPath=/dev/null` turns the hooks off,
     // `sequence.editor=:` keeps the rebase's list as it is; an editor of the safe ones runs none.
     if named(&settings.config_unreadable)
         && !matches!(trimmed, "/dev/null" | ":" | "true")
-        && !(named(&settings.config_editors) && safe)
+        && !(editor && safe)
     {
         out.push(Code::Unreadable(key));
         return;
