@@ -1144,6 +1144,10 @@ spec_struct! {
         /// How a package word says where the package comes from (npm's spellings).
         #[serde(default)]
         pub package_words: PackageWords,
+        /// The names a program's input goes by as a file (`-`, `/dev/stdin`): a file of code
+        /// of one of them is the input, not a file.
+        #[serde(default)]
+        pub input_names: List<Str>,
         /// By program, the files of code it runs (`make -f FILE`, else `Makefile`): from its
         /// input or a file the line wrote, the command is opaque.
         #[serde(default)]

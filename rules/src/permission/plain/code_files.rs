@@ -9,9 +9,6 @@ use super::super::wildcard;
 use super::walk::{option_values, Walker};
 use crate::spec::spec;
 
-/// The names a program's input goes by as a file.
-const INPUT: &[&str] = &["-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"];
-
 impl Walker<'_> {
     /// `program`'s code files (`args`, its words after its name), each judged: opaque when it
     /// is the input or a file the line wrote.
@@ -21,7 +18,8 @@ impl Walker<'_> {
         };
         let named = option_values(args, &code.options);
         for (file, _) in &named {
-            if !file.dynamic() && INPUT.contains(&file.text.as_str()) {
+            let input = &spec().hardline.plain.input_names;
+            if !file.dynamic() && input.iter().any(|name| *name == file.text) {
                 self.opaque(Construct::ShellInput);
             } else if file.dynamic() || self.wrote(file) {
                 self.opaque(Construct::Source);

@@ -37,14 +37,15 @@ impl Walker<'_> {
                 .map(|(value, _)| value)
                 .collect();
             let folder_words = next_word_values(args, &entry.folder_options);
-            let mut values = next_word_values(args, &entry.values);
+            // Words that are no operand: option values, and a searcher's pattern.
+            let mut not_operands = next_word_values(args, &entry.values);
             // A searcher's pattern is text, not a folder: neither it nor its own options'
             // values (programs.json `reads`) are read as folders.
             let files_only = entry.operands.as_ref() == "files";
             if files_only {
-                values.extend(super::forms::pattern_words(program, args));
+                not_operands.extend(super::forms::pattern_words(program, args));
                 if let Some(reads) = crate::permission::programs::reads_of(program) {
-                    values.extend(next_word_values(args, &reads.values));
+                    not_operands.extend(next_word_values(args, &reads.values));
                 }
             }
             let operands: Vec<&Word> = opts
@@ -53,7 +54,7 @@ impl Walker<'_> {
                 .copied()
                 .filter(|w| !destinations.iter().any(|d| std::ptr::eq(*d, *w)))
                 .filter(|w| !folder_words.iter().any(|f| std::ptr::eq(*f, *w)))
-                .filter(|w| !values.iter().any(|v| std::ptr::eq(*v, *w)))
+                .filter(|w| !not_operands.iter().any(|v| std::ptr::eq(*v, *w)))
                 .collect();
             let read = match entry.operands.as_ref() {
                 "all_but_last" if destinations.is_empty() => {
