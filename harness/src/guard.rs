@@ -26,7 +26,7 @@ const REPOSITORIES_MAX: usize = 64;
 const MODULES_DEPTH: usize = 8;
 
 /// A project's git runners before a command.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct GitGuard {
     /// The project's `.git` as it was: a folder, or a file's bytes.
     dot_git: Option<DotGit>,
@@ -45,7 +45,7 @@ enum DotGit {
 }
 
 /// One repository folder's runners.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Repository {
     folder: PathBuf,
     /// It was a link before the command (the person's own: left as it is).
@@ -61,7 +61,7 @@ struct Repository {
 /// (a linked worktree's, or one written to point at a repository made to order).
 const POINTERS: &[&str] = &["commondir"];
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Hooks {
     folder: PathBuf,
     files: BTreeMap<std::ffi::OsString, HookFile>,
@@ -77,7 +77,7 @@ struct HookFile {
 }
 
 /// A config file as it was: its bytes (none when it was not there) and running settings.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Config {
     file: PathBuf,
     bytes: Option<Vec<u8>>,
@@ -368,7 +368,7 @@ impl Repository {
 
     /// What the command changed of this repository's runners, put back; a sentence for each,
     /// and the paths that could not be put back in `failed`.
-    fn put_back(self, said: &mut Vec<String>, failed: &mut Vec<PathBuf>) {
+    fn put_back(&self, said: &mut Vec<String>, failed: &mut Vec<PathBuf>) {
         // A link put in its place leads git elsewhere: taken away (the guard writes through no
         // link, so nothing outside the project is written or removed for it).
         if self.was_link {
@@ -389,7 +389,7 @@ impl Repository {
         if !self.folder.is_dir() {
             return;
         }
-        for hooks in self.hooks {
+        for hooks in &self.hooks {
             if is_link(&hooks.folder) {
                 if !take_away(&hooks.folder) {
                     failed.push(hooks.folder.clone());
@@ -433,13 +433,13 @@ impl Repository {
                 ));
             }
         }
-        for (file, bytes) in self.pointers {
-            if read_regular(&file) == bytes && !is_link(&file) {
+        for (file, bytes) in &self.pointers {
+            if read_regular(file) == *bytes && !is_link(file) {
                 continue;
             }
             let done = match &bytes {
-                Some(bytes) => put(&file, bytes),
-                None => std::fs::symlink_metadata(&file).is_err() || take_away(&file),
+                Some(bytes) => put(file, bytes),
+                None => std::fs::symlink_metadata(file).is_err() || take_away(file),
             };
             if !done {
                 failed.push(file.clone());
@@ -450,7 +450,7 @@ impl Repository {
                 file.display()
             ));
         }
-        for config in self.configs {
+        for config in &self.configs {
             // A link made in its place may change later, outside the project: never kept.
             let linked = is_link(&config.file) && !config.was_link;
             let now = read_regular(&config.file);
@@ -464,7 +464,7 @@ impl Repository {
                 // There, but no regular file: a pipe, a device, a folder.
                 (None, true) => None,
             };
-            if running_now == Some(config.running) && !linked {
+            if running_now.as_ref() == Some(&config.running) && !linked {
                 continue;
             }
             let done = match &config.bytes {
@@ -591,6 +591,13 @@ impl GitGuard {
     /// After the command in `root`: what it changed of the runners put back; a sentence for
     /// each.
     pub fn after(self, root: &Path) -> Vec<String> {
+        self.restore(root)
+    }
+
+    /// What changed of the runners since they were read put back, as [`GitGuard::after`] does,
+    /// with the runners as they were kept: the guard can put them back again (while a command's
+    /// background processes go on, [`Survivors`]).
+    pub fn restore(&self, root: &Path) -> Vec<String> {
         let mut said = Vec::new();
         // `.git` turned into a pointer, or pointed elsewhere: put back, or taken away (a folder
         // moved elsewhere by the command stays where it is, unreached); a `.git` folder the
@@ -625,11 +632,11 @@ impl GitGuard {
         }
         let before: Vec<PathBuf> = self.repositories.iter().map(|r| r.folder.clone()).collect();
         let mut failed = Vec::new();
-        for repository in self.repositories {
+        for repository in &self.repositories {
             repository.put_back(&mut said, &mut failed);
         }
-        if let Some(main) = self.main {
-            for folder in repositories(&main) {
+        if let Some(main) = &self.main {
+            for folder in repositories(main) {
                 if !before.contains(&folder) {
                     disarm(&folder, &mut said);
                 }

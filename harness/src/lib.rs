@@ -42,5 +42,6 @@ pub mod sandbox;
 pub mod screen;
 pub mod session;
 pub mod store;
+pub mod survivors;
 pub mod text;
 pub mod tools;

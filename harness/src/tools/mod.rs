@@ -119,6 +119,8 @@ pub struct Workspace {
     /// The files no tool reads wherever a hard link to them is (the hidden secrets), by device
     /// and inode: found the first time a file with other hard links is read.
     hidden_files: Arc<std::sync::OnceLock<std::collections::HashSet<(u64, u64)>>>,
+    /// Commands' background processes, watched while they go on and ended with the session.
+    survivors: Arc<crate::survivors::Survivors>,
 }
 
 impl std::fmt::Debug for dyn EditorFiles {
@@ -141,6 +143,7 @@ impl Workspace {
             editor: None,
             pinned: None,
             hidden_files: Arc::default(),
+            survivors: Arc::default(),
         }
     }
 

@@ -12,6 +12,8 @@ pub struct Ran {
     /// Its exit code; none when it was stopped by a signal or by the timeout.
     pub code: Option<i32>,
     pub timed_out: bool,
+    /// Its process group, when the command ended by itself and processes of it go on (`cmd &`).
+    pub left_running: Option<nix::unistd::Pid>,
 }
 
 /// Output of one stream kept within bounds whatever is printed: its first and last
@@ -165,6 +167,10 @@ pub async fn bash_without(
             .and_then(|id| i32::try_from(id).ok())
             .map(nix::unistd::Pid::from_raw),
     );
+    let started = group.0;
+    if let Some(id) = started {
+        crate::survivors::started(id);
+    }
     let out = Arc::new(Mutex::new(Kept::default()));
     let err = Arc::new(Mutex::new(Kept::default()));
     let mut readers = tokio::task::JoinSet::new();
@@ -174,10 +180,14 @@ pub async fn bash_without(
     if let Some(s) = child.stderr.take() {
         readers.spawn(keep(s, Arc::clone(&err), place.live.clone()));
     }
+    let mut left_running = None;
     let (code, timed_out) = match tokio::time::timeout(timeout, child.wait()).await {
         Ok(Ok(status)) => {
             // Ended by itself: its background children may go on.
-            group.0 = None;
+            left_running = group
+                .0
+                .take()
+                .filter(|id| nix::sys::signal::killpg(*id, None).is_ok());
             (status.code(), false)
         }
         Ok(Err(e)) => return Err(ToolError::Spawn(e.to_string())),
@@ -187,6 +197,9 @@ pub async fn bash_without(
             (None, true)
         }
     };
+    if let (Some(id), None) = (started, left_running) {
+        crate::survivors::ended(id);
+    }
     let _ = tokio::time::timeout(AFTER_END, async {
         while readers.join_next().await.is_some() {}
     })
@@ -218,6 +231,7 @@ pub async fn bash_without(
         output: bounded(&text, OUTPUT_MAX + 100),
         code,
         timed_out,
+        left_running,
     })
 }
 
@@ -237,8 +251,9 @@ pub async fn run_bash(
     let command = call.command.as_str();
     let mut place = w.command_place(policy);
     place.live = live;
-    // git's hooks and running settings, put back after the command ([`crate::guard`]).
-    let guard = crate::guard::GitGuard::before(&w.root);
+    // git's hooks and running settings, put back after the command ([`crate::guard`]), and for
+    // as long as processes it leaves go on ([`crate::survivors`]).
+    let guard = w.survivors.guard_before(&w.root);
     let ran = bash_without(
         &w.root,
         command,
@@ -247,14 +262,27 @@ pub async fn run_bash(
         &place,
     )
     .await;
+    let mut left_running = None;
     let mut said = match ran {
-        Ok(ran) => match ran.code {
-            Some(0) | None => ran.output,
-            Some(c) => format!("{}\n(exit {c})", ran.output),
-        },
+        Ok(ran) => {
+            left_running = ran.left_running;
+            match ran.code {
+                Some(0) | None => ran.output,
+                Some(c) => format!("{}\n(exit {c})", ran.output),
+            }
+        }
         Err(e) => e.to_string(),
     };
-    for restored in guard.after(&w.root) {
+    let mut restored = guard.restore(&w.root);
+    if let Some(group) = left_running {
+        w.survivors.watch(group, &w.root, guard);
+    }
+    for earlier in w.survivors.take_said() {
+        if !restored.contains(&earlier) {
+            restored.push(earlier);
+        }
+    }
+    for restored in restored {
         if !said.is_empty() && !said.ends_with('\n') {
             said.push('\n');
         }

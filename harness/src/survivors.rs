@@ -1,0 +1,245 @@
+//! A command's background processes, kept under the git guard's watch (the floor under the
+//! rules, with [`crate::guard`]). A command that ends by itself may leave processes running
+//! (`npm run dev &`), confined as it was. The guard put git's runners back when the command
+//! ended; a hook or a `core.fsmonitor` such a process writes later would run at the person's next
+//! git command, outside any sandbox. So while any such process goes on, the runners are put back
+//! as they were before the command, every [`PERIOD`]; a later command's guard keeps them as they
+//! were then too (not as it finds them); and when the session ends, the processes still running
+//! are ended and the runners put back a last time.
+//!
+//! Which processes: lembas is its descendants' subreaper (`PR_SET_CHILD_SUBREAPER`), so a
+//! command's process whose parent ended — every one left when its `bash` ended, however it went
+//! into the background (`&`, `nohup`, `setsid`, a double fork) — becomes lembas's child, and the
+//! watch goes on while lembas has a child that has not ended.
+//!
+//! What was put back is said with the next command's result. While a command's processes go on,
+//! a change the person makes to the runners themselves is put back too, and said.
+
+use crate::guard::GitGuard;
+use nix::unistd::Pid;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+/// How often the runners are put back while a command's processes go on.
+pub const PERIOD: Duration = Duration::from_millis(100);
+
+/// The projects whose runners are watched, each as it was before the first command whose
+/// processes went on there; one per session, shared by its workspaces.
+#[derive(Debug)]
+pub struct Survivors {
+    watch: Arc<Mutex<Watch>>,
+}
+
+impl Default for Survivors {
+    /// The watch of a session: lembas made its descendants' subreaper (where the kernel cannot,
+    /// a process whose parent ended goes unseen, as it did before).
+    fn default() -> Survivors {
+        let _ = nix::sys::prctl::set_child_subreaper(true);
+        Survivors {
+            watch: Arc::default(),
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct Watch {
+    projects: Vec<Project>,
+    /// The process groups of the commands whose processes went on (ended with the session).
+    groups: Vec<Pid>,
+    /// What was put back since the last command's result said it.
+    said: Vec<String>,
+    /// The session ended: the watchers stop.
+    ended: bool,
+}
+
+/// A project whose runners are watched: its root, and its runners as they were before the
+/// first command whose processes went on there.
+#[derive(Debug)]
+struct Project {
+    root: PathBuf,
+    kept: GitGuard,
+}
+
+/// The process groups of every command lembas started that has not ended, or whose processes
+/// go on under a session's watch: a child of lembas in none of them left its command's group,
+/// and whose it was is not known.
+static GROUPS: Mutex<Vec<Pid>> = Mutex::new(Vec::new());
+
+fn groups() -> std::sync::MutexGuard<'static, Vec<Pid>> {
+    GROUPS.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A command began, in the process group `group`.
+pub fn started(group: Pid) {
+    groups().push(group);
+}
+
+/// A command ended with no process of its group left.
+pub fn ended(group: Pid) {
+    groups().retain(|g| *g != group);
+}
+
+/// A child of lembas that has not ended.
+#[derive(Debug, Clone, Copy)]
+struct Child {
+    pid: Pid,
+    group: Pid,
+}
+
+/// The children of lembas that have not ended (its commands' `bash`, and every process of theirs
+/// whose parent ended), read from `/proc`.
+fn children() -> Vec<Child> {
+    let me = std::process::id().to_string();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            // `pid (comm) state ppid …`: the name may hold anything but ends at the last `)`.
+            let (_, after) = stat.rsplit_once(')')?;
+            let mut fields = after.split_whitespace();
+            let state = fields.next()?;
+            let parent = fields.next()?;
+            let group: i32 = fields.next()?.parse().ok()?;
+            (parent == me && !matches!(state, "Z" | "X")).then(|| Child {
+                pid: Pid::from_raw(pid),
+                group: Pid::from_raw(group),
+            })
+        })
+        .collect()
+}
+
+impl Watch {
+    /// The runners of `root` as a later command keeps them: as they were before the first of
+    /// the commands whose processes went on there, while the watch goes on.
+    fn kept_for(&self, root: &Path) -> Option<GitGuard> {
+        self.projects
+            .iter()
+            .find(|p| p.root == root)
+            .map(|p| p.kept.clone())
+    }
+
+    /// Puts back what changed of every watched project's runners; the watch ends when no
+    /// process of lembas's commands is left (after a last look: what they wrote before they
+    /// ended).
+    fn put_back(&mut self) {
+        let going_on = !children().is_empty();
+        let mut said = Vec::new();
+        for project in &self.projects {
+            said.extend(project.kept.restore(&project.root));
+        }
+        if !going_on {
+            self.projects.clear();
+            self.groups.clear();
+        }
+        for sentence in said {
+            if !self.said.contains(&sentence) {
+                self.said.push(sentence);
+            }
+        }
+    }
+}
+
+impl Survivors {
+    /// The guard of a command about to run in `root`: its runners as they are — or, while an
+    /// earlier command's processes go on there, as they were before it (so that what those wrote
+    /// is never taken for the person's). What those wrote is put back first.
+    pub fn guard_before(&self, root: &Path) -> GitGuard {
+        let mut watch = self.lock();
+        watch.put_back();
+        watch
+            .kept_for(root)
+            .unwrap_or_else(|| GitGuard::before(root))
+    }
+
+    /// The command whose group is `group` ended by itself with processes still running: the
+    /// runners of `root` are kept as `guard` read them before it while they go on.
+    pub fn watch(&self, group: Pid, root: &Path, guard: GitGuard) {
+        let start = {
+            let mut watch = self.lock();
+            if watch.ended {
+                return;
+            }
+            watch.groups.push(group);
+            if !watch.projects.iter().any(|p| p.root == root) {
+                watch.projects.push(Project {
+                    root: root.to_path_buf(),
+                    kept: guard,
+                });
+            }
+            // One watcher at a time: started with the first project.
+            watch.projects.len() == 1 && watch.groups.len() == 1
+        };
+        if !start {
+            return;
+        }
+        let watch = Arc::clone(&self.watch);
+        std::thread::spawn(move || loop {
+            std::thread::sleep(PERIOD);
+            let mut watch = watch.lock().unwrap_or_else(PoisonError::into_inner);
+            if watch.ended {
+                return;
+            }
+            watch.put_back();
+            if watch.projects.is_empty() {
+                return;
+            }
+        });
+    }
+
+    /// What was put back since it was last said, taken to be said now.
+    pub fn take_said(&self) -> Vec<String> {
+        std::mem::take(&mut self.lock().said)
+    }
+
+    /// Whether a command's processes are being watched.
+    pub fn watching(&self) -> bool {
+        !self.lock().projects.is_empty()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Watch> {
+        self.watch.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Drop for Survivors {
+    /// The session ended: every process its commands left running is ended, and the runners put
+    /// back a last time once they are gone.
+    fn drop(&mut self) {
+        let mut watch = self.lock();
+        watch.ended = true;
+        if watch.projects.is_empty() {
+            return;
+        }
+        for group in &watch.groups {
+            let _ = nix::sys::signal::killpg(*group, nix::sys::signal::Signal::SIGKILL);
+        }
+        groups().retain(|g| !watch.groups.contains(g));
+        // Those that left their group (in no command's group: whose they were is not known), and
+        // their children as they come to lembas (a second at most).
+        for _ in 0..100 {
+            let known = groups().clone();
+            let left: Vec<Child> = children()
+                .into_iter()
+                .filter(|child| {
+                    watch.groups.contains(&child.group) || !known.contains(&child.group)
+                })
+                .collect();
+            if left.is_empty() {
+                break;
+            }
+            for child in left {
+                let _ = nix::sys::signal::kill(child.pid, nix::sys::signal::Signal::SIGKILL);
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        for project in &watch.projects {
+            let _ = project.kept.restore(&project.root);
+        }
+        watch.projects.clear();
+    }
+}

@@ -1,0 +1,118 @@
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+//! A command's background processes, as a hostile model uses them: a process left running
+//! (`&`, `setsid -f`) writes a git hook after the command ended and the guard looked. The hook
+//! must not stay; a process left running must go on while the session does (a dev server), and
+//! end with it. Run confined by the real sandbox (where the kernel has Landlock) in a real
+//! repository; its own test binary, because it ends the processes its session's commands left.
+
+use lembas_harness::sandbox::{probe, Sandbox, Support};
+use lembas_harness::tools::{run_bash, Args, Workspace};
+use lembas_rules::permission::sandbox::Policy;
+use lembas_rules::permission::Mode;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Whether the process `pid` is there and has not ended.
+fn running(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            stat.rsplit_once(')')
+                .map(|(_, after)| after.trim_start().to_string())
+        })
+        .is_some_and(|after| !after.starts_with('Z') && !after.starts_with('X'))
+}
+
+async fn bash(w: &Workspace, line: &str) -> String {
+    run_bash(
+        w,
+        &Args(serde_json::json!({ "command": line })),
+        Policy::of(Mode::Auto, false),
+        None,
+    )
+    .await
+}
+
+fn plant(hook: &str, root: &Path) -> bool {
+    root.join(".git/hooks").join(hook).exists()
+}
+
+#[tokio::test]
+async fn a_hook_a_background_process_writes_later_does_not_stay() {
+    let root = std::env::temp_dir().join(format!("lembas-survivors-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    let root = std::fs::canonicalize(&root).unwrap();
+    let ok = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&root)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    let confined = matches!(probe(), Support::Full { .. });
+    if !confined {
+        println!("no Landlock here: the commands run unconfined");
+    }
+    let sandbox = Arc::new(Sandbox::new(!confined, false, None).unwrap());
+    let w = Workspace::new(&root).with_sandbox(sandbox);
+    let write_hook = |hook: &str| {
+        format!(
+            "sleep 0.6; printf '#!/bin/sh\\necho planted\\n' > .git/hooks/{hook}; \
+             chmod +x .git/hooks/{hook}"
+        )
+    };
+
+    // In the background of the command: written after it ended.
+    let said = bash(
+        &w,
+        &format!("({}) >/dev/null 2>&1 &", write_hook("pre-commit")),
+    )
+    .await;
+    assert!(!plant("pre-commit", &root), "written too soon: {said}");
+    // Out of its process group and session: `setsid` (which does it in a process of its own).
+    bash(
+        &w,
+        &format!(
+            "setsid -f sh -c '{}' >/dev/null 2>&1",
+            write_hook("post-checkout")
+        ),
+    )
+    .await;
+    // A dev server: it goes on while the session does.
+    bash(&w, "sleep 300 >/dev/null 2>&1 & echo $! > server.pid").await;
+    let server = std::fs::read_to_string(root.join("server.pid")).unwrap();
+    let server = server.trim().to_string();
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        !plant("pre-commit", &root),
+        "a background process's hook stayed"
+    );
+    assert!(
+        !plant("post-checkout", &root),
+        "a setsid process's hook stayed"
+    );
+    assert!(running(&server), "the dev server was ended mid-session");
+
+    // The next command's result says what was put back.
+    let said = bash(&w, "true").await;
+    assert!(said.contains("hooks"), "{said}");
+    assert!(running(&server));
+
+    // A later command's guard keeps the runners as they were before the first: a hook written
+    // while the watch goes on is put back by the command's own guard too.
+    let said = bash(&w, &write_hook("pre-push")).await;
+    assert!(!plant("pre-push", &root), "{said}");
+
+    // The session ends: the processes its commands left end with it.
+    drop(w);
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(!running(&server), "the dev server outlived the session");
+    let _ = std::fs::remove_dir_all(&root);
+}
