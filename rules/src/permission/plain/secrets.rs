@@ -145,6 +145,21 @@ impl Walker<'_> {
         let paths = match self.targets(w, scope) {
             Some(paths) => paths,
             None => match shape(w) {
+                // Its start known only when it runs (`$X/.docker/config.json`, `~-/.ssh/id_rsa`:
+                // the folder before), or relative to a folder a `cd` went to that is not known
+                // (`cd -; cat .ssh/id_rsa`), and the
+                // rest naming a piece of a secret's path: it may be under any folder, the home's
+                // and the system's.
+                Some(glob)
+                    if (glob.starts_with('*')
+                        || (self.cwds.is_none() && !glob.starts_with(['/', '~']))
+                        || glob
+                            .strip_prefix("~-")
+                            .is_some_and(|r| r.is_empty() || r.starts_with('/')))
+                        && secret_may(&glob) =>
+                {
+                    anywhere(&glob, self.place.home)
+                }
                 Some(glob) => match self.resolve_all(&glob) {
                     Some(paths) => paths,
                     None => return,
@@ -170,6 +185,32 @@ impl Walker<'_> {
             }
         }
     }
+}
+
+/// How deep under the home or the root a path whose start is not known is looked for: the
+/// hardline's deepest pattern under the home is four folders down
+/// (`~/.mozilla/firefox/*/key4.db`).
+const ANYWHERE_DEPTH: usize = 5;
+
+/// The globs a path whose start is not known stands for (`*/gh/hosts.yml`, `~-/.aws/config`,
+/// `.ssh/id_rsa`): the
+/// rest of it under the home and the root, and under every folder there to [`ANYWHERE_DEPTH`]
+/// (`~/*/gh/hosts.yml` meets `~/.config/gh/hosts.yml`).
+fn anywhere(glob: &str, home: Option<&str>) -> Vec<String> {
+    let rest = glob
+        .strip_prefix("~-")
+        .unwrap_or(glob)
+        .trim_start_matches(['*', '/']);
+    let home = home.unwrap_or(SOME_HOME).trim_end_matches('/');
+    let mut out = Vec::with_capacity(2 * ANYWHERE_DEPTH);
+    for top in [home, ""] {
+        let mut folder = top.to_string();
+        for _ in 0..ANYWHERE_DEPTH {
+            out.push(format!("{folder}/{rest}"));
+            folder.push_str("/*");
+        }
+    }
+    out
 }
 
 /// Whether a word is text rather than a path a secret may be at: its first segment holds a blank
