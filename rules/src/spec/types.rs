@@ -1430,8 +1430,9 @@ spec_struct! {
         /// Options that change what the operands are, with the kind they make them.
         #[serde(default)]
         pub switches: Map<OperandKind>,
-        /// With exactly two operands (and no `--`), what they are: `git diff A B` compares two
-        /// paths whole when either is outside the repository or there is none.
+        /// With exactly two operands, before or after `--`, what they are: `git diff A B` (and
+        /// `git diff -- A B`) compares two paths whole when either is outside the repository or
+        /// there is none.
         #[serde(default)]
         pub pair: Option<OperandKind>,
         /// Values an option may not be given (wildcards): `--format=%G?` runs gpg.

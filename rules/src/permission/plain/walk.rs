@@ -996,6 +996,8 @@ impl Walker<'_> {
                 Some("last") if operands.len() > 1 => {
                     operands.last().copied().into_iter().collect()
                 }
+                // The file it changes, before the one it reads (`patch FILE PATCH`).
+                Some("first") => operands.first().copied().into_iter().collect(),
                 _ => Vec::new(),
             };
             // `mv a b dir`: the last goes unreplaced (unless `-t dir` names the place).

@@ -169,7 +169,8 @@ fn read_from(
     if !grammar.subcommands.0.is_empty() {
         return Err(Outside::Subcommand(String::new()));
     }
-    if let Some(kind) = grammar.pair.filter(|_| found.len() == 2 && !ended) {
+    // git reads two paths outside its work tree as two files to compare, `--` between or not.
+    if let Some(kind) = grammar.pair.filter(|_| found.len() == 2) {
         reader.operands = kind;
     }
     reader.operands_read(&found)
