@@ -80,16 +80,25 @@ pub fn ended(group: Pid) {
     groups().retain(|g| *g != group);
 }
 
-/// A child of lembas that has not ended.
+/// A child of lembas, read from `/proc`.
 #[derive(Debug, Clone, Copy)]
 struct Child {
     pid: Pid,
     group: Pid,
+    /// It ended, and nobody has waited for it yet.
+    ended: bool,
 }
 
 /// The children of lembas that have not ended (its commands' `bash`, and every process of theirs
-/// whose parent ended), read from `/proc`.
+/// whose parent ended).
 fn children() -> Vec<Child> {
+    let mut all = all_children();
+    all.retain(|child| !child.ended);
+    all
+}
+
+/// Every child of lembas, ended or not, read from `/proc`.
+fn all_children() -> Vec<Child> {
     let me = std::process::id().to_string();
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
@@ -105,12 +114,25 @@ fn children() -> Vec<Child> {
             let state = fields.next()?;
             let parent = fields.next()?;
             let group: i32 = fields.next()?.parse().ok()?;
-            (parent == me && !matches!(state, "Z" | "X")).then(|| Child {
+            (parent == me).then(|| Child {
                 pid: Pid::from_raw(pid),
                 group: Pid::from_raw(group),
+                ended: matches!(state, "Z" | "X"),
             })
         })
         .collect()
+}
+
+/// Waits for the ended processes lembas took in from its commands' groups, so that none is left
+/// a zombie: a process of a command's group that is not its `bash` (whose group it leads, and
+/// for which the runtime waits).
+fn reap_taken_in() {
+    let known = groups().clone();
+    for child in all_children() {
+        if child.ended && child.pid != child.group && known.contains(&child.group) {
+            let _ = nix::sys::wait::waitpid(child.pid, Some(nix::sys::wait::WaitPidFlag::WNOHANG));
+        }
+    }
 }
 
 impl Watch {
@@ -127,6 +149,7 @@ impl Watch {
     /// process of lembas's commands is left (after a last look: what they wrote before they
     /// ended).
     fn put_back(&mut self) {
+        reap_taken_in();
         let going_on = !children().is_empty();
         let mut said = Vec::new();
         for project in &self.projects {
@@ -218,11 +241,14 @@ impl Drop for Survivors {
         for group in &watch.groups {
             let _ = nix::sys::signal::killpg(*group, nix::sys::signal::Signal::SIGKILL);
         }
-        groups().retain(|g| !watch.groups.contains(g));
-        // Those that left their group (in no command's group: whose they were is not known), and
-        // their children as they come to lembas (a second at most).
+        // Theirs, and those that left their group (in no command's group: whose they were is
+        // not known), and their children as they come to lembas (a second at most).
+        let known: Vec<Pid> = groups()
+            .iter()
+            .filter(|g| !watch.groups.contains(g))
+            .copied()
+            .collect();
         for _ in 0..100 {
-            let known = groups().clone();
             let left: Vec<Child> = children()
                 .into_iter()
                 .filter(|child| {
@@ -237,6 +263,8 @@ impl Drop for Survivors {
             }
             std::thread::sleep(Duration::from_millis(10));
         }
+        reap_taken_in();
+        groups().retain(|g| !watch.groups.contains(g));
         for project in &watch.projects {
             let _ = project.kept.restore(&project.root);
         }

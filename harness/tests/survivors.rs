@@ -110,9 +110,22 @@ async fn a_hook_a_background_process_writes_later_does_not_stay() {
     let said = bash(&w, &write_hook("pre-push")).await;
     assert!(!plant("pre-push", &root), "{said}");
 
+    // A process left running that ends is waited for: no zombie is left of it.
+    bash(&w, "sleep 0.3 >/dev/null 2>&1 & echo $! > short.pid").await;
+    let short = std::fs::read_to_string(root.join("short.pid")).unwrap();
+    let short = short.trim().to_string();
+    std::thread::sleep(Duration::from_millis(1000));
+    assert!(
+        !Path::new(&format!("/proc/{short}")).exists(),
+        "a process left running was not waited for when it ended"
+    );
+
     // The session ends: the processes its commands left end with it.
     drop(w);
-    std::thread::sleep(Duration::from_millis(100));
     assert!(!running(&server), "the dev server outlived the session");
+    assert!(
+        !Path::new(&format!("/proc/{server}")).exists(),
+        "the ended dev server was not waited for"
+    );
     let _ = std::fs::remove_dir_all(&root);
 }
