@@ -58,14 +58,29 @@ pub fn has_expansion(reading: &shell::Reading) -> bool {
 /// A wrapper that runs a line of its own (`flock -c LINE`, `env -S`) or whose words may split is
 /// kept exactly as it stands.
 pub fn command_pattern(cmd: &Command) -> String {
+    let words = pattern_words(cmd);
+    let joined = words.kept.join(" ");
+    if words.exact {
+        joined
+    } else {
+        format!("{joined} *")
+    }
+}
+
+/// The words an approval's pattern keeps as written, and whether they are the whole command
+/// (else ` *` follows them).
+struct PatternWords<'c> {
+    kept: Vec<&'c str>,
+    exact: bool,
+}
+
+/// The words of [`command_pattern`].
+fn pattern_words(cmd: &Command) -> PatternWords<'_> {
     let arity = &spec().arity;
     let plain = &spec().hardline.plain;
-    let exact = || {
-        cmd.words
-            .iter()
-            .map(|w| w.text.as_str())
-            .collect::<Vec<_>>()
-            .join(" ")
+    let exact = || PatternWords {
+        kept: cmd.words.iter().map(|w| w.text.as_str()).collect(),
+        exact: true,
     };
     let is_shell = |p: &str| {
         plain.shells.iter().any(|s| s == p)
@@ -159,7 +174,7 @@ pub fn command_pattern(cmd: &Command) -> String {
             break;
         }
     }
-    format!("{} *", kept.join(" "))
+    PatternWords { kept, exact: false }
 }
 
 /// The program of a command's words, read plainly.
@@ -275,14 +290,14 @@ pub fn approve(req: &Request, ctx: &Context) -> Result<Vec<Rule>, ApprovalError>
                     continue;
                 }
                 let pattern = command_pattern(cmd);
-                // The words kept as written: all of them when the pattern is the command exactly,
-                // else all but the ` *` added after them.
-                let exact = cmd.text();
-                let kept = match pattern.strip_suffix(" *") {
-                    Some(head) if pattern != exact => head,
-                    _ => pattern.as_str(),
-                };
-                if kept.contains(['*', '?']) {
+                // The words kept as written (all of them when the pattern is the command
+                // exactly): a wildcard in one would cover more, and so would a blank before the
+                // ` *` — a rule reads `git -C 'x push --force' status *` as covering
+                // `git -C x push --force status`.
+                let words = pattern_words(cmd);
+                let blank =
+                    !words.exact && words.kept.iter().any(|w| w.contains(char::is_whitespace));
+                if blank || words.kept.iter().any(|w| w.contains(['*', '?'])) {
                     return Err(ApprovalError::Wildcard(texts.wildcard.to_string()));
                 }
                 add(Rule::new(
