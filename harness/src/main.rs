@@ -162,9 +162,32 @@ fn in_runtime(session: impl std::future::Future<Output = anyhow::Result<i32>>) -
         Ok(r) => r,
         Err(e) => return exit(Err(e.into()), "lembas"),
     };
-    let code = runtime.block_on(session);
+    let code = runtime.block_on(async {
+        tokio::select! {
+            code = session => code,
+            code = ended_by_signal() => Ok(code),
+        }
+    });
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
     exit(code, "lembas")
+}
+
+/// Waits for `SIGTERM` or `SIGHUP` (an editor or the system ending lembas, the terminal closed):
+/// the session is then dropped as if it had ended — the processes its commands left running are
+/// ended and git's runners put back (`survivors.rs`) — and lembas exits with 128 and the signal's
+/// number. Without a way to wait for them it waits for ever.
+async fn ended_by_signal() -> i32 {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut term), Ok(mut hangup)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => 128 + libc::SIGTERM,
+        _ = hangup.recv() => 128 + libc::SIGHUP,
+    }
 }
 
 /// The process's exit: the code a command gave, or 2 and its error said in one line.

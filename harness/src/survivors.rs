@@ -24,6 +24,10 @@ use std::time::Duration;
 /// How often the runners are put back while a command's processes go on.
 pub const PERIOD: Duration = Duration::from_millis(100);
 
+/// How long the session's end goes on ending the processes its commands left (each round, those
+/// that came to lembas since).
+const KILL_FOR: Duration = Duration::from_secs(5);
+
 /// The projects whose runners are watched, each as it was before the first command whose
 /// processes went on there; one per session, shared by its workspaces.
 #[derive(Debug)]
@@ -114,13 +118,39 @@ fn all_children() -> Vec<Child> {
             let state = fields.next()?;
             let parent = fields.next()?;
             let group: i32 = fields.next()?.parse().ok()?;
+            // A process whose first thread ended shows as a zombie while its other threads go
+            // on: ended only when none does.
+            let ended = matches!(state, "Z" | "X") && !threads_go_on(&entry.path());
             (parent == me).then(|| Child {
                 pid: Pid::from_raw(pid),
                 group: Pid::from_raw(group),
-                ended: matches!(state, "Z" | "X"),
+                ended,
             })
         })
         .collect()
+}
+
+/// Whether a thread of the process at `/proc/PID` has not ended.
+fn threads_go_on(proc_entry: &Path) -> bool {
+    let Ok(tasks) = std::fs::read_dir(proc_entry.join("task")) else {
+        return false;
+    };
+    tasks.flatten().any(|task| {
+        std::fs::read_to_string(task.path().join("stat")).is_ok_and(|stat| {
+            stat.rsplit_once(')')
+                .and_then(|(_, after)| after.split_whitespace().next())
+                .is_some_and(|state| !matches!(state, "Z" | "X"))
+        })
+    })
+}
+
+/// Whether lembas has a child that has not ended but is no running command's `bash` (which leads
+/// its command's group): a process a command left, in its group or out of it (`setsid`).
+pub fn strays() -> bool {
+    let known = groups().clone();
+    children()
+        .iter()
+        .any(|child| !(child.pid == child.group && known.contains(&child.group)))
 }
 
 /// Waits for the ended processes lembas took in from its commands' groups, so that none is left
@@ -179,15 +209,17 @@ impl Survivors {
             .unwrap_or_else(|| GitGuard::before(root))
     }
 
-    /// The command whose group is `group` ended by itself with processes still running: the
-    /// runners of `root` are kept as `guard` read them before it while they go on.
-    pub fn watch(&self, group: Pid, root: &Path, guard: GitGuard) {
+    /// The command whose group is `group` ended (or was stopped) with processes of it still
+    /// running, in its group or out of it: the runners of `root` are kept as `guard` read them
+    /// before it while they go on.
+    pub fn watch(&self, group: Option<Pid>, root: &Path, guard: GitGuard) {
         let start = {
             let mut watch = self.lock();
             if watch.ended {
                 return;
             }
-            watch.groups.push(group);
+            let first = watch.projects.is_empty();
+            watch.groups.extend(group);
             if !watch.projects.iter().any(|p| p.root == root) {
                 watch.projects.push(Project {
                     root: root.to_path_buf(),
@@ -195,7 +227,7 @@ impl Survivors {
                 });
             }
             // One watcher at a time: started with the first project.
-            watch.projects.len() == 1 && watch.groups.len() == 1
+            first
         };
         if !start {
             return;
@@ -212,6 +244,17 @@ impl Survivors {
                 return;
             }
         });
+    }
+
+    /// What was put back when nobody could be told (a command stopped mid-way), to be said with
+    /// the next command's result.
+    pub fn tell(&self, said: Vec<String>) {
+        let mut watch = self.lock();
+        for sentence in said {
+            if !watch.said.contains(&sentence) {
+                watch.said.push(sentence);
+            }
+        }
     }
 
     /// What was put back since it was last said, taken to be said now.
@@ -242,13 +285,15 @@ impl Drop for Survivors {
             let _ = nix::sys::signal::killpg(*group, nix::sys::signal::Signal::SIGKILL);
         }
         // Theirs, and those that left their group (in no command's group: whose they were is
-        // not known), and their children as they come to lembas (a second at most).
+        // not known), and their children as they come to lembas, until none is left
+        // ([`KILL_FOR`] at most).
         let known: Vec<Pid> = groups()
             .iter()
             .filter(|g| !watch.groups.contains(g))
             .copied()
             .collect();
-        for _ in 0..100 {
+        let started = std::time::Instant::now();
+        while started.elapsed() < KILL_FOR {
             let left: Vec<Child> = children()
                 .into_iter()
                 .filter(|child| {

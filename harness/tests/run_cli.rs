@@ -592,3 +592,91 @@ async fn a_refused_key_is_said_whole_with_what_to_do() {
     assert!(err.contains("set LEMBAS_API_KEY"), "{err}");
     assert_eq!(err.matches("Incorrect API key").count(), 1, "{err}");
 }
+
+#[tokio::test]
+async fn sigterm_ends_the_processes_its_commands_left_and_exits_143() {
+    use common::scripted::{calls, content, rule, serve, Reply};
+    // A command leaves a dev server running; the next stream is held open, so only the signal
+    // ends the run.
+    let gate = std::sync::Arc::new(tokio::sync::Semaphore::new(0));
+    let server = serve(
+        vec![
+            rule(
+                "You are the main agent",
+                "Go",
+                calls(
+                    "a1",
+                    "bash",
+                    json!({"command": "sleep 300 >/dev/null 2>&1 & echo $! > server.pid"}),
+                ),
+            ),
+            rule(
+                "You are the main agent",
+                "",
+                Reply::Hold(vec![content("Waiting")], gate, vec![]),
+            ),
+        ],
+        0,
+    )
+    .await;
+    let dir = project("sigterm");
+    let mut args = vec![
+        "run",
+        "--base-url",
+        &server.url,
+        "--model",
+        "m",
+        "--mode",
+        "auto",
+    ];
+    let landlock = matches!(
+        lembas_harness::sandbox::probe(),
+        lembas_harness::sandbox::Support::Full { .. }
+    );
+    if !landlock {
+        args.push("--no-sandbox");
+    }
+    args.push("Go.");
+    let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_lembas"))
+        .env("XDG_STATE_HOME", common::state_home())
+        .args(&args)
+        .current_dir(&dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id().unwrap();
+    // Wait until the command has run and the next stream has begun.
+    for _ in 0..400 {
+        if server.bodies("You are the main agent").len() >= 2 && dir.join("server.pid").exists() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    let server_pid = std::fs::read_to_string(dir.join("server.pid")).unwrap();
+    let running = |pid: &str| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            stat.rsplit_once(')')
+                .is_some_and(|(_, after)| !after.trim_start().starts_with(['Z', 'X']))
+        })
+    };
+    assert!(running(server_pid.trim()), "the dev server never ran");
+    std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    let out = tokio::time::timeout(std::time::Duration::from_secs(15), child.wait_with_output())
+        .await
+        .expect("lembas ends after SIGTERM")
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(143),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !running(server_pid.trim()),
+        "a process a command left outlived lembas ended by SIGTERM"
+    );
+}

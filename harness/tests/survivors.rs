@@ -43,9 +43,10 @@ fn plant(hook: &str, root: &Path) -> bool {
     root.join(".git/hooks").join(hook).exists()
 }
 
-#[tokio::test]
-async fn a_hook_a_background_process_writes_later_does_not_stay() {
-    let root = std::env::temp_dir().join(format!("lembas-survivors-{}", std::process::id()));
+/// A fresh repository in a folder of its own for one phase of the test, and a session's
+/// workspace in it (confined where the kernel can).
+fn session(name: &str) -> (std::path::PathBuf, Workspace) {
+    let root = std::env::temp_dir().join(format!("lembas-survivors-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     std::fs::create_dir_all(&root).unwrap();
     let root = std::fs::canonicalize(&root).unwrap();
@@ -62,29 +63,74 @@ async fn a_hook_a_background_process_writes_later_does_not_stay() {
     }
     let sandbox = Arc::new(Sandbox::new(!confined, false, None).unwrap());
     let w = Workspace::new(&root).with_sandbox(sandbox);
-    let write_hook = |hook: &str| {
-        format!(
-            "sleep 0.6; printf '#!/bin/sh\\necho planted\\n' > .git/hooks/{hook}; \
-             chmod +x .git/hooks/{hook}"
-        )
-    };
+    (root, w)
+}
 
-    // In the background of the command: written after it ended.
+/// A line that writes the hook `hook` after `after` seconds.
+fn write_hook(hook: &str, after: &str) -> String {
+    format!(
+        "sleep {after}; printf '#!/bin/sh\\necho planted\\n' > .git/hooks/{hook}; \
+         chmod +x .git/hooks/{hook}"
+    )
+}
+
+/// One test, its phases in turn: each phase's session ends the processes its commands left,
+/// which another test's running alongside would be taken for.
+#[tokio::test]
+async fn a_hook_a_background_process_writes_later_does_not_stay() {
+    // 1. Out of its process group and session from the start (`setsid -f`): nothing of the
+    // command's group is left, and the watch starts all the same.
+    {
+        let (root, w) = session("setsid");
+        bash(
+            &w,
+            &format!(
+                "setsid -f sh -c \"{}\" >/dev/null 2>&1",
+                write_hook("post-checkout", "0.6")
+            ),
+        )
+        .await;
+        std::thread::sleep(Duration::from_millis(1500));
+        assert!(
+            !plant("post-checkout", &root),
+            "a setsid process's hook stayed"
+        );
+        let said = bash(&w, "true").await;
+        assert!(said.contains("hooks"), "{said}");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    // 2. A command stopped mid-way (the person stopped it): what it wrote is put back, and said
+    // with the next command's result.
+    {
+        let (root, w) = session("stopped");
+        let stopped = tokio::time::timeout(
+            Duration::from_millis(1500),
+            bash(
+                &w,
+                &format!("{}; sleep 100", write_hook("pre-commit", "0.2")),
+            ),
+        )
+        .await;
+        assert!(stopped.is_err(), "the command was not stopped");
+        assert!(
+            !plant("pre-commit", &root),
+            "a stopped command's hook stayed"
+        );
+        let said = bash(&w, "true").await;
+        assert!(said.contains("hooks"), "{said}");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    // 3. In the background of the command (`&`), a dev server, a later command, a process that
+    // ends, the session's end.
+    let (root, w) = session("background");
     let said = bash(
         &w,
-        &format!("({}) >/dev/null 2>&1 &", write_hook("pre-commit")),
+        &format!("({}) >/dev/null 2>&1 &", write_hook("pre-commit", "0.6")),
     )
     .await;
     assert!(!plant("pre-commit", &root), "written too soon: {said}");
-    // Out of its process group and session: `setsid` (which does it in a process of its own).
-    bash(
-        &w,
-        &format!(
-            "setsid -f sh -c '{}' >/dev/null 2>&1",
-            write_hook("post-checkout")
-        ),
-    )
-    .await;
     // A dev server: it goes on while the session does.
     bash(&w, "sleep 300 >/dev/null 2>&1 & echo $! > server.pid").await;
     let server = std::fs::read_to_string(root.join("server.pid")).unwrap();
@@ -93,10 +139,6 @@ async fn a_hook_a_background_process_writes_later_does_not_stay() {
     assert!(
         !plant("pre-commit", &root),
         "a background process's hook stayed"
-    );
-    assert!(
-        !plant("post-checkout", &root),
-        "a setsid process's hook stayed"
     );
     assert!(running(&server), "the dev server was ended mid-session");
 
@@ -107,7 +149,7 @@ async fn a_hook_a_background_process_writes_later_does_not_stay() {
 
     // A later command's guard keeps the runners as they were before the first: a hook written
     // while the watch goes on is put back by the command's own guard too.
-    let said = bash(&w, &write_hook("pre-push")).await;
+    let said = bash(&w, &write_hook("pre-push", "0")).await;
     assert!(!plant("pre-push", &root), "{said}");
 
     // A process left running that ends is waited for: no zombie is left of it.

@@ -251,9 +251,13 @@ pub async fn run_bash(
     let command = call.command.as_str();
     let mut place = w.command_place(policy);
     place.live = live;
-    // git's hooks and running settings, put back after the command ([`crate::guard`]), and for
-    // as long as processes it leaves go on ([`crate::survivors`]).
-    let guard = w.survivors.guard_before(&w.root);
+    // git's hooks and running settings, put back after the command ([`crate::guard`]) — also
+    // when it is stopped mid-way — and for as long as processes it leaves go on
+    // ([`crate::survivors`]).
+    let mut guarded = Guarded {
+        w,
+        guard: Some(w.survivors.guard_before(&w.root)),
+    };
     let ran = bash_without(
         &w.root,
         command,
@@ -273,10 +277,7 @@ pub async fn run_bash(
         }
         Err(e) => e.to_string(),
     };
-    let mut restored = guard.restore(&w.root);
-    if let Some(group) = left_running {
-        w.survivors.watch(group, &w.root, guard);
-    }
+    let mut restored = guarded.end(left_running);
     for earlier in w.survivors.take_said() {
         if !restored.contains(&earlier) {
             restored.push(earlier);
@@ -289,4 +290,34 @@ pub async fn run_bash(
         said.push_str(&restored);
     }
     said
+}
+
+/// A command's git guard, put back when the command ends — by itself, or stopped (the call
+/// dropped: the person or the tree stopped it), when [`Drop`] does it and what it put back is
+/// said with the next command's result.
+struct Guarded<'w> {
+    w: &'w Workspace,
+    guard: Option<crate::guard::GitGuard>,
+}
+
+impl Guarded<'_> {
+    /// The runners put back; watched on while processes the command left go on (in its group
+    /// `left_running`, or out of it). What was put back.
+    fn end(&mut self, left_running: Option<nix::unistd::Pid>) -> Vec<String> {
+        let Some(guard) = self.guard.take() else {
+            return Vec::new();
+        };
+        let restored = guard.restore(&self.w.root);
+        if left_running.is_some() || crate::survivors::strays() {
+            self.w.survivors.watch(left_running, &self.w.root, guard);
+        }
+        restored
+    }
+}
+
+impl Drop for Guarded<'_> {
+    fn drop(&mut self) {
+        let said = self.end(None);
+        self.w.survivors.tell(said);
+    }
 }
