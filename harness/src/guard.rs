@@ -34,6 +34,64 @@ pub struct GitGuard {
     repositories: Vec<Repository>,
     /// Where the repository folder is (`.git`, or where a `.git` file pointed).
     main: Option<PathBuf>,
+    /// The repositories of the project's gitlinks as last read, by the index they were read
+    /// from (read again only when the index changed).
+    gitlinks: std::sync::Arc<std::sync::Mutex<Option<GitlinksRead>>>,
+}
+
+/// The repositories of the project's gitlinks, and the index they were read from.
+#[derive(Debug)]
+struct GitlinksRead {
+    index: IndexStamp,
+    folders: Vec<PathBuf>,
+}
+
+/// What tells one index file from another: its device, inode, size and time of change.
+type IndexStamp = (u64, u64, u64, i64, i64);
+
+/// The stamp of the index at `main/index`; none when there is none.
+fn index_stamp(main: &Path) -> Option<IndexStamp> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(main.join("index")).ok()?;
+    Some((
+        meta.dev(),
+        meta.ino(),
+        meta.size(),
+        meta.mtime(),
+        meta.mtime_nsec(),
+    ))
+}
+
+/// The repositories kept inside the work tree that the index names as gitlinks (`git init sub;
+/// git add sub`): `git status` in the project enters each and runs its `core.fsmonitor` and the
+/// like. Read by `git ls-files --stage` from `/`, with the repository named, the monitor off.
+fn gitlink_repositories(root: &Path, main: &Path) -> Vec<PathBuf> {
+    let args: Vec<&std::ffi::OsStr> = vec![
+        "-c".as_ref(),
+        "core.fsmonitor=false".as_ref(),
+        "--git-dir".as_ref(),
+        main.as_os_str(),
+        "--work-tree".as_ref(),
+        root.as_os_str(),
+        "ls-files".as_ref(),
+        "--stage".as_ref(),
+        "-z".as_ref(),
+    ];
+    let Some(out) = run_git(&args, None) else {
+        return Vec::new();
+    };
+    out.split(|b| *b == 0)
+        .filter(|entry| entry.starts_with(b"160000 "))
+        .filter_map(|entry| {
+            let at = entry.iter().position(|b| *b == b'\t')?;
+            let path = std::str::from_utf8(entry.get(at + 1..)?).ok()?;
+            let folder = root.join(path).join(".git");
+            std::fs::symlink_metadata(&folder)
+                .is_ok_and(|m| m.is_dir())
+                .then_some(folder)
+        })
+        .take(REPOSITORIES_MAX)
+        .collect()
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -657,7 +715,29 @@ fn disarm(folder: &Path, said: &mut Vec<String>) {
 }
 
 impl GitGuard {
-    /// Reads the runners of `root`'s repository and its submodules' (nothing when it has none).
+    /// The repositories of the project's gitlinks now: read again only when the index changed
+    /// since they were last read.
+    fn gitlinks(&self, root: &Path, main: &Path) -> Vec<PathBuf> {
+        let stamp = index_stamp(main);
+        let mut known = self
+            .gitlinks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let (Some(stamp), Some(read)) = (stamp, known.as_ref()) {
+            if stamp == read.index {
+                return read.folders.clone();
+            }
+        }
+        let folders = gitlink_repositories(root, main);
+        *known = stamp.map(|index| GitlinksRead {
+            index,
+            folders: folders.clone(),
+        });
+        folders
+    }
+
+    /// Reads the runners of `root`'s repository, its submodules' and the repositories its
+    /// gitlinks name in the work tree (nothing when it has none).
     pub fn before(root: &Path) -> GitGuard {
         let dot_git = dot_git(root);
         let Some(main) = git_dir(root) else {
@@ -666,8 +746,11 @@ impl GitGuard {
                 ..GitGuard::default()
             };
         };
+        let gitlinks = gitlink_repositories(root, &main);
         let mut repositories: Vec<Repository> = repositories(&main)
             .into_iter()
+            .chain(gitlinks.iter().cloned())
+            .take(REPOSITORIES_MAX)
             .map(Repository::read)
             .collect();
         // A `core.hooksPath` the project's config already names, inside the project (husky's
@@ -703,9 +786,14 @@ impl GitGuard {
                 }
             }
         }
+        let stamp = index_stamp(&main);
         GitGuard {
             dot_git,
             repositories,
+            gitlinks: std::sync::Arc::new(std::sync::Mutex::new(stamp.map(|index| GitlinksRead {
+                index,
+                folders: gitlinks,
+            }))),
             main: Some(main),
         }
     }
@@ -758,7 +846,10 @@ impl GitGuard {
             repository.put_back(&mut said, &mut failed);
         }
         if let Some(main) = &self.main {
-            for folder in repositories(main) {
+            for folder in repositories(main)
+                .into_iter()
+                .chain(self.gitlinks(root, main))
+            {
                 if !before.contains(&folder) {
                     disarm(&folder, &mut said);
                 }
@@ -1146,6 +1237,48 @@ mod tests {
         assert_eq!(said.len(), 1, "{said:?}");
         let config = std::fs::read_to_string(module.join("config")).unwrap_or_default();
         assert!(!config.contains("fsmonitor"), "{config}");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    /// A repository made inside the work tree, with a commit, kept as a gitlink of the project.
+    fn nested(root: &Path, name: &str) -> PathBuf {
+        git(root, &["init", "-q", name]);
+        let sub = root.join(name);
+        git(
+            &sub,
+            &[
+                "-c",
+                "user.name=x",
+                "-c",
+                "user.email=x@x",
+                "commit",
+                "-q",
+                "--allow-empty",
+                "-m",
+                "x",
+            ],
+        );
+        git(root, &["add", name]);
+        sub
+    }
+
+    #[test]
+    fn a_repository_the_index_keeps_in_the_work_tree_is_guarded_and_a_new_one_disarmed() {
+        let root = repo("gitlinks");
+        let old = nested(&root, "old");
+        let guard = GitGuard::before(&root);
+        // One already there, changed; one made and kept by the command.
+        git(&old, &["config", "core.fsmonitor", "sh x"]);
+        std::fs::write(old.join(".git/hooks/pre-commit"), "#!/bin/sh\nsh x\n").unwrap();
+        let new = nested(&root, "new");
+        git(&new, &["config", "core.fsmonitor", "sh x"]);
+        let said = guard.after(&root);
+        assert!(said.len() >= 3, "{said:?}");
+        for sub in [&old, &new] {
+            let config = std::fs::read_to_string(sub.join(".git/config")).unwrap();
+            assert!(!config.contains("fsmonitor"), "{config}");
+        }
+        assert!(!old.join(".git/hooks/pre-commit").exists());
         let _ = std::fs::remove_dir_all(&root);
     }
 }
