@@ -998,6 +998,8 @@ impl Walker<'_> {
                 }
                 // The file it changes, before the one it reads (`patch FILE PATCH`).
                 Some("first") => operands.first().copied().into_iter().collect(),
+                // The file after its subcommand's verb (`git bundle create FILE`).
+                Some("second") => operands.get(1).copied().into_iter().collect(),
                 _ => Vec::new(),
             };
             // `mv a b dir`: the last goes unreplaced (unless `-t dir` names the place).
