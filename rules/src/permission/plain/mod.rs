@@ -120,6 +120,7 @@ pub fn analyse_guarded(line: &str, place: Place<'_>, guarded: &dyn Fn(&str) -> b
         links_lost: false,
         current: None,
         built: Vec::new(),
+        changed_folder: false,
     };
     walker.out.commands = reading
         .commands

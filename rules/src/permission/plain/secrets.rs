@@ -142,21 +142,29 @@ impl Walker<'_> {
             self.opaque(super::super::shell::Construct::BraceExpansion);
             return;
         }
+        // A value a command substitution makes, whose text spells a secret's path
+        // (`$(echo ~/.ssh/id_rsa)`, `cd $(echo ~/.aws)`): judged as the paths it spells.
+        if w.dynamic() {
+            for piece in spelled_in_substitution(&w.text) {
+                self.secret_read(&Word::literal(&piece), scope);
+            }
+        }
         let paths = match self.targets(w, scope) {
             Some(paths) => paths,
             None => match shape(w) {
                 // Its start known only when it runs (`$X/.docker/config.json`, `~-/.ssh/id_rsa`:
                 // the folder before), or relative to a folder a `cd` went to that is not known
-                // (`cd -; cat .ssh/id_rsa`), and the
-                // rest naming a piece of a secret's path: it may be under any folder, the home's
-                // and the system's.
+                // (`cd -; cat .ssh/id_rsa`), and its own path naming a folder or a file of an
+                // account file's path (`gh/hosts.yml`, `.ssh/…`; not `src/main.rs`, nor a bare
+                // word, which may be no path at all): it may be under any folder, the home's and
+                // the system's.
                 Some(glob)
                     if (glob.starts_with('*')
                         || (self.cwds.is_none() && !glob.starts_with(['/', '~']))
                         || glob
                             .strip_prefix("~-")
                             .is_some_and(|r| r.is_empty() || r.starts_with('/')))
-                        && secret_may(&glob) =>
+                        && names_a_secret_segment(&glob) =>
                 {
                     anywhere(&glob, self.place.home)
                 }
@@ -185,6 +193,54 @@ impl Walker<'_> {
             }
         }
     }
+}
+
+/// The words a command substitution's text spells that may name a secret's path
+/// (`$(echo ~/.ssh/id_rsa)`: `~/.ssh/id_rsa`); none for a word with no substitution.
+pub(super) fn spelled_in_substitution(text: &str) -> Vec<String> {
+    if !text.contains(['$', '`']) || !secret_may(text) {
+        return Vec::new();
+    }
+    text.split(|c: char| c.is_whitespace() || "()'\"`$;|&<>={}".contains(c))
+        .filter(|piece| !piece.is_empty() && secret_may(piece))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Whether a path whose start is not known (after it: `gh/hosts.yml`, `.ssh/id_rsa`) names, by a
+/// whole folder or file name of its own, one spelled in a path no tool may read: `gh` of
+/// `~/.config/gh/*`, `.ssh` of `~/.ssh/*` — not `src/main.rs` (which `~/.ssh/*` would hold too,
+/// by its `*`). A bare word (no `/`, no leading `.`: `config`, `test`) may be no path at all, and
+/// is not judged so.
+fn names_a_secret_segment(glob: &str) -> bool {
+    use std::collections::HashSet;
+    use std::sync::OnceLock;
+    static NAMES: OnceLock<HashSet<String>> = OnceLock::new();
+    let rest = glob
+        .strip_prefix("~-")
+        .unwrap_or(glob)
+        .trim_start_matches(['*', '/']);
+    if !rest.contains('/') && !rest.starts_with('.') {
+        return false;
+    }
+    let names = NAMES.get_or_init(|| {
+        refusing_reads()
+            .flat_map(|e| e.entry.patterns.iter())
+            .flat_map(|p| p.split('/'))
+            .filter(|segment| {
+                !segment.is_empty() && *segment != "~" && !segment.contains(['*', '?', '['])
+            })
+            .map(|segment| segment.to_lowercase())
+            .collect()
+    });
+    rest.split('/').any(|segment| {
+        let segment = segment.to_lowercase();
+        names.contains(&segment)
+            || (segment.contains(['*', '?', '['])
+                && names
+                    .iter()
+                    .any(|name| super::super::wildcard::matches(&segment, name)))
+    })
 }
 
 /// How deep under the home or the root a path whose start is not known is looked for: the

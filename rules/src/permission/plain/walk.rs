@@ -36,6 +36,10 @@ pub(super) struct Walker<'a> {
     /// Programs the line builds (`gcc -o app`): written from files it names, not text it
     /// gives, so running one after is not running what the line wrote.
     pub(super) built: Vec<String>,
+    /// The line changed its folder already (`cd`, `pushd`): `cd -` then goes back to a folder
+    /// this reading does not follow. Before that it fails, as every command runs with `OLDPWD`
+    /// empty (programs.json `environment`), and the line stays where it is.
+    pub(super) changed_folder: bool,
 }
 
 /// Whether a path is a device that holds no file (`/dev/null`, the standard streams).
@@ -355,7 +359,12 @@ impl Walker<'_> {
             self.opaque(Construct::OtherShell);
             return;
         }
-        if lists.has(List::InputShells) {
+        // Asked only what it is (`sqlite3 --version`), it runs nothing.
+        let only_asked_what_it_is = matches!(
+            args,
+            [w] if !w.dynamic() && matches!(w.text.as_str(), "--version" | "-version" | "--help" | "-help")
+        );
+        if lists.has(List::InputShells) && !only_asked_what_it_is {
             self.opaque(Construct::ShellInput);
             return;
         }
@@ -1172,11 +1181,22 @@ impl Walker<'_> {
         let operand = args
             .iter()
             .find(|w| !w.text.starts_with('-') || w.text == "-");
+        // A folder a command substitution makes that spells a secret's (`cd $(echo ~/.aws)`):
+        // what is read there next may be any file in it, so it is judged as read whole.
+        if let Some(w) = operand.filter(|w| w.dynamic()) {
+            for piece in super::secrets::spelled_in_substitution(&w.text) {
+                for path in self.resolve_all(&piece).unwrap_or_default() {
+                    self.secret_tree(&path);
+                }
+            }
+        }
         let to = match operand {
             None => self.resolve_all("~"),
+            Some(w) if w.text == "-" && !self.changed_folder => return,
             Some(w) if w.text == "-" => None,
             Some(w) => self.targets(w, scope),
         };
+        self.changed_folder = true;
         match (to, self.cwds.as_mut()) {
             (Some(paths), Some(cwds)) => {
                 for p in paths {
