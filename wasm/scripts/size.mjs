@@ -1,10 +1,10 @@
 // The size of the package's .wasm. Its budget (issue 23, which chose speed over size) is 480 KB,
 // 200 KB gzipped. Built for speed (the `wasm-speed` profile, opt-level 2, with LLVM's inlining
 // held at a cost of 100 and no loop unrolled: the Makefile's NPM_RUSTFLAGS) the package is about
-// 679 KB (273 KB gzipped): over that budget, because the budget was set against the package before
+// 691 KB (278 KB gzipped): over that budget, because the budget was set against the package before
 // issue 19's grammars (112.8 KB more at "z") — docs/figures.md says by how much. So that nothing
 // else grows unseen, this check fails above what the package measures plus a little room
-// (690 KB, 280 KB gzipped: it was 650 KB and 264 KB until stop 29 held the inlining back, 60 KB
+// (700 KB, 285 KB gzipped: it was 650 KB and 264 KB until stop 29 held the inlining back, 60 KB
 // and 20 KB gzipped less for the same speed; 590 KB and 246 KB until stop 32 wrote the answers
 // as JSON text with no value between, 16 KB more for a faster evaluate; 605 KB and 253 KB until
 // stop 35 kept a command's short lists on the stack and borrowed a decision's fixed texts, 4.8 KB
@@ -29,12 +29,15 @@
 // name a hidden folder, and git settings kept to run later — 23.2 KB more, after five hostile
 // reviews; 675 KB and 275 KB until stop 43 read paths whose start is not known, more startup
 // and account files, tools' settings commands, hook managers' files, archives unpacked into a
-// .git folder and what three hostile reviews found — 8.8 KB more — docs/figures.md).
+// .git folder and what three hostile reviews found — 8.8 KB more; 690 KB and 280 KB until the
+// same stop's last readings (substitutions that spell a secret's path, a path of unknown start
+// judged by its own names, git writing into .git, more tools' settings) — 12 KB more —
+// docs/figures.md).
 // `--report` prints the figures and never fails.
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 const BUDGET = { raw: 480_000, gz: 200_000 };
-const GUARD = { raw: 690_000, gz: 280_000 };
+const GUARD = { raw: 700_000, gz: 285_000 };
 const file = new URL("../pkg/lembas_wasm_bg.wasm", import.meta.url);
 const bytes = readFileSync(file);
 const gz = gzipSync(bytes, { level: 9 }).length;
