@@ -262,11 +262,6 @@ impl Survivors {
         std::mem::take(&mut self.lock().said)
     }
 
-    /// Whether a command's processes are being watched.
-    pub fn watching(&self) -> bool {
-        !self.lock().projects.is_empty()
-    }
-
     fn lock(&self) -> std::sync::MutexGuard<'_, Watch> {
         self.watch.lock().unwrap_or_else(PoisonError::into_inner)
     }
