@@ -1,7 +1,7 @@
 // The size of the package's .wasm. Its budget (issue 23, which chose speed over size) is 480 KB,
 // 200 KB gzipped. Built for speed (the `wasm-speed` profile, opt-level 2, with LLVM's inlining
 // held at a cost of 100 and no loop unrolled: the Makefile's NPM_RUSTFLAGS) the package is about
-// 691 KB (278 KB gzipped): over that budget, because the budget was set against the package before
+// 692 KB (278 KB gzipped): over that budget, because the budget was set against the package before
 // issue 19's grammars (112.8 KB more at "z") — docs/figures.md says by how much. So that nothing
 // else grows unseen, this check fails above what the package measures plus a little room
 // (700 KB, 285 KB gzipped: it was 650 KB and 264 KB until stop 29 held the inlining back, 60 KB
