@@ -986,14 +986,12 @@ mod tests {
         let _ = std::fs::remove_dir_all(&root);
     }
 
-    #[test]
-    fn a_submodule_s_repository_a_command_makes_is_disarmed() {
-        let root = repo("new-module");
-        let guard = GitGuard::before(&root);
-        git(&root, &["init", "-q", "--bare", ".git/modules/new"]);
-        let module = root.join(".git/modules/new");
+    /// A submodule's repository a command makes in `.git/modules/new`, with a setting that runs
+    /// a program (`core.fsmonitor`).
+    fn made_module(root: &Path) -> PathBuf {
+        git(root, &["init", "-q", "--bare", ".git/modules/new"]);
         git(
-            &root,
+            root,
             &[
                 "--git-dir",
                 ".git/modules/new",
@@ -1002,6 +1000,14 @@ mod tests {
                 "sh x",
             ],
         );
+        root.join(".git/modules/new")
+    }
+
+    #[test]
+    fn a_submodule_s_repository_a_command_makes_is_disarmed() {
+        let root = repo("new-module");
+        let guard = GitGuard::before(&root);
+        let module = made_module(&root);
         git(
             &root,
             &[
@@ -1220,18 +1226,7 @@ mod tests {
     fn a_made_repository_s_setting_is_taken_out_past_a_lock_file_left_beside_it() {
         let root = repo("module-lock");
         let guard = GitGuard::before(&root);
-        git(&root, &["init", "-q", "--bare", ".git/modules/new"]);
-        let module = root.join(".git/modules/new");
-        git(
-            &root,
-            &[
-                "--git-dir",
-                ".git/modules/new",
-                "config",
-                "core.fsmonitor",
-                "sh x",
-            ],
-        );
+        let module = made_module(&root);
         std::fs::write(module.join("config.lock"), "").unwrap();
         let said = guard.after(&root);
         assert_eq!(said.len(), 1, "{said:?}");
