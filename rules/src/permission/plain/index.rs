@@ -90,8 +90,132 @@ impl ProgramIndex {
 /// The hardline's command entries that name `program` (plainly or by a wildcard), in the order
 /// of the spec data.
 pub(super) fn entries_naming(program: &str) -> impl Iterator<Item = &'static HardCommand> + '_ {
-    static INDEX: OnceLock<ProgramIndex> = OnceLock::new();
-    naming_in(&INDEX, &spec().hardline.commands, |e| &e.programs, program)
+    commands_naming(program).map(|named| named.entry)
+}
+
+/// A hardline command entry, with whether it holds only for one of its subcommands
+/// ([`needs_a_subcommand`], found once).
+pub(super) struct CommandEntry {
+    pub(super) entry: &'static HardCommand,
+    pub(super) needs_a_subcommand: bool,
+}
+
+/// The hardline's command entries that name `program` (plainly or by a wildcard), in the order
+/// of the spec data, each with whether it needs a subcommand.
+pub(super) fn commands_naming(program: &str) -> impl Iterator<Item = CommandEntry> + '_ {
+    let entries = &spec().hardline.commands;
+    let index = commands_index();
+    index.programs.naming(program).filter_map(move |at| {
+        Some(CommandEntry {
+            entry: entries.get(at)?,
+            needs_a_subcommand: index.needs_a_subcommand.get(at).copied().unwrap_or(true),
+        })
+    })
+}
+
+/// The index of the hardline's command entries: by program, and their subcommands.
+struct CommandsIndex {
+    programs: ProgramIndex,
+    subcommands: SubcommandsNamed,
+    /// Whether each entry, in the spec data's order, needs a subcommand.
+    needs_a_subcommand: Vec<bool>,
+}
+
+/// The index of the hardline's command entries, made on first use.
+fn commands_index() -> &'static CommandsIndex {
+    static INDEX: OnceLock<CommandsIndex> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let entries = &spec().hardline.commands;
+        let programs = ProgramIndex::of(
+            entries
+                .iter()
+                .map(|e| e.programs.iter().map(|p| &**p).collect())
+                .collect(),
+        );
+        let subcommands = SubcommandsNamed::of(&programs, entries);
+        CommandsIndex {
+            programs,
+            subcommands,
+            needs_a_subcommand: entries.iter().map(needs_a_subcommand).collect(),
+        }
+    })
+}
+
+/// Whether an entry holds only for one of its subcommands, spelled as a word: it lists some,
+/// and none of them is an option (`git push`'s entries, not `tar`'s `--delete`).
+pub(super) fn needs_a_subcommand(e: &HardCommand) -> bool {
+    !e.subcommands.is_empty() && !e.subcommands.iter().any(|s| s.starts_with('-'))
+}
+
+/// The subcommands of the hardline's command entries that name `program` and need one
+/// ([`needs_a_subcommand`]), for telling at once that no word of a command spells any: then none
+/// of those entries holds (`git push origin main` and git's twelve entries, each of which names
+/// subcommands other than `push`).
+pub(super) struct SubcommandsNamed {
+    /// The subcommands of the entries naming a program plainly, sorted, by the program's place
+    /// in the index's names.
+    by_name: Vec<Vec<&'static str>>,
+    /// The entries naming a program by a wildcard that need a subcommand, with the wildcards.
+    by_wildcard: Vec<(Vec<&'static str>, &'static HardCommand)>,
+}
+
+impl SubcommandsNamed {
+    fn of(index: &ProgramIndex, entries: &'static [HardCommand]) -> SubcommandsNamed {
+        let by_name = index
+            .by_name
+            .iter()
+            .map(|(_, places)| {
+                let mut words: Vec<&'static str> = places
+                    .iter()
+                    .filter_map(|at| entries.get(*at))
+                    .filter(|e| needs_a_subcommand(e))
+                    .flat_map(|e| e.subcommands.iter().map(|s| &**s))
+                    .collect();
+                words.sort_unstable();
+                words.dedup();
+                words
+            })
+            .collect();
+        let by_wildcard = index
+            .by_wildcard
+            .iter()
+            .filter_map(|(at, wildcards)| {
+                let e = entries.get(*at)?;
+                needs_a_subcommand(e).then(|| (wildcards.clone(), e))
+            })
+            .collect();
+        SubcommandsNamed {
+            by_name,
+            by_wildcard,
+        }
+    }
+}
+
+/// Whether one of `words` spells a subcommand of an entry naming `program` that needs one
+/// ([`needs_a_subcommand`]): when none does, none of those entries holds for them.
+pub(super) fn spells_a_subcommand<'w>(
+    program: &str,
+    mut words: impl Iterator<Item = &'w str> + Clone,
+) -> bool {
+    let CommandsIndex {
+        programs: index,
+        subcommands: named,
+        ..
+    } = commands_index();
+    let plainly = index
+        .by_name
+        .binary_search_by(|(known, _)| cmp_names(known, program))
+        .ok()
+        .and_then(|found| named.by_name.get(found))
+        .map_or(&[][..], Vec::as_slice);
+    let by_wildcard = || {
+        named
+            .by_wildcard
+            .iter()
+            .filter(|(wildcards, _)| wildcards.iter().any(|w| names(w, program)))
+    };
+    words.clone().any(|w| plainly.binary_search(&w).is_ok())
+        || by_wildcard().any(|(_, e)| words.any(|w| e.subcommands.iter().any(|s| *s == w)))
 }
 
 /// The hardline's `writes` entries that name `program` (plainly or by a wildcard), in the order
@@ -198,5 +322,51 @@ mod tests {
             assert_eq!(found, every, "{program}");
         }
         assert!(writes_naming("git").next().is_some());
+    }
+
+    /// A word spells a subcommand of the entries naming a program (that need one) exactly when
+    /// one of them lists it: for every program an entry names, every subcommand an entry lists,
+    /// and words none lists.
+    #[test]
+    fn a_subcommand_is_spelled_when_an_entry_naming_the_program_lists_it() {
+        let commands = &spec().hardline.commands;
+        let mut programs: Vec<String> = commands
+            .iter()
+            .flat_map(|e| e.programs.iter().map(|p| p.replace(['*', '?'], "x")))
+            .collect();
+        programs.extend(["gitx", "", "mkfs.ext4"].map(String::from));
+        let mut words: Vec<&str> = commands
+            .iter()
+            .flat_map(|e| e.subcommands.iter().map(|s| &**s))
+            .collect();
+        words.extend(["push", "", "x", "--delete"]);
+        let mut spelled = 0;
+        for program in &programs {
+            for word in &words {
+                let listed = commands.iter().any(|e| {
+                    needs_a_subcommand(e)
+                        && e.programs
+                            .iter()
+                            .any(|p| super::super::walk::names(p, program))
+                        && e.subcommands.iter().any(|s| s == word)
+                });
+                let found = spells_a_subcommand(program, [*word].into_iter());
+                assert_eq!(found, listed, "{program} {word}");
+                spelled += usize::from(found);
+            }
+            // Two words: found when either is.
+            let two = spells_a_subcommand(program, ["push", "diff"].into_iter());
+            assert_eq!(
+                two,
+                spells_a_subcommand(program, ["diff"].into_iter()),
+                "{program}"
+            );
+        }
+        assert!(spelled > 50, "{spelled}");
+        assert!(spells_a_subcommand("git", ["origin", "clean"].into_iter()));
+        assert!(!spells_a_subcommand(
+            "git",
+            ["push", "origin", "main"].into_iter()
+        ));
     }
 }

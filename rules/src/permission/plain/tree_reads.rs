@@ -6,18 +6,20 @@
 use super::super::shell::Word;
 use super::values::Scope;
 use super::walk::{next_word_values, option_values, Options, Walker};
+use crate::spec::types::TreeRead;
 
 impl Walker<'_> {
-    /// The folders `program`'s words (`args`, read as `opts`) read whole, each judged for the
-    /// secrets under it.
+    /// The folders `program`'s words (`args`, read as `opts`) read whole by the `tree_reads`
+    /// entries naming it (`entries`), each judged for the secrets under it.
     pub(super) fn tree_reads(
         &mut self,
         program: &str,
+        entries: impl Iterator<Item = &'static TreeRead>,
         args: &[Word],
         scope: &Scope<'_>,
         opts: &Options<'_>,
     ) {
-        for entry in super::index::tree_reads_naming(program) {
+        for entry in entries {
             // Old-style letters: `tar czf x ~` creates as `tar -czf x ~` does.
             let old_style = entry.first_letters.as_deref().is_some_and(|letters| {
                 args.first().is_some_and(|w| {

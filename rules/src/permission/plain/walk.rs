@@ -628,7 +628,8 @@ impl Walker<'_> {
                 }
             }
         }
-        let tree_reads = super::index::tree_reads_naming(program).next().is_some();
+        let mut tree_entries = super::index::tree_reads_naming(program).peekable();
+        let tree_reads = tree_entries.peek().is_some();
         if lists.has(List::Writers) || tree_reads {
             // Read once for both, with the values the line gives its expansions.
             let own;
@@ -643,7 +644,7 @@ impl Walker<'_> {
                 self.hidden_writes(program, args, scope, opts, &part);
             }
             if tree_reads {
-                self.tree_reads(program, args, scope, opts);
+                self.tree_reads(program, tree_entries, args, scope, opts);
             }
         }
         if lists.has(List::ChangesDirectory) {
@@ -671,7 +672,16 @@ impl Walker<'_> {
         if help {
             return;
         }
-        for e in super::index::entries_naming(program) {
+        // The entries that hold only for a subcommand, when no word spells one of theirs and
+        // none is known only when the line runs, are passed over at once (`entry`'s first test,
+        // made once for all of them).
+        let no_subcommand = (shared.is_some() || !args.iter().any(Word::dynamic))
+            && !super::index::spells_a_subcommand(program, args.iter().map(|w| w.text.as_str()));
+        for named in super::index::commands_naming(program) {
+            if no_subcommand && named.needs_a_subcommand {
+                continue;
+            }
+            let e = named.entry;
             let holds = self.entry(e, args, scope, shared);
             if holds != Holds::No {
                 self.hit(e, command_text(words), holds);
@@ -693,8 +703,7 @@ impl Walker<'_> {
         // once for every entry, `shared`, mean none is): with neither, it does not hold, found
         // before the options are read for it (`git push` and the four `git` entries). The
         // subcommand check below is the whole rule; this passes over what it would refuse.
-        if !e.subcommands.is_empty()
-            && !e.subcommands.iter().any(|s| s.starts_with('-'))
+        if super::index::needs_a_subcommand(e)
             && (shared.is_some() || !args.iter().any(Word::dynamic))
             && !args
                 .iter()
