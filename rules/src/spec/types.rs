@@ -1141,6 +1141,12 @@ spec_struct! {
         /// -n` reads `~/.netrc`): that file is judged as a read of it.
         #[serde(default)]
         pub option_reads: Map<Map<Str>>,
+        /// Variables of the person's environment that name an account file or a folder of them,
+        /// with the path each names when it is not set (`KUBECONFIG`: `~/.kube/config`): a word
+        /// reading through one the line does not set (`cat $KUBECONFIG`) is judged as a read of
+        /// that path too.
+        #[serde(default)]
+        pub variable_paths: Map<Str>,
         /// How a package word says where the package comes from (npm's spellings).
         #[serde(default)]
         pub package_words: PackageWords,

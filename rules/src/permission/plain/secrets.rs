@@ -4,7 +4,7 @@
 use super::super::glob::{hidden_names_spelled, may_match_under, tokens, tokens_meet_crossing};
 use super::super::hardline::{self, lower, Hit, HomeGlob, LowerPath, LowerPattern};
 use super::super::path::SOME_HOME;
-use super::super::shell::Word;
+use super::super::shell::{PieceView, Word};
 use super::super::RiskClass;
 use super::addresses::spells_an_address;
 use super::values::{shape, strip_word_prefix, values_inside, Scope};
@@ -28,7 +28,7 @@ impl Walker<'_> {
             });
             for (option, file) in reads.iter() {
                 if opts.has(option) || given_in_a_variable {
-                    self.secret_read(&Word::literal(file), scope);
+                    self.secret_read(&Word::unquoted(file), scope);
                 }
             }
         }
@@ -148,6 +148,11 @@ impl Walker<'_> {
             for piece in spelled_in_substitution(&w.text) {
                 self.secret_read(&Word::literal(&piece), scope);
             }
+            // A variable of the person's environment naming an account file, which the line
+            // does not set (`cat $KUBECONFIG`): read as the path it names when not set too.
+            if let Some(path) = variable_path_spelling(w, scope) {
+                self.secret_read(&Word::unquoted(&path), scope);
+            }
         }
         let paths = match self.targets(w, scope) {
             Some(paths) => paths,
@@ -205,6 +210,33 @@ pub(super) fn spelled_in_substitution(text: &str) -> Vec<String> {
         .filter(|piece| !piece.is_empty() && secret_may(piece))
         .map(str::to_string)
         .collect()
+}
+
+/// A word spelled with each variable of the person's environment that names an account file
+/// (hardline.json `plain.variable_paths`) as the path it names when not set
+/// (`$CARGO_HOME/credentials.toml`: `~/.cargo/credentials.toml`): none when the word names none,
+/// holds another value known only when the line runs, or names one the line sets or names
+/// (`read X`, `export X=…`: its value is then the line's, read as such).
+fn variable_path_spelling(w: &Word, scope: &Scope<'_>) -> Option<String> {
+    let paths = &crate::spec::spec().hardline.plain.variable_paths;
+    let mut spelled = String::new();
+    let mut named = false;
+    for piece in w.piece_views() {
+        match piece {
+            PieceView::Text { text, .. } => spelled.push_str(text),
+            PieceView::Parameter { name, .. } => {
+                let set_by_the_line =
+                    scope.mentions(name) || scope.reading.bindings.iter().any(|b| b.name == name);
+                if set_by_the_line {
+                    return None;
+                }
+                spelled.push_str(paths.get(name)?);
+                named = true;
+            }
+            PieceView::Substitution { .. } => return None,
+        }
+    }
+    named.then_some(spelled)
 }
 
 /// Whether a path whose start is not known (after it: `gh/hosts.yml`, `.ssh/id_rsa`) names, by a
@@ -553,6 +585,8 @@ fn starts_alike(first: &str, rest: &str, other: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn text_with_a_blank_before_its_first_slash_is_no_path() {
         assert!(super::text_not_path("see ~/.ssh/config"));
@@ -584,6 +618,48 @@ mod tests {
                 "{first}{rest} {other}"
             );
         }
+    }
+
+    /// Every variable of `variable_paths` names, when not set, a path no tool may read or a
+    /// folder holding one (an entry that names none would refuse nothing), and a word reading
+    /// through one the line does not set is spelled as that path.
+    #[test]
+    fn each_variable_path_is_or_holds_a_secret() {
+        let paths = &crate::spec::spec().hardline.plain.variable_paths;
+        assert!(paths.keys().count() > 10);
+        for (name, path) in paths.iter() {
+            let home = "/home/u";
+            let abs = format!("{home}{}", path.strip_prefix('~').unwrap_or(path));
+            let refused = hardline::check_path(&abs, RiskClass::Read, Some(home), "/home/u/p")
+                .is_some_and(|f| !f.ask);
+            let folder = format!("{}/", path.to_lowercase());
+            let holds_one = refusing_reads()
+                .flat_map(|e| e.entry.patterns.iter())
+                .any(|p| p.to_lowercase().starts_with(&folder) || path == "~");
+            assert!(refused || holds_one, "{name}: {path}");
+        }
+        let reading = crate::permission::shell::read(
+            "cat $CARGO_HOME/credentials.toml \"$KUBECONFIG\" $X/$KUBECONFIG; K=1; cat $K",
+        );
+        let scope = Scope::new(&reading, None);
+        let words: Vec<&Word> = reading
+            .commands
+            .iter()
+            .flat_map(|c| c.argv().iter().skip(1))
+            .collect();
+        let spelled: Vec<Option<String>> = words
+            .iter()
+            .map(|w| variable_path_spelling(w, &scope))
+            .collect();
+        assert_eq!(
+            spelled,
+            [
+                Some("~/.cargo/credentials.toml".to_string()),
+                Some("~/.kube/config".to_string()),
+                None,
+                None,
+            ]
+        );
     }
 
     /// What a scan of every piece at every place finds, for texts made of the pieces themselves

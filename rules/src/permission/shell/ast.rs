@@ -270,6 +270,18 @@ impl Word {
         }
     }
 
+    /// A word of text as written without quotes: a `~` at its start is the home, and its
+    /// wildcards are a glob (`~/.netrc`, a path the data spells).
+    pub fn unquoted(text: &str) -> Word {
+        Word {
+            text: text.to_string(),
+            pieces: Pieces::One(Piece::Text {
+                span: 0..text.len(),
+                quoted: false,
+            }),
+        }
+    }
+
     /// The word's pieces, each with its text.
     pub fn piece_views(&self) -> impl Iterator<Item = PieceView<'_>> {
         self.pieces.iter().map(|piece| self.view(piece))
