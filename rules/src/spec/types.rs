@@ -1147,6 +1147,11 @@ spec_struct! {
         /// that path too.
         #[serde(default)]
         pub variable_paths: Map<Str>,
+        /// Programs that give a variable a value from their input or their words (`read`,
+        /// `mapfile`), each with the options that make them do so (none: always; `printf`:
+        /// `-v`): in a line with one, every word spelling a path no tool may read is read.
+        #[serde(default)]
+        pub input_values: Map<List<Str>>,
         /// How a package word says where the package comes from (npm's spellings).
         #[serde(default)]
         pub package_words: PackageWords,

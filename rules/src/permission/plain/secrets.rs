@@ -4,11 +4,12 @@
 use super::super::glob::{hidden_names_spelled, may_match_under, tokens, tokens_meet_crossing};
 use super::super::hardline::{self, lower, Hit, HomeGlob, LowerPath, LowerPattern};
 use super::super::path::SOME_HOME;
-use super::super::shell::{PieceView, Word};
+use super::super::shell::{PieceView, Reading, RedirectOp, Word};
 use super::super::RiskClass;
 use super::addresses::spells_an_address;
 use super::values::{shape, strip_word_prefix, values_inside, Scope};
 use super::walk::Walker;
+use crate::spec::types::Plain;
 use std::borrow::Cow;
 
 impl Walker<'_> {
@@ -195,6 +196,62 @@ impl Walker<'_> {
             {
                 self.out.hits.push(found.hit);
                 return;
+            }
+        }
+    }
+}
+
+/// Whether a line turns text into a command's arguments or a variable's value where the reader
+/// does not follow it: a wrapper that takes operands from its input (`xargs`, `parallel`), or a
+/// program of `input_values` (`read`, `mapfile`, `printf -v`), named by any word of it (a word
+/// may be a wrapper's command: `env xargs`).
+pub(super) fn turns_text_into_values(reading: &Reading, plain: &Plain) -> bool {
+    reading.commands.iter().any(|cmd| {
+        let words = cmd.argv();
+        words.iter().enumerate().any(|(at, w)| {
+            if w.dynamic() {
+                return false;
+            }
+            let name = w.text.rsplit('/').next().unwrap_or(&w.text);
+            let later = words.get(at + 1..).unwrap_or(&[]);
+            plain.wrappers.get(name).is_some_and(|spec| spec.input)
+                || plain.input_values.get(name).is_some_and(|options| {
+                    options.is_empty()
+                        || later
+                            .iter()
+                            .any(|word| options.iter().any(|o| word.text.starts_with(o.as_ref())))
+                })
+        })
+    })
+}
+
+impl Walker<'_> {
+    /// Every word of a line that spells a path no tool may read — its commands' words and its
+    /// here-strings' text — judged as a read of it: for a line that turns text into paths where
+    /// the reader does not follow it ([`turns_text_into_values`]: `echo ~/.ssh/id_rsa | xargs
+    /// cat`).
+    pub(super) fn spelled_secret_reads(&mut self, reading: &Reading, scope: &Scope<'_>) {
+        for cmd in &reading.commands {
+            let here_strings = cmd
+                .redirects
+                .iter()
+                .filter(|r| r.op == RedirectOp::HereString)
+                .map(|r| &r.target);
+            for w in cmd.argv().iter().chain(here_strings) {
+                // A value the line knows (`$HOME/.ssh/id_rsa`) or that spells a secret's path
+                // from an unknown start, as any word is read.
+                if w.dynamic() {
+                    self.secret_read(w, scope);
+                    continue;
+                }
+                // Each piece the word's blanks part (`read a b <<< "x ~/.ssh/id_rsa"`).
+                for piece in w.text.split_whitespace().filter(|p| secret_may(p)) {
+                    if piece == w.text {
+                        self.secret_read(w, scope);
+                    } else {
+                        self.secret_read(&Word::unquoted(piece), scope);
+                    }
+                }
             }
         }
     }

@@ -186,6 +186,9 @@ impl Walker<'_> {
             }
             self.unwrap_wrappers(cmd.argv(), scope, stdin_fed, depth);
         }
+        if super::secrets::turns_text_into_values(reading, &self.hardline.plain) {
+            self.spelled_secret_reads(reading, scope);
+        }
     }
 
     /// A redirection: a connection to the network, a file it reads, a file it writes.
