@@ -1143,8 +1143,8 @@ spec_struct! {
         pub option_reads: Map<Map<Str>>,
         /// Variables of the person's environment that name an account file or a folder of them,
         /// with the path each names when it is not set (`KUBECONFIG`: `~/.kube/config`): a word
-        /// reading through one the line does not set (`cat $KUBECONFIG`) is judged as a read of
-        /// that path too.
+        /// reading through one (`cat $KUBECONFIG`), whether or not the line sets it, is judged as
+        /// a read of that path too.
         #[serde(default)]
         pub variable_paths: Map<Str>,
         /// Programs that give a variable a value from their input or their words (`read`,

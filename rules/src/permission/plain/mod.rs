@@ -24,6 +24,7 @@ mod secrets;
 mod tree_reads;
 mod unlisted;
 mod values;
+mod variable_paths;
 mod walk;
 mod wrappers;
 
@@ -121,6 +122,7 @@ pub fn analyse_guarded(line: &str, place: Place<'_>, guarded: &dyn Fn(&str) -> b
         current: None,
         built: Vec::new(),
         changed_folder: false,
+        variable_folders: Vec::new(),
     };
     walker.out.commands = reading
         .commands

@@ -4,7 +4,7 @@
 use super::super::glob::{hidden_names_spelled, may_match_under, tokens, tokens_meet_crossing};
 use super::super::hardline::{self, lower, Hit, HomeGlob, LowerPath, LowerPattern};
 use super::super::path::SOME_HOME;
-use super::super::shell::{PieceView, Reading, RedirectOp, Word};
+use super::super::shell::{Reading, RedirectOp, Word};
 use super::super::RiskClass;
 use super::addresses::spells_an_address;
 use super::values::{shape, strip_word_prefix, values_inside, Scope};
@@ -36,6 +36,7 @@ impl Walker<'_> {
         // Most commands name nothing that may be secret: nothing more to read.
         let may_name_one = args.iter().any(|w| {
             w.dynamic()
+                || self.in_a_variable_folder(w)
                 || w.glob()
                 || secret_may(&w.text)
                 || values_inside(&w.text).any(|v| secret_may(v) || v.contains(['*', '?', '[']))
@@ -101,6 +102,13 @@ impl Walker<'_> {
             }
             self.secret_read(w, scope);
             if w.dynamic() {
+                // A value inside a word spelled with a variable naming an account file
+                // (`-d @$KUBECONFIG`, `--post-file=$NETRC`): read as that file.
+                for spelled in super::variable_paths::spellings(w, scope) {
+                    for value in values_inside(&spelled).filter(|v| secret_may(v)) {
+                        self.secret_read(&Word::unquoted(value), scope);
+                    }
+                }
                 continue;
             }
             let t = w.text.as_str();
@@ -123,10 +131,24 @@ impl Walker<'_> {
         }
     }
 
+    /// Whether a word is a path relative to a folder not known that a `cd` to a variable
+    /// naming an account folder may have gone to (`cd $GNUPGHOME && cat private-keys-v1.d/k`).
+    fn in_a_variable_folder(&self, w: &Word) -> bool {
+        self.cwds.is_none()
+            && !self.variable_folders.is_empty()
+            && !w.dynamic()
+            && !w.text.starts_with(['/', '~'])
+    }
+
     pub(super) fn secret_read(&mut self, w: &Word, scope: &Scope<'_>) {
         // Most words name nothing secret: look closer only at those that may. A glob may name
         // one without spelling it (`/proc/self/envi*`).
-        if !w.dynamic() && !w.glob() && !spells_an_address(&w.text) && !secret_may(&w.text) {
+        if !w.dynamic()
+            && !w.glob()
+            && !spells_an_address(&w.text)
+            && !secret_may(&w.text)
+            && !self.in_a_variable_folder(w)
+        {
             return;
         }
         if !w.dynamic() && text_not_path(&w.text) {
@@ -149,37 +171,53 @@ impl Walker<'_> {
             for piece in spelled_in_substitution(&w.text) {
                 self.secret_read(&Word::literal(&piece), scope);
             }
-            // A variable of the person's environment naming an account file, which the line
-            // does not set (`cat $KUBECONFIG`): read as the path it names when not set too.
-            if let Some(path) = variable_path_spelling(w, scope) {
-                self.secret_read(&Word::unquoted(&path), scope);
+            // A variable of the person's environment naming an account file (`cat $KUBECONFIG`,
+            // `cat $(printenv KUBECONFIG)`): read as the path it names when not set too.
+            for path in super::variable_paths::spellings(w, scope)
+                .iter()
+                .map(String::as_str)
+                .chain(super::variable_paths::named_in_substitution(w))
+            {
+                self.secret_read(&Word::unquoted(path), scope);
             }
         }
         let paths = match self.targets(w, scope) {
             Some(paths) => paths,
-            None => match shape(w) {
+            None => {
+                let Some(glob) = shape(w) else {
+                    return;
+                };
+                let mut paths = Vec::new();
+                // Relative to a folder not known that a `cd` to a variable naming an account
+                // folder may have gone to (`cd $DOCKER_CONFIG && cat config.json`): there too.
+                if self.in_a_variable_folder(w) {
+                    paths.extend(
+                        self.variable_folders
+                            .iter()
+                            .map(|folder| format!("{}/{glob}", folder.trim_end_matches('/'))),
+                    );
+                }
                 // Its start known only when it runs (`$X/.docker/config.json`, `~-/.ssh/id_rsa`:
                 // the folder before), or relative to a folder a `cd` went to that is not known
                 // (`cd -; cat .ssh/id_rsa`), and its own path naming a folder or a file of an
                 // account file's path (`gh/hosts.yml`, `.ssh/…`; not `src/main.rs`, nor a bare
                 // word, which may be no path at all): it may be under any folder, the home's and
                 // the system's.
-                Some(glob)
-                    if (glob.starts_with('*')
-                        || (self.cwds.is_none() && !glob.starts_with(['/', '~']))
-                        || glob
-                            .strip_prefix("~-")
-                            .is_some_and(|r| r.is_empty() || r.starts_with('/')))
-                        && names_a_secret_segment(&glob) =>
-                {
-                    anywhere(&glob, self.place.home)
+                let start_not_known = glob.starts_with('*')
+                    || (self.cwds.is_none() && !glob.starts_with(['/', '~']))
+                    || glob
+                        .strip_prefix("~-")
+                        .is_some_and(|r| r.is_empty() || r.starts_with('/'));
+                if start_not_known && names_a_secret_segment(&glob) {
+                    paths.extend(anywhere(&glob, self.place.home));
+                } else if let Some(resolved) = self.resolve_all(&glob) {
+                    paths.extend(resolved);
                 }
-                Some(glob) => match self.resolve_all(&glob) {
-                    Some(paths) => paths,
-                    None => return,
-                },
-                None => return,
-            },
+                if paths.is_empty() {
+                    return;
+                }
+                paths
+            }
         };
         for p in &paths {
             if p.contains(['*', '?', '[']) {
@@ -267,33 +305,6 @@ pub(super) fn spelled_in_substitution(text: &str) -> Vec<String> {
         .filter(|piece| !piece.is_empty() && secret_may(piece))
         .map(str::to_string)
         .collect()
-}
-
-/// A word spelled with each variable of the person's environment that names an account file
-/// (hardline.json `plain.variable_paths`) as the path it names when not set
-/// (`$CARGO_HOME/credentials.toml`: `~/.cargo/credentials.toml`): none when the word names none,
-/// holds another value known only when the line runs, or names one the line sets or names
-/// (`read X`, `export X=…`: its value is then the line's, read as such).
-fn variable_path_spelling(w: &Word, scope: &Scope<'_>) -> Option<String> {
-    let paths = &crate::spec::spec().hardline.plain.variable_paths;
-    let mut spelled = String::new();
-    let mut named = false;
-    for piece in w.piece_views() {
-        match piece {
-            PieceView::Text { text, .. } => spelled.push_str(text),
-            PieceView::Parameter { name, .. } => {
-                let set_by_the_line =
-                    scope.mentions(name) || scope.reading.bindings.iter().any(|b| b.name == name);
-                if set_by_the_line {
-                    return None;
-                }
-                spelled.push_str(paths.get(name)?);
-                named = true;
-            }
-            PieceView::Substitution { .. } => return None,
-        }
-    }
-    named.then_some(spelled)
 }
 
 /// Whether a path whose start is not known (after it: `gh/hosts.yml`, `.ssh/id_rsa`) names, by a
@@ -695,28 +706,6 @@ mod tests {
                 .any(|p| p.to_lowercase().starts_with(&folder) || path == "~");
             assert!(refused || holds_one, "{name}: {path}");
         }
-        let reading = crate::permission::shell::read(
-            "cat $CARGO_HOME/credentials.toml \"$KUBECONFIG\" $X/$KUBECONFIG; K=1; cat $K",
-        );
-        let scope = Scope::new(&reading, None);
-        let words: Vec<&Word> = reading
-            .commands
-            .iter()
-            .flat_map(|c| c.argv().iter().skip(1))
-            .collect();
-        let spelled: Vec<Option<String>> = words
-            .iter()
-            .map(|w| variable_path_spelling(w, &scope))
-            .collect();
-        assert_eq!(
-            spelled,
-            [
-                Some("~/.cargo/credentials.toml".to_string()),
-                Some("~/.kube/config".to_string()),
-                None,
-                None,
-            ]
-        );
     }
 
     /// What a scan of every piece at every place finds, for texts made of the pieces themselves

@@ -77,6 +77,12 @@ impl Walker<'_> {
                 for path in self.read_from(word, &folders, scope) {
                     self.secret_tree(&path);
                 }
+                // A folder a variable naming an account folder names (`cp -r $GNUPGHOME x`).
+                for spelled in super::variable_paths::spellings(word, scope) {
+                    for path in self.resolve_all(&spelled).unwrap_or_default() {
+                        self.secret_tree(&path);
+                    }
+                }
             }
         }
     }

@@ -40,6 +40,10 @@ pub(super) struct Walker<'a> {
     /// this reading does not follow. Before that it fails, as every command runs with `OLDPWD`
     /// empty (programs.json `environment`), and the line stays where it is.
     pub(super) changed_folder: bool,
+    /// Folders a `cd` to a variable naming an account folder may have gone to (`cd
+    /// $DOCKER_CONFIG`: `~/.docker`), from which a relative path is judged as a read too while
+    /// the folder is not known.
+    pub(super) variable_folders: Vec<String>,
 }
 
 /// Whether a path is a device that holds no file (`/dev/null`, the standard streams).
@@ -1200,6 +1204,16 @@ impl Walker<'_> {
                 for path in self.resolve_all(&piece).unwrap_or_default() {
                     self.secret_tree(&path);
                 }
+            }
+        }
+        if let Some(w) = operand.filter(|w| w.dynamic()) {
+            for spelled in super::variable_paths::spellings(w, scope)
+                .iter()
+                .map(String::as_str)
+                .chain(super::variable_paths::named_in_substitution(w))
+            {
+                let folders = self.resolve_all(spelled).unwrap_or_default();
+                self.variable_folders.extend(folders);
             }
         }
         let to = match operand {
