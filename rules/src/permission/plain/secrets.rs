@@ -169,7 +169,7 @@ impl Walker<'_> {
         // (`$(echo ~/.ssh/id_rsa)`, `cd $(echo ~/.aws)`): judged as the paths it spells.
         if w.dynamic() {
             for piece in spelled_in_substitution(&w.text) {
-                self.secret_read(&Word::literal(&piece), scope);
+                self.secret_read(&Word::unquoted(&piece), scope);
             }
             // A variable of the person's environment naming an account file (`cat $KUBECONFIG`,
             // `cat $(printenv KUBECONFIG)`): read as the path it names when not set too.

@@ -5,9 +5,11 @@
 //!
 //! The person sets these variables, not the model: their value is usually the path the tool's
 //! documentation gives, and a word naming one is read as that path whatever else the line does
-//! with the variable (sets it, names it, copies it into another: `K=$KUBECONFIG; cat $K`).
+//! with the variable (sets it, names it, copies it into another: `K=$KUBECONFIG; cat $K`). A
+//! command substitution is guessed the same way, from the paths its text spells and the folders
+//! above them (`D=$(dirname ~/.kube/config); cat $D/config`).
 
-use super::super::shell::{is_name, PieceView, Word};
+use super::super::shell::{assignment_name, is_name, PieceView, Word};
 use super::values::{Scope, MAX_VALUES};
 use crate::spec::spec;
 
@@ -17,9 +19,10 @@ const MAX_DEPTH: usize = 4;
 /// The texts a word may spell with a variable of `variable_paths` standing for the path it names
 /// when not set, and every variable the line sets standing for each value it gives
 /// (`$CARGO_HOME/credentials.toml`: `~/.cargo/credentials.toml`; `K=$KUBECONFIG; … $K`:
-/// `~/.kube/config`). Only texts that hold such a path: none for a word that names no such
-/// variable, or that holds a value known only when the line runs (a variable the person sets that
-/// is not in the table, a command substitution).
+/// `~/.kube/config`), and every command substitution standing for what it may make
+/// ([`substitution_guesses`]). Only texts that hold such a path or guess: none for a word that
+/// names no such variable and no substitution spelling a path, or that holds a value known only
+/// when the line runs (a variable the person sets that is not in the table).
 pub(super) fn spellings(w: &Word, scope: &Scope<'_>) -> Vec<String> {
     spelled(w, scope, 0)
         .unwrap_or_default()
@@ -68,9 +71,27 @@ fn spelled(w: &Word, scope: &Scope<'_>, depth: usize) -> Option<Vec<Spelling>> {
                         options.extend(spelled(value, scope, depth + 1).unwrap_or_default());
                     }
                 }
+                // A value a command substitution makes (`D=$(dirname ~/.kube/config)`,
+                // `export D=$(…)`), which the line's bindings do not read.
+                options.extend(
+                    assigned_substitutions(scope, name)
+                        .flat_map(substitution_guesses)
+                        .map(|text| Spelling {
+                            text,
+                            holds_a_default: true,
+                        }),
+                );
                 options
             }
-            PieceView::Substitution { .. } => Vec::new(),
+            // What a command substitution makes, guessed from the paths its text spells and
+            // the folders above them (`$(dirname ~/.kube/config)`: `~/.kube`).
+            PieceView::Substitution { .. } => substitution_guesses(&w.text)
+                .into_iter()
+                .map(|text| Spelling {
+                    text,
+                    holds_a_default: true,
+                })
+                .collect(),
         };
         if options.is_empty() {
             return None;
@@ -90,6 +111,58 @@ fn spelled(w: &Word, scope: &Scope<'_>, depth: usize) -> Option<Vec<Spelling>> {
         out = next;
     }
     Some(out)
+}
+
+/// The values the line gives `name` that hold a command substitution (`D=$(…)`, `export
+/// D=$(…)`), as written.
+fn assigned_substitutions<'s>(
+    scope: &'s Scope<'_>,
+    name: &'s str,
+) -> impl Iterator<Item = &'s str> {
+    let standing_alone = scope
+        .reading
+        .bindings
+        .iter()
+        .filter(move |b| b.name == name)
+        .map(|b| b.written.as_str());
+    // `export D=$(…)`, `local D=$(…)`: a command's word.
+    let in_commands = scope
+        .reading
+        .commands
+        .iter()
+        .flat_map(|c| c.words.iter())
+        .filter(move |w| assignment_name(&w.text) == Some(name))
+        .filter_map(|w| w.text.split_once('=').map(|(_, value)| value));
+    standing_alone
+        .chain(in_commands)
+        .filter(|value| value.contains("$(") || value.contains('`'))
+}
+
+/// What a command substitution in a word's text may make: each path its text spells
+/// (`$(echo ~/.kube)`, `$(dirname ~/.kube/config)`: a word with a `/` or starting with `~`), and
+/// every folder above it (`dirname` takes them off one by one); none past [`MAX_VALUES`].
+fn substitution_guesses(text: &str) -> Vec<String> {
+    if !text.contains("$(") && !text.contains('`') {
+        return Vec::new();
+    }
+    let spelled = text
+        .split(|c: char| c.is_whitespace() || "()'\"`$;|&<>={}".contains(c))
+        .filter(|piece| piece.contains('/') || piece.starts_with('~'));
+    let mut out = Vec::new();
+    for spelled in spelled {
+        let mut path = spelled.trim_end_matches('/');
+        while !path.is_empty() && !out.iter().any(|known: &String| known == path) {
+            out.push(path.to_string());
+            match path.rsplit_once('/') {
+                Some((folder, _)) => path = folder,
+                None => break,
+            }
+        }
+        if out.len() > MAX_VALUES {
+            return Vec::new();
+        }
+    }
+    out
 }
 
 /// The paths named by the variables of `variable_paths` that a word's command substitution names
@@ -167,6 +240,36 @@ mod tests {
         }
         // A variable of the line's own that names none of them spells nothing.
         assert!(spelled_words("K=/tmp/k; cat $K")
+            .iter()
+            .all(|(_, s)| s.is_empty()));
+    }
+
+    #[test]
+    fn a_substitution_is_guessed_from_the_paths_it_spells_and_their_folders() {
+        for (line, wanted) in [
+            (
+                "D=$(dirname ~/.kube/config); cat $D/config",
+                "~/.kube/config",
+            ),
+            (
+                "export D=$(echo ~/.aws); cat $D/credentials",
+                "~/.aws/credentials",
+            ),
+            ("cat $(echo ~/.kube)/config", "~/.kube/config"),
+        ] {
+            let words = spelled_words(line);
+            assert!(
+                words.iter().any(|(_, s)| s.iter().any(|t| t == wanted)),
+                "{line}: {words:?}"
+            );
+        }
+        assert_eq!(
+            substitution_guesses("$(dirname ~/.kube/config)"),
+            ["~/.kube/config", "~/.kube", "~"]
+        );
+        // A substitution spelling no path guesses nothing, and its word spells nothing.
+        assert!(substitution_guesses("$(mktemp -d)").is_empty());
+        assert!(spelled_words("OUT=$(mktemp -d); cat $OUT/x")
             .iter()
             .all(|(_, s)| s.is_empty()));
     }

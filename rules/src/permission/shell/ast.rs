@@ -577,6 +577,9 @@ pub struct Binding {
     pub values: Option<Vec<Word>>,
     /// The index in [`Reading::commands`] of the first command it holds for.
     pub from: usize,
+    /// Its value as written after the `=`, command substitutions and all (`$(dirname x)`);
+    /// a `for` loop's words joined by blanks.
+    pub written: String,
 }
 
 /// A line as the reader reads it: every simple command it runs, in order (those of

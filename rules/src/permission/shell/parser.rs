@@ -469,10 +469,17 @@ impl<'a> Parser<'a> {
                 self.i += 1;
             }
         }
+        let written = values
+            .iter()
+            .flatten()
+            .map(|w| w.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
         self.out.bindings.push(Binding {
             name,
             values,
             from: self.out.commands.len(),
+            written,
         });
         self.expect_word("do")?;
         self.list(&["done"], false)?;
@@ -644,6 +651,11 @@ impl<'a> Parser<'a> {
                         name: name.to_string(),
                         values: value.map(|v| vec![v]),
                         from,
+                        written: w
+                            .text
+                            .split_once('=')
+                            .map_or("", |(_, after)| after)
+                            .to_string(),
                     });
                 }
             }
