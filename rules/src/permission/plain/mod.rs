@@ -21,6 +21,7 @@ mod index;
 mod old_style;
 mod program_lists;
 mod secrets;
+mod splitting;
 mod tree_reads;
 mod unlisted;
 mod values;

@@ -9,7 +9,7 @@ use super::super::RiskClass;
 use super::addresses::spells_an_address;
 use super::values::{shape, strip_word_prefix, values_inside, Scope};
 use super::walk::Walker;
-use crate::spec::types::Plain;
+use crate::spec::types::{Plain, Str};
 use std::borrow::Cow;
 
 impl Walker<'_> {
@@ -243,22 +243,35 @@ impl Walker<'_> {
 /// does not follow it: a wrapper that takes operands from its input (`xargs`, `parallel`), or a
 /// program of `input_values` (`read`, `mapfile`, `printf -v`), named by any word of it (a word
 /// may be a wrapper's command: `env xargs`).
-pub(super) fn turns_text_into_values(reading: &Reading, plain: &Plain) -> bool {
+pub(super) fn turns_text_into_values(reading: &Reading, plain: &'static Plain) -> bool {
+    // The programs that do it, found once: with the options that make them (none: always).
+    static NAMES: std::sync::OnceLock<Vec<(&'static str, &'static [Str])>> =
+        std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        let wrappers = plain
+            .wrappers
+            .iter()
+            .filter(|(_, spec)| spec.input)
+            .map(|(name, _)| (name, &[][..]));
+        let values = plain
+            .input_values
+            .iter()
+            .map(|(name, options)| (name, &options[..]));
+        wrappers.chain(values).collect()
+    });
     reading.commands.iter().any(|cmd| {
         let words = cmd.argv();
         words.iter().enumerate().any(|(at, w)| {
-            if w.dynamic() {
-                return false;
-            }
             let name = w.text.rsplit('/').next().unwrap_or(&w.text);
+            let Some((_, options)) = names.iter().find(|(known, _)| *known == name) else {
+                return false;
+            };
             let later = words.get(at + 1..).unwrap_or(&[]);
-            plain.wrappers.get(name).is_some_and(|spec| spec.input)
-                || plain.input_values.get(name).is_some_and(|options| {
-                    options.is_empty()
-                        || later
-                            .iter()
-                            .any(|word| options.iter().any(|o| word.text.starts_with(o.as_ref())))
-                })
+            !w.dynamic()
+                && (options.is_empty()
+                    || later
+                        .iter()
+                        .any(|word| options.iter().any(|o| word.text.starts_with(o.as_ref()))))
         })
     })
 }
@@ -301,10 +314,38 @@ pub(super) fn spelled_in_substitution(text: &str) -> Vec<String> {
     if !text.contains(['$', '`']) || !secret_may(text) {
         return Vec::new();
     }
-    text.split(|c: char| c.is_whitespace() || "()'\"`$;|&<>={}".contains(c))
-        .filter(|piece| !piece.is_empty() && secret_may(piece))
+    substitution_pieces(text)
+        .into_iter()
+        .filter(|piece| secret_may(piece))
+        .collect()
+}
+
+/// The pieces of a command substitution's text that may be what it makes, cut at blanks and at
+/// the shell's special characters (of its [`substitution_text`]).
+pub(super) fn substitution_pieces(text: &str) -> Vec<String> {
+    substitution_text(text)
+        .split(|c: char| c.is_whitespace() || "()'\"`$;|&<>={}".contains(c))
+        .filter(|piece| !piece.is_empty())
         .map(str::to_string)
         .collect()
+}
+
+/// The part of a command substitution's text that may be what it makes: all of it, but of a
+/// here-document's body (`$(cat <<'EOF' … EOF)`, a commit message) only the lines that are one
+/// word alone — a word among others on its line is text.
+pub(super) fn substitution_text(text: &str) -> Cow<'_, str> {
+    if !text.contains("<<") {
+        return Cow::Borrowed(text);
+    }
+    let mut lines = text.lines();
+    let mut kept = lines.next().unwrap_or("").to_string();
+    for line in lines.map(str::trim) {
+        if !line.is_empty() && !line.contains(char::is_whitespace) {
+            kept.push('\n');
+            kept.push_str(line);
+        }
+    }
+    Cow::Owned(kept)
 }
 
 /// Whether a path whose start is not known (after it: `gh/hosts.yml`, `.ssh/id_rsa`) names, by a

@@ -145,13 +145,16 @@ fn substitution_guesses(text: &str) -> Vec<String> {
     if !text.contains("$(") && !text.contains('`') {
         return Vec::new();
     }
-    let spelled = text
-        .split(|c: char| c.is_whitespace() || "()'\"`$;|&<>={}".contains(c))
+    let spelled = super::secrets::substitution_pieces(text)
+        .into_iter()
         .filter(|piece| piece.contains('/') || piece.starts_with('~'));
     let mut out = Vec::new();
     for spelled in spelled {
         let mut path = spelled.trim_end_matches('/');
-        while !path.is_empty() && !out.iter().any(|known: &String| known == path) {
+        // Up to the folders just under the home or the root: the home itself, the root, or
+        // `/home/u` would stand for every file of the person's (`$(realpath ~/proj/dist)` is not
+        // the whole home).
+        while below_the_home(path) && !out.iter().any(|known: &String| known == path) {
             out.push(path.to_string());
             match path.rsplit_once('/') {
                 Some((folder, _)) => path = folder,
@@ -165,6 +168,23 @@ fn substitution_guesses(text: &str) -> Vec<String> {
     out
 }
 
+/// Whether a path is below the home or a folder of the root that is no one's home (`~/.kube`,
+/// `/home/u/.kube`, `/etc/ssh`, `src/x`; not `~`, `/`, `/etc`, `/home/u`, `/Users/u`, `x`).
+fn below_the_home(path: &str) -> bool {
+    if let Some(rest) = path.strip_prefix('~') {
+        return rest.starts_with('/') && !rest.trim_matches('/').is_empty();
+    }
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    if !path.starts_with('/') {
+        return path.contains('/') && !segments.is_empty();
+    }
+    match segments.as_slice() {
+        [] | [_] => false,
+        [top, _] => !matches!(*top, "home" | "Users"),
+        _ => true,
+    }
+}
+
 /// The paths named by the variables of `variable_paths` that a word's command substitution names
 /// (`$(printenv KUBECONFIG)`, `$(echo $KUBECONFIG)`, `$(dirname $KUBECONFIG)`): what it makes
 /// may be that path, or hold it. None for a word with no substitution.
@@ -175,9 +195,29 @@ pub(super) fn named_in_substitution(w: &Word) -> Vec<&'static str> {
     if !substitution {
         return Vec::new();
     }
+    // A name read as a variable's (`$KUBECONFIG`, `${KUBECONFIG}`) or by `printenv`, not a word
+    // of text that spells it (a commit message naming `KUBECONFIG`).
     let defaults = &spec().hardline.plain.variable_paths;
-    w.text
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+    let text = super::secrets::substitution_text(&w.text);
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || "()'\"`;|&<>={}".contains(c))
+        .filter(|piece| !piece.is_empty())
+        .collect();
+    let after_printenv = words
+        .windows(2)
+        .filter(|pair| pair.first() == Some(&"printenv"))
+        .filter_map(|pair| pair.get(1).copied());
+    let expanded = text.match_indices('$').filter_map(|(at, _)| {
+        let rest = text.get(at + 1..)?;
+        let rest = rest.strip_prefix('{').unwrap_or(rest);
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        rest.get(..end)
+    });
+    let names: Vec<&str> = after_printenv.chain(expanded).collect();
+    names
+        .into_iter()
         .filter(|name| is_name(name))
         .filter_map(|name| defaults.get(name).map(|path| &**path))
         .collect()
@@ -265,13 +305,50 @@ mod tests {
         }
         assert_eq!(
             substitution_guesses("$(dirname ~/.kube/config)"),
-            ["~/.kube/config", "~/.kube", "~"]
+            ["~/.kube/config", "~/.kube"]
         );
         // A substitution spelling no path guesses nothing, and its word spells nothing.
         assert!(substitution_guesses("$(mktemp -d)").is_empty());
         assert!(spelled_words("OUT=$(mktemp -d); cat $OUT/x")
             .iter()
             .all(|(_, s)| s.is_empty()));
+    }
+
+    #[test]
+    fn guesses_stop_below_the_home_and_the_root() {
+        assert!(below_the_home("~/.kube"));
+        assert!(below_the_home("/home/u/.kube"));
+        assert!(below_the_home("/etc/ssh"));
+        assert!(below_the_home("src/x"));
+        for path in [
+            "~", "~/", "/", "/etc", "/home", "/home/u", "/Users/u", "x", "",
+        ] {
+            assert!(!below_the_home(path), "{path}");
+        }
+        assert_eq!(
+            substitution_guesses("$(realpath ~/proj/dist)"),
+            ["~/proj/dist", "~/proj"]
+        );
+    }
+
+    #[test]
+    fn a_here_documents_prose_is_text() {
+        // A commit message naming a variable or a path among other words: nothing guessed.
+        let message = "$(cat <<'EOF'\nFix ~/.kube/config when $KUBECONFIG is unset\nEOF\n)";
+        assert!(substitution_guesses(message).is_empty());
+        let reading = shell::read(&format!("git commit -m \"{message}\""));
+        let named: Vec<&str> = reading
+            .commands
+            .iter()
+            .flat_map(|c| c.argv().iter())
+            .flat_map(named_in_substitution)
+            .collect();
+        assert!(named.is_empty(), "{named:?}");
+        // A line of its own that is the path alone is what it makes.
+        assert_eq!(
+            substitution_guesses("$(cat <<'EOF'\n~/.kube/config\nEOF\n)"),
+            ["~/.kube/config", "~/.kube"]
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@ use super::super::shell::{self, Construct, PieceView, Reading, Word, MAX_DEPTH};
 use super::super::wildcard;
 use super::folders::Folders;
 use super::program_lists::{program_lists, List, Lists};
+use super::splitting::Split;
 use super::values::{
     found_word, is_found, strip_word_prefix, unknown_word, values_inside, Positional, Scope, FOUND,
     MAX_VALUES, SH,
@@ -188,7 +189,16 @@ impl Walker<'_> {
             if depth == 0 {
                 self.form(cmd, scope);
             }
-            self.unwrap_wrappers(cmd.argv(), scope, stdin_fed, depth);
+            // Judged as the words it runs with: an unquoted value's blanks cut it into more.
+            match self.split(cmd.argv(), scope) {
+                Split::None => self.unwrap_wrappers(cmd.argv(), scope, stdin_fed, depth),
+                Split::Ways(ways) => {
+                    for words in &ways {
+                        self.unwrap_wrappers(words, scope, stdin_fed, depth);
+                    }
+                }
+                Split::TooMany => self.opaque(Construct::WordSplitting),
+            }
         }
         if super::secrets::turns_text_into_values(reading, &self.hardline.plain) {
             self.spelled_secret_reads(reading, scope);

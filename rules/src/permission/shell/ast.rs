@@ -67,6 +67,8 @@ pub enum Construct {
     UnsafeVariable,
     /// A line a wrapper or a shell runs that is known only when it runs (`sh -c "$X"`), or a wrapper running a shell with arguments.
     WrapperLine,
+    /// Unquoted values with blanks that split a command's words more ways than are read.
+    WordSplitting,
 }
 
 words!(Construct {
@@ -97,6 +99,7 @@ words!(Construct {
     OtherShell => "other_shell",
     UnsafeVariable => "unsafe_variable",
     WrapperLine => "wrapper_line",
+    WordSplitting => "word_splitting",
 });
 
 impl fmt::Display for Construct {
