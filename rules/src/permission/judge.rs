@@ -145,6 +145,11 @@ pub fn prepare<'call>(req: &'call Request, ctx: &Context) -> Prepared<'call> {
             }
             parts.extend(read.hits.into_iter().map(Part::Hard));
             parts.extend(read.unknown.into_iter().map(Part::Unknown));
+            parts.extend(
+                read.guarded_trees
+                    .into_iter()
+                    .map(|hit| Part::Guarded(hit, RiskClass::Write)),
+            );
             for command in read.commands {
                 parts.push(Part::Command(CommandPart {
                     text: command.text,

@@ -66,6 +66,9 @@ pub struct Analysis {
     pub unknown_reads: Vec<String>,
     /// Redirections that open a network connection (`/dev/tcp/…`, `/dev/udp/…`), as written.
     pub network: Vec<String>,
+    /// Folders written whole under which a path the hardline asks before writing lies (`cp -r
+    /// h/. .githooks/`): each asked as a write of that path is.
+    pub guarded_trees: Vec<Hit>,
     /// The words of the commands' arguments (or the values inside them, after `=`, `:` or `@`)
     /// that the caller's `guarded` test picked: paths a command may read that a rule guards.
     pub guarded: Vec<String>,

@@ -576,8 +576,8 @@ impl Walker<'_> {
         };
         let folder = lower(path);
         let home = self.place.home.map(|h| lower(h.trim_end_matches('/')));
-        for e in refusing(class) {
-            let under = e.patterns.iter().any(|p| {
+        let under = |e: &LowerPath| {
+            e.patterns.iter().any(|p| {
                 let p = p.as_str();
                 // The pattern's text before its first wildcard, its `~` as the home: unless it
                 // and the folder start alike (one the other's start), nothing it names is
@@ -602,14 +602,30 @@ impl Walker<'_> {
                     _ => return false,
                 };
                 may_match_under(&anchored, &folder)
-            });
-            if under {
-                self.out.hits.push(Hit {
-                    entry: e.entry.id.to_string(),
-                    reason: e.entry.reason.to_string(),
-                    part: path.to_string(),
-                });
-                return;
+            })
+        };
+        let hit = |e: &LowerPath| Hit {
+            entry: e.entry.id.to_string(),
+            reason: e.entry.reason.to_string(),
+            part: path.to_string(),
+        };
+        if let Some(e) = refusing(class).find(|e| under(e)) {
+            self.out.hits.push(hit(e));
+            return;
+        }
+        // A folder written whole under which a path the hardline asks before writing lies
+        // (`cp -r h/. .githooks/`, `tar -xf h.tar -C ~/.config/autostart`): asked as a write of
+        // that path is (and refused where its entry is refused in auto).
+        if class == RiskClass::Write {
+            let asking = hardline::lower_paths()
+                .iter()
+                .filter(|e| e.entry.ask && e.applies_to(class));
+            // Or the folder is in one an entry names anywhere (`*/.husky/*`): what is written
+            // into it is.
+            let inside = format!("{}/x", folder.trim_end_matches('/'));
+            let named_anywhere = |e: &LowerPath| e.patterns.iter().any(|p| p.matches(&inside));
+            if let Some(e) = asking.into_iter().find(|e| under(e) || named_anywhere(e)) {
+                self.out.guarded_trees.push(hit(e));
             }
         }
     }
