@@ -133,7 +133,7 @@ impl Walker<'_> {
 
     /// Whether a word is a path relative to a folder not known that a `cd` to a variable
     /// naming an account folder may have gone to (`cd $GNUPGHOME && cat private-keys-v1.d/k`).
-    fn in_a_variable_folder(&self, w: &Word) -> bool {
+    pub(super) fn in_a_variable_folder(&self, w: &Word) -> bool {
         self.cwds.is_none()
             && !self.variable_folders.is_empty()
             && !w.dynamic()
@@ -291,7 +291,8 @@ impl Walker<'_> {
             for w in cmd.argv().iter().chain(here_strings) {
                 // A value the line knows (`$HOME/.ssh/id_rsa`) or that spells a secret's path
                 // from an unknown start, as any word is read.
-                if w.dynamic() {
+                // And a glob (`/home/u/.s[s]h/id_rsa`): every path it names.
+                if w.dynamic() || w.glob() {
                     self.secret_read(w, scope);
                     continue;
                 }

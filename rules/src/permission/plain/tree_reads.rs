@@ -93,7 +93,16 @@ impl Walker<'_> {
     fn read_from(&self, word: &Word, folders: &[Word], scope: &Scope<'_>) -> Vec<String> {
         let relative = !word.dynamic() && !word.text.starts_with(['/', '~']);
         if folders.is_empty() || !relative {
-            return self.targets(word, scope).unwrap_or_default();
+            let mut out = self.targets(word, scope).unwrap_or_default();
+            // Relative to a folder a `cd` to a variable naming an account folder may have gone
+            // to (`cd $DOCKER_CONFIG && tar czf /tmp/d.tgz .`).
+            if relative && self.in_a_variable_folder(word) {
+                for folder in &self.variable_folders {
+                    let joined = format!("{}/{}", folder.trim_end_matches('/'), word.text);
+                    out.extend(self.resolve_all(&joined).unwrap_or_default());
+                }
+            }
+            return out;
         }
         let mut out = Vec::new();
         for folder in folders {

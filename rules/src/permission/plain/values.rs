@@ -61,6 +61,32 @@ impl<'a> Scope<'a> {
 /// A name `find -exec`'s `{}` is read as (no variable has it).
 pub(super) const FOUND: &str = "{}";
 
+/// What follows a process's folder in `/proc` (`/proc/self/cwd`, `/proc/thread-self/cwd`,
+/// `/proc/PID/cwd`, `/proc/PID/task/TID/cwd`, a PID known only when it runs read as `[0-9]*`), when
+/// the path goes through one.
+fn proc_cwd_rest(path: &str) -> Option<&str> {
+    let rest = path.strip_prefix("/proc/")?;
+    let (process, rest) = rest.split_once('/')?;
+    let a_process = |name: &str| {
+        matches!(name, "self" | "thread-self" | "[0-9]*" | "*")
+            || (!name.is_empty() && name.bytes().all(|b| b.is_ascii_digit()))
+    };
+    if !a_process(process) {
+        return None;
+    }
+    let rest = match rest.strip_prefix("task/") {
+        Some(task) => {
+            let (thread, after) = task.split_once('/')?;
+            if !a_process(thread) {
+                return None;
+            }
+            after
+        }
+        None => rest,
+    };
+    rest.strip_prefix("cwd")
+}
+
 /// At most this many values of one word, folders the line may be in and links it makes are
 /// followed; more is unknown.
 pub(super) const MAX_VALUES: usize = 32;
@@ -172,6 +198,14 @@ impl Walker<'_> {
                     .as_ref()
                     .map(|c| c.iter().map(|c| c.to_string()).collect())
             }
+            // Empty before any `cd`, then one of the folders the line may be in (see `~-`).
+            "OLDPWD" if !self.changed_folder => return Some(vec![String::new()]),
+            "OLDPWD" => {
+                return self
+                    .cwds
+                    .as_ref()
+                    .map(|c| c.iter().map(|c| c.to_string()).collect())
+            }
             _ => {}
         }
         // The line's own variables: every value any binding gives, unless some command names
@@ -242,6 +276,16 @@ impl Walker<'_> {
         if self.links_lost {
             return None;
         }
+        // A process's `/proc/…/cwd` is the path itself (another process's folder, which the
+        // hardline judges) and the folder the line is in (`/proc/self/cwd/../.kube/config`: its
+        // own, or a child's that started there).
+        if let Some(rest) = proc_cwd_rest(p).filter(|r| r.is_empty() || r.starts_with('/')) {
+            let mut out = vec![resolve(self.place, "/", p)];
+            for c in self.cwds.iter().flat_map(|cwds| cwds.iter()) {
+                out.push(resolve(self.place, "/", &format!("{c}{rest}")));
+            }
+            return Some(out);
+        }
         // `~+` is the folder the line is in, `~-` the one before (not known).
         if let Some(rest) = p
             .strip_prefix("~+")
@@ -255,10 +299,27 @@ impl Walker<'_> {
                     .collect(),
             );
         }
-        if p.strip_prefix("~-")
-            .is_some_and(|r| r.is_empty() || r.starts_with('/'))
+        // `~-` is `OLDPWD`: empty before any `cd` (programs.json `environment`), so the rest
+        // from the root; after one, one of the folders the line may be in (each `cd` adds its
+        // own, and the folder it left is one of them).
+        if let Some(rest) = p
+            .strip_prefix("~-")
+            .filter(|r| r.is_empty() || r.starts_with('/'))
         {
-            return None;
+            if !self.changed_folder {
+                return Some(if rest.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![resolve(self.place, "/", rest)]
+                });
+            }
+            return Some(
+                self.cwds
+                    .as_ref()?
+                    .iter()
+                    .map(|c| resolve(self.place, "/", &format!("{c}{rest}")))
+                    .collect(),
+            );
         }
         let mut out = Vec::new();
         if p.starts_with('/') || p.starts_with('~') {

@@ -1228,8 +1228,9 @@ impl Walker<'_> {
         }
         let to = match operand {
             None => self.resolve_all("~"),
-            Some(w) if w.text == "-" && !self.changed_folder => return,
-            Some(w) if w.text == "-" => None,
+            // The folder before: none before any `cd` (`OLDPWD` is empty: it fails and the line
+            // stays), else one of those the line may be in already (each `cd` adds its own).
+            Some(w) if w.text == "-" => return,
             Some(w) => self.targets(w, scope),
         };
         self.changed_folder = true;
