@@ -171,6 +171,13 @@ impl Walker<'_> {
             for piece in spelled_in_substitution(&w.text) {
                 self.secret_read(&Word::unquoted(&piece), scope);
             }
+            // A folder a lister in a substitution names (`cat $(find ~ -name id_rsa)`): what is
+            // under it may be what it makes.
+            for folder in listed_in_substitution(&w.text) {
+                for path in self.resolve_all(&folder).unwrap_or_default() {
+                    self.secret_tree(&path);
+                }
+            }
             // A variable of the person's environment naming an account file (`cat $KUBECONFIG`,
             // `cat $(printenv KUBECONFIG)`): read as the path it names when not set too.
             for path in super::variable_paths::spellings(w, scope)
@@ -283,6 +290,9 @@ impl Walker<'_> {
     /// cat`).
     pub(super) fn spelled_secret_reads(&mut self, reading: &Reading, scope: &Scope<'_>) {
         for cmd in &reading.commands {
+            let lists = cmd.argv().first().is_some_and(|program| {
+                LISTERS.contains(&program.text.rsplit('/').next().unwrap_or(&program.text))
+            });
             let here_strings = cmd
                 .redirects
                 .iter()
@@ -295,6 +305,13 @@ impl Walker<'_> {
                 if w.dynamic() || w.glob() {
                     self.secret_read(w, scope);
                     continue;
+                }
+                // A folder a lister names plainly may be listed into the paths (`find ~ -name
+                // 'id_*' | xargs cat`): what is under it is read whole.
+                if lists && w.text.starts_with(['/', '~']) {
+                    for path in self.targets(w, scope).unwrap_or_default() {
+                        self.secret_tree(&path);
+                    }
                 }
                 // Each piece the word's blanks part (`read a b <<< "x ~/.ssh/id_rsa"`).
                 for piece in w.text.split_whitespace().filter(|p| secret_may(p)) {
@@ -321,6 +338,29 @@ pub(super) fn spelled_in_substitution(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Programs that write out the names of the files under a folder they are given.
+const LISTERS: [&str; 6] = ["find", "fd", "fdfind", "ls", "locate", "tree"];
+
+/// The folders a program that lists files ([`LISTERS`]) names in a command
+/// substitution's text (`$(find ~ -name id_rsa)`: `~`), named plainly from the root or the home.
+fn listed_in_substitution(text: &str) -> Vec<String> {
+    if !text.contains(['$', '`']) {
+        return Vec::new();
+    }
+    let pieces = substitution_pieces(text);
+    let mut folders = Vec::new();
+    let mut listing = false;
+    for piece in &pieces {
+        match piece.as_str() {
+            lister if LISTERS.contains(&lister) => listing = true,
+            folder if listing && folder.starts_with(['/', '~']) => folders.push(folder.to_string()),
+            option if option.starts_with('-') => {}
+            _ => listing = false,
+        }
+    }
+    folders
+}
+
 /// The pieces of a command substitution's text that may be what it makes, cut at blanks and at
 /// the shell's special characters (of its [`substitution_text`]).
 pub(super) fn substitution_pieces(text: &str) -> Vec<String> {
@@ -335,6 +375,11 @@ pub(super) fn substitution_pieces(text: &str) -> Vec<String> {
 /// here-document's body (`$(cat <<'EOF' … EOF)`, a commit message) only the lines that are one
 /// word alone — a word among others on its line is text.
 pub(super) fn substitution_text(text: &str) -> Cow<'_, str> {
+    // Empty quotes join what is around them (`~/.ss''h`).
+    if text.contains("''") || text.contains("\"\"") {
+        let joined = text.replace("''", "").replace("\"\"", "");
+        return Cow::Owned(substitution_text(&joined).into_owned());
+    }
     if !text.contains("<<") {
         return Cow::Borrowed(text);
     }
@@ -621,10 +666,16 @@ impl Walker<'_> {
             let asking = hardline::lower_paths()
                 .iter()
                 .filter(|e| e.entry.ask && e.applies_to(class));
-            // Or the folder is in one an entry names anywhere (`*/.husky/*`): what is written
-            // into it is.
+            // Or the folder is one an entry names anywhere (`*/.husky/*`), at the project's root
+            // where it runs (a copy kept elsewhere, `backup/.husky`, runs nothing): what is
+            // written into it is.
             let inside = format!("{}/x", folder.trim_end_matches('/'));
-            let named_anywhere = |e: &LowerPath| e.patterns.iter().any(|p| p.matches(&inside));
+            let at_the_root = path
+                .trim_end_matches('/')
+                .rsplit_once('/')
+                .is_some_and(|(parent, _)| parent == self.place.root.trim_end_matches('/'));
+            let named_anywhere =
+                |e: &LowerPath| at_the_root && e.patterns.iter().any(|p| p.matches(&inside));
             if let Some(e) = asking.into_iter().find(|e| under(e) || named_anywhere(e)) {
                 self.out.guarded_trees.push(hit(e));
             }
