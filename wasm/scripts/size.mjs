@@ -1,7 +1,7 @@
 // The size of the package's .wasm. Its budget (issue 23, which chose speed over size) is 480 KB,
 // 200 KB gzipped. Built for speed (the `wasm-speed` profile, opt-level 2, with LLVM's inlining
 // held at a cost of 100 and no loop unrolled: the Makefile's NPM_RUSTFLAGS) the package is about
-// 692 KB (278 KB gzipped): over that budget, because the budget was set against the package before
+// 727 KB (294 KB gzipped): over that budget, because the budget was set against the package before
 // issue 19's grammars (112.8 KB more at "z") — docs/figures.md says by how much. So that nothing
 // else grows unseen, this check fails above what the package measures plus a little room
 // (700 KB, 285 KB gzipped: it was 650 KB and 264 KB until stop 29 held the inlining back, 60 KB
@@ -31,13 +31,16 @@
 // and account files, tools' settings commands, hook managers' files, archives unpacked into a
 // .git folder and what three hostile reviews found — 8.8 KB more; 690 KB and 280 KB until the
 // same stop's last readings (substitutions that spell a secret's path, a path of unknown start
-// judged by its own names, git writing into .git, more tools' settings) — 12 KB more —
-// docs/figures.md).
+// judged by its own names, git writing into .git, more tools' settings) — 12 KB more; 700 KB and
+// 285 KB until stop 44 read the variables that name account files, what command substitutions
+// make, words an unquoted value splits into, text xargs and read turn into paths, folders
+// written whole under hook managers' and startup folders, and what four hostile reviews found —
+// 34.4 KB more — docs/figures.md).
 // `--report` prints the figures and never fails.
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 const BUDGET = { raw: 480_000, gz: 200_000 };
-const GUARD = { raw: 700_000, gz: 285_000 };
+const GUARD = { raw: 730_000, gz: 300_000 };
 const file = new URL("../pkg/lembas_wasm_bg.wasm", import.meta.url);
 const bytes = readFileSync(file);
 const gz = gzipSync(bytes, { level: 9 }).length;
