@@ -299,9 +299,9 @@ impl Walker<'_> {
                 .filter(|r| r.op == RedirectOp::HereString)
                 .map(|r| &r.target);
             for w in cmd.argv().iter().chain(here_strings) {
-                // A value the line knows (`$HOME/.ssh/id_rsa`) or that spells a secret's path
-                // from an unknown start, as any word is read.
-                // And a glob (`/home/u/.s[s]h/id_rsa`): every path it names.
+                // A value the line knows (`$HOME/.ssh/id_rsa`), one that spells a secret's path
+                // from an unknown start, and a glob (`/home/u/.s[s]h/id_rsa`): read as any word
+                // is, every path it may name.
                 if w.dynamic() || w.glob() {
                     self.secret_read(w, scope);
                     continue;
@@ -798,8 +798,7 @@ mod tests {
     }
 
     /// Every variable of `variable_paths` names, when not set, a path no tool may read or a
-    /// folder holding one (an entry that names none would refuse nothing), and a word reading
-    /// through one the line does not set is spelled as that path.
+    /// folder holding one (an entry that names none would refuse nothing).
     #[test]
     fn each_variable_path_is_or_holds_a_secret() {
         let paths = &crate::spec::spec().hardline.plain.variable_paths;
