@@ -271,6 +271,18 @@ impl Walker<'_> {
         Some(out)
     }
 
+    /// `rest` (empty or starting with `/`) after each folder the line may be in; none when the
+    /// folder is not known.
+    fn in_each_folder(&self, rest: &str) -> Option<Vec<String>> {
+        Some(
+            self.cwds
+                .as_ref()?
+                .iter()
+                .map(|c| resolve(self.place, "/", &format!("{c}{rest}")))
+                .collect(),
+        )
+    }
+
     /// A path read against every folder the line may be in, its links followed.
     pub(super) fn resolve_all(&self, p: &str) -> Option<Vec<String>> {
         if self.links_lost {
@@ -286,18 +298,12 @@ impl Walker<'_> {
             }
             return Some(out);
         }
-        // `~+` is the folder the line is in, `~-` the one before (not known).
+        // `~+` is the folder the line is in.
         if let Some(rest) = p
             .strip_prefix("~+")
             .filter(|r| r.is_empty() || r.starts_with('/'))
         {
-            return Some(
-                self.cwds
-                    .as_ref()?
-                    .iter()
-                    .map(|c| resolve(self.place, "/", &format!("{c}{rest}")))
-                    .collect(),
-            );
+            return self.in_each_folder(rest);
         }
         // `~-` is `OLDPWD`: empty before any `cd` (programs.json `environment`), so the rest
         // from the root; after one, one of the folders the line may be in (each `cd` adds its
@@ -313,13 +319,7 @@ impl Walker<'_> {
                     vec![resolve(self.place, "/", rest)]
                 });
             }
-            return Some(
-                self.cwds
-                    .as_ref()?
-                    .iter()
-                    .map(|c| resolve(self.place, "/", &format!("{c}{rest}")))
-                    .collect(),
-            );
+            return self.in_each_folder(rest);
         }
         let mut out = Vec::new();
         if p.starts_with('/') || p.starts_with('~') {
