@@ -261,15 +261,22 @@ fn naming_in<'p, E>(
 mod tests {
     use super::*;
 
+    /// Every program a command entry names, a wildcard's `*` and `?` spelled `x`.
+    fn programs_named() -> Vec<String> {
+        spec()
+            .hardline
+            .commands
+            .iter()
+            .flat_map(|e| e.programs.iter().map(|p| p.replace(['*', '?'], "x")))
+            .collect()
+    }
+
     /// Every program named by some entry, and names no entry spells, find exactly the entries a
     /// test of every entry's programs finds, in the same order: of `commands` and of `writes`.
     #[test]
     fn the_index_finds_what_a_test_of_every_entry_finds() {
         let commands = &spec().hardline.commands;
-        let mut programs: Vec<String> = commands
-            .iter()
-            .flat_map(|e| e.programs.iter().map(|p| p.replace(['*', '?'], "x")))
-            .collect();
+        let mut programs = programs_named();
         programs.extend(
             [
                 "git",
@@ -330,10 +337,7 @@ mod tests {
     #[test]
     fn a_subcommand_is_spelled_when_an_entry_naming_the_program_lists_it() {
         let commands = &spec().hardline.commands;
-        let mut programs: Vec<String> = commands
-            .iter()
-            .flat_map(|e| e.programs.iter().map(|p| p.replace(['*', '?'], "x")))
-            .collect();
+        let mut programs = programs_named();
         programs.extend(["gitx", "", "mkfs.ext4"].map(String::from));
         let mut words: Vec<&str> = commands
             .iter()

@@ -9,7 +9,7 @@ use super::super::RiskClass;
 use super::addresses::spells_an_address;
 use super::values::{shape, strip_word_prefix, values_inside, Scope};
 use super::walk::Walker;
-use crate::spec::types::{Plain, Str};
+use crate::spec::types::Str;
 use std::borrow::Cow;
 
 impl Walker<'_> {
@@ -250,11 +250,12 @@ impl Walker<'_> {
 /// does not follow it: a wrapper that takes operands from its input (`xargs`, `parallel`), or a
 /// program of `input_values` (`read`, `mapfile`, `printf -v`), named by any word of it (a word
 /// may be a wrapper's command: `env xargs`).
-pub(super) fn turns_text_into_values(reading: &Reading, plain: &'static Plain) -> bool {
+pub(super) fn turns_text_into_values(reading: &Reading) -> bool {
     // The programs that do it, found once: with the options that make them (none: always).
     static NAMES: std::sync::OnceLock<Vec<(&'static str, &'static [Str])>> =
         std::sync::OnceLock::new();
     let names = NAMES.get_or_init(|| {
+        let plain = &crate::spec::spec().hardline.plain;
         let wrappers = plain
             .wrappers
             .iter()

@@ -200,7 +200,7 @@ impl Walker<'_> {
                 Split::TooMany => self.opaque(Construct::WordSplitting),
             }
         }
-        if super::secrets::turns_text_into_values(reading, &self.hardline.plain) {
+        if super::secrets::turns_text_into_values(reading) {
             self.spelled_secret_reads(reading, scope);
         }
     }
