@@ -165,7 +165,9 @@ impl Walker<'_> {
         // Code its options give it to run: read as lines, or the line is opaque.
         for code in effects::code_of(entry, &words) {
             match code {
-                effects::Code::Line(line) => self.line(&line, Some(Cow::Borrowed(SH)), depth),
+                effects::Code::Line(line) => {
+                    self.line(&line, Some(Cow::Borrowed(SH)), Some(scope), depth)
+                }
                 effects::Code::Text(text) => self.hardline_of_value(&text, depth),
                 effects::Code::Unreadable(_) => self.opaque(Construct::WrapperLine),
                 effects::Code::Command { count } => {

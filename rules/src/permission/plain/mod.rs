@@ -127,6 +127,7 @@ pub fn analyse_guarded(line: &str, place: Place<'_>, guarded: &dyn Fn(&str) -> b
         built: Vec::new(),
         changed_folder: false,
         variable_folders: Vec::new(),
+        too_many_values: std::cell::Cell::new(false),
     };
     walker.out.commands = reading
         .commands
@@ -140,6 +141,9 @@ pub fn analyse_guarded(line: &str, place: Place<'_>, guarded: &dyn Fn(&str) -> b
         .collect();
     let scope = Scope::new(&reading, Some(Cow::Borrowed(BASH)));
     walker.reading(&reading, &scope, 0);
+    if walker.too_many_values.get() {
+        walker.opaque(shell::Construct::TooManyValues);
+    }
     walker.out
 }
 

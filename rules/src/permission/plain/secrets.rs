@@ -104,7 +104,7 @@ impl Walker<'_> {
             if w.dynamic() {
                 // A value inside a word spelled with a variable naming an account file
                 // (`-d @$KUBECONFIG`, `--post-file=$NETRC`): read as that file.
-                for spelled in super::variable_paths::spellings(w, scope) {
+                for spelled in super::variable_paths::spellings(w, scope, &self.too_many_values) {
                     for value in values_inside(&spelled).filter(|v| secret_may(v)) {
                         self.secret_read(&Word::unquoted(value), scope);
                     }
@@ -180,7 +180,7 @@ impl Walker<'_> {
             }
             // A variable of the person's environment naming an account file (`cat $KUBECONFIG`,
             // `cat $(printenv KUBECONFIG)`): read as the path it names when not set too.
-            for path in super::variable_paths::spellings(w, scope)
+            for path in super::variable_paths::spellings(w, scope, &self.too_many_values)
                 .iter()
                 .map(String::as_str)
                 .chain(super::variable_paths::named_in_substitution(w))
@@ -285,10 +285,10 @@ pub(super) fn turns_text_into_values(reading: &Reading) -> bool {
 }
 
 impl Walker<'_> {
-    /// Every word of a line that spells a path no tool may read — its commands' words and its
-    /// here-strings' text — judged as a read of it: for a line that turns text into paths where
-    /// the reader does not follow it ([`turns_text_into_values`]: `echo ~/.ssh/id_rsa | xargs
-    /// cat`).
+    /// Every word of a line that spells a path no tool may read — its commands' words, its
+    /// here-strings' text and its here-documents' bodies — judged as a read of it: for a line
+    /// that turns text into paths where the reader does not follow it
+    /// ([`turns_text_into_values`]: `echo ~/.ssh/id_rsa | xargs cat`).
     pub(super) fn spelled_secret_reads(&mut self, reading: &Reading, scope: &Scope<'_>) {
         for cmd in &reading.commands {
             let lists = cmd.argv().first().is_some_and(|program| {
@@ -322,6 +322,12 @@ impl Walker<'_> {
                         self.secret_read(&Word::unquoted(piece), scope);
                     }
                 }
+            }
+        }
+        // Each piece of a here-document's body (`xargs cat <<EOF` with `~/.ssh/id_rsa` under it).
+        for body in &reading.here_documents {
+            for piece in body.split_whitespace().filter(|p| secret_may(p)) {
+                self.secret_read(&Word::unquoted(piece), scope);
             }
         }
     }

@@ -480,3 +480,57 @@ fn a_glob_that_may_match_the_parent_is_read_as_it() {
         assert_eq!(dot_dot_variant(path).as_deref(), parent, "{path}");
     }
 }
+
+#[test]
+fn a_shell_inside_the_line_sees_the_values_the_line_gives() {
+    // Exported, set before it, given to env, set by export, added to: the inner line reads them.
+    for line in [
+        "export F=~/.ssh/id_rsa; bash -c 'cat $F'",
+        "F=~/.ssh/id_rsa; export F; cat $F",
+        "export F=~/.ssh/id_rsa; cat $F",
+        "F=~/.ssh/id_rsa bash -c 'cat $F'",
+        "env F=~/.ssh/id_rsa sh -c 'cat \"$F\"'",
+        "F=~/.s; F+=sh/id_rsa; cat $F",
+        "D=~/.ssh; export D; sh -c 'sh -c \"cat \\$D/id_rsa\"'",
+    ] {
+        assert!(refused(line), "{line}");
+    }
+    // A value of no secret, read in the inner line as in the outer, refuses nothing.
+    for line in [
+        "F=/tmp/x; bash -c 'cat $F'",
+        "export F=src; sh -c 'cat $F/main.rs'",
+    ] {
+        assert!(!refused(line), "{line}");
+        assert_eq!(analyse(line, PLACE).opaque, None, "{line}");
+    }
+}
+
+#[test]
+fn more_values_than_are_followed_make_the_line_opaque() {
+    let many: String = (0..40).map(|i| format!("F=/tmp/a{i}; ")).collect();
+    let line = format!("{many}cat $F");
+    assert_eq!(
+        analyse(&line, PLACE).opaque,
+        Some(shell::Construct::TooManyValues)
+    );
+    let few: String = (0..4).map(|i| format!("F=/tmp/a{i}; ")).collect();
+    assert_eq!(analyse(&format!("{few}cat $F"), PLACE).opaque, None);
+}
+
+#[test]
+fn names_read_from_a_file_or_a_here_document_are_judged() {
+    for line in [
+        "echo ~/.ssh/id_rsa > l; tar czf out.tgz -T l",
+        "printf '%s\\n' ~/.ssh/id_rsa | tar czf out.tgz -T -",
+        "xargs cat <<EOF\n~/.ssh/id_rsa\nEOF",
+        "echo ~/.ssh/id_rsa | cpio -o > x.cpio",
+    ] {
+        assert!(refused(line), "{line}");
+    }
+    for line in [
+        "git ls-files | tar czf src.tgz -T -",
+        "xargs cat <<EOF\nsrc/main.rs\nEOF",
+    ] {
+        assert!(!refused(line), "{line}");
+    }
+}

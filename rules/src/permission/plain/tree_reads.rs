@@ -78,7 +78,8 @@ impl Walker<'_> {
                     self.secret_tree(&path);
                 }
                 // A folder a variable naming an account folder names (`cp -r $GNUPGHOME x`).
-                for spelled in super::variable_paths::spellings(word, scope) {
+                for spelled in super::variable_paths::spellings(word, scope, &self.too_many_values)
+                {
                     for path in self.resolve_all(&spelled).unwrap_or_default() {
                         self.secret_tree(&path);
                     }

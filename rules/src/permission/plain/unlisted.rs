@@ -191,7 +191,7 @@ impl Walker<'_> {
             self.out.guarded.len(),
         );
         let unknown = self.out.unknown.len();
-        self.line(text, Some(Cow::Borrowed(SH)), depth);
+        self.line(text, Some(Cow::Borrowed(SH)), None, depth);
         self.out.opaque = opaque;
         self.out.writes.truncate(kept.0);
         self.out.reads.truncate(kept.1);

@@ -26,6 +26,10 @@ pub(super) struct Scope<'a> {
     /// Names some command of the reading names as a word (`read X`, `unset X`, `printf -v X`):
     /// their values are not known. Made when a variable is first looked up.
     pub(super) mentioned: std::cell::OnceCell<std::collections::BTreeSet<String>>,
+    /// The line whose shell runs this one (`export F=…; bash -c 'cat $F'`): a variable this line
+    /// does not set may have a value it gives. Every variable, exported or not, is taken as
+    /// passed down: a value read too many is a refusal too many, one missed a secret read.
+    outer: Option<&'a Scope<'a>>,
 }
 
 impl<'a> Scope<'a> {
@@ -35,7 +39,70 @@ impl<'a> Scope<'a> {
             positional,
             find: Vec::new(),
             mentioned: std::cell::OnceCell::new(),
+            outer: None,
         }
+    }
+
+    /// The scope of a line a shell inside `outer`'s line runs (`bash -c LINE`, `watch LINE`).
+    pub(super) fn nested(
+        reading: &'a Reading,
+        positional: Option<Positional>,
+        outer: Option<&'a Scope<'a>>,
+    ) -> Scope<'a> {
+        Scope {
+            outer,
+            ..Scope::new(reading, positional)
+        }
+    }
+
+    /// The same scope with `find -exec`'s `{}` standing for `paths`.
+    pub(super) fn finding(&self, paths: Vec<String>) -> Scope<'a> {
+        Scope {
+            reading: self.reading,
+            positional: self.positional.clone(),
+            find: paths,
+            mentioned: self.mentioned.clone(),
+            outer: self.outer,
+        }
+    }
+
+    /// Every value this line gives `name` that its text spells: its bindings' values, the
+    /// assignments before its commands (`F=v bash -c …`) and the `NAME=value` words of its
+    /// commands (`export F=v`, `env F=v`), whichever command reads the variable. Guesses of
+    /// what it may hold, not what it holds ([`Walker::parameter`] reads that).
+    pub(super) fn given<'s>(&'s self, name: &'s str) -> impl Iterator<Item = Given<'s>> {
+        let bound = self
+            .reading
+            .bindings
+            .iter()
+            .filter(move |b| b.name == name)
+            .flat_map(|b| {
+                b.values.iter().flatten().map(|value| Given {
+                    value: Cow::Borrowed(value),
+                    appends: b.appends,
+                })
+            });
+        let in_commands = self
+            .reading
+            .commands
+            .iter()
+            .flat_map(|c| c.words.iter())
+            .filter(move |w| shell::assignment_name(&w.text) == Some(name))
+            .filter_map(move |w| {
+                shell::value_of_assignment(w).map(|value| Given {
+                    value: Cow::Owned(value),
+                    appends: w
+                        .text
+                        .get(name.len()..)
+                        .is_some_and(|t| t.starts_with("+=")),
+                })
+            });
+        bound.chain(in_commands)
+    }
+
+    /// This scope and the scopes of the lines that run it, innermost first.
+    pub(super) fn levels(&self) -> impl Iterator<Item = &Scope<'a>> {
+        std::iter::successors(Some(self), |scope| scope.outer)
     }
 
     pub(super) fn mentions(&self, name: &str) -> bool {
@@ -56,6 +123,14 @@ impl<'a> Scope<'a> {
             })
             .contains(name)
     }
+}
+
+/// A value a line gives a variable ([`Scope::given`]).
+pub(super) struct Given<'s> {
+    /// The value after the `=`.
+    pub(super) value: Cow<'s, Word>,
+    /// `NAME+=value`: added to the value before.
+    pub(super) appends: bool,
 }
 
 /// A name `find -exec`'s `{}` is read as (no variable has it).
@@ -147,6 +222,7 @@ impl Walker<'_> {
                 }
             }
             if next.len() > MAX_VALUES {
+                self.too_many_values.set(true);
                 return None;
             }
             acc = next;
@@ -210,23 +286,35 @@ impl Walker<'_> {
         }
         // The line's own variables: every value any binding gives, unless some command names
         // the variable (read, printf -v, unset, getopts, …).
-        if scope.mentions(name) || depth >= MAX_INDIRECTION {
+        // The lines that run this one give theirs too (`export F=…; bash -c 'cat $F'`), each
+        // value read where it was given.
+        if depth >= MAX_INDIRECTION {
             return None;
         }
         let mut out = Vec::new();
         let mut bound = false;
-        for b in scope.reading.bindings.iter().filter(|b| b.name == name) {
-            bound = true;
-            for v in b.values.as_ref()? {
-                if v.pieces
-                    .iter()
-                    .any(|p| matches!(p, Piece::Parameter { name: n, .. } if n == name))
-                {
+        for level in scope.levels() {
+            if level.mentions(name) {
+                return None;
+            }
+            for b in level.reading.bindings.iter().filter(|b| b.name == name) {
+                bound = true;
+                // `F+=x`: added to a value before it, which may be any (left to the guesses).
+                if b.appends {
                     return None;
                 }
-                out.extend(self.values_at(v, scope, depth + 1)?);
-                if out.len() > MAX_VALUES {
-                    return None;
+                for v in b.values.as_ref()? {
+                    if v.pieces
+                        .iter()
+                        .any(|p| matches!(p, Piece::Parameter { name: n, .. } if n == name))
+                    {
+                        return None;
+                    }
+                    out.extend(self.values_at(v, level, depth + 1)?);
+                    if out.len() > MAX_VALUES {
+                        self.too_many_values.set(true);
+                        return None;
+                    }
                 }
             }
         }
@@ -265,6 +353,7 @@ impl Walker<'_> {
             }
             out.extend(self.resolve_all(&v)?);
             if out.len() > MAX_VALUES {
+                self.too_many_values.set(true);
                 return None;
             }
         }

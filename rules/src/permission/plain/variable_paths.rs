@@ -12,75 +12,78 @@
 use super::super::shell::{assignment_name, is_name, PieceView, Word};
 use super::values::{Scope, MAX_VALUES};
 use crate::spec::spec;
+use std::cell::Cell;
 
 /// How many variables deep a value given by another is followed (`A=$KUBECONFIG; B=$A`).
 const MAX_DEPTH: usize = 4;
 
 /// The texts a word may spell with a variable of `variable_paths` standing for the path it names
-/// when not set, and every variable the line sets standing for each value it gives
-/// (`$CARGO_HOME/credentials.toml`: `~/.cargo/credentials.toml`; `K=$KUBECONFIG; … $K`:
-/// `~/.kube/config`), and every command substitution standing for what it may make
-/// ([`substitution_guesses`]). Only texts that hold such a path or guess: none for a word that
-/// names no such variable and no substitution spelling a path, or that holds a value known only
-/// when the line runs (a variable the person sets that is not in the table).
-pub(super) fn spellings(w: &Word, scope: &Scope<'_>) -> Vec<String> {
-    spelled(w, scope, 0)
+/// when not set, every variable the line (or a line running it) gives a value standing for each
+/// value given ([`Scope::given`]: `$CARGO_HOME/credentials.toml`: `~/.cargo/credentials.toml`;
+/// `K=$KUBECONFIG; … $K`: `~/.kube/config`; `export F=~/.ssh/id_rsa; bash -c 'cat $F'`), and
+/// every command substitution standing for what it may make ([`substitution_guesses`]). Only
+/// texts that hold such a guess: none for a word of text alone, or one that holds a value known
+/// only when the line runs (a variable the person sets that is not in the table).
+///
+/// More texts than are followed ([`MAX_VALUES`]) give none and set `too_many`.
+pub(super) fn spellings(w: &Word, scope: &Scope<'_>, too_many: &Cell<bool>) -> Vec<String> {
+    spelled(w, scope, 0, too_many)
         .unwrap_or_default()
         .into_iter()
-        .filter(|spelling| spelling.holds_a_default)
+        .filter(|spelling| spelling.holds_a_guess)
         .map(|spelling| spelling.text)
         .collect()
 }
 
-/// A text a word may spell, and whether a variable's default path is part of it.
+/// A text a word may spell, and whether a guess (a variable's default path, a value given to a
+/// variable, what a substitution may make) is part of it.
 struct Spelling {
     text: String,
-    holds_a_default: bool,
+    holds_a_guess: bool,
 }
 
 /// Every text `w` may spell (see [`spellings`]), `depth` variables down; none when one of its
 /// pieces is not known.
-fn spelled(w: &Word, scope: &Scope<'_>, depth: usize) -> Option<Vec<Spelling>> {
+fn spelled(
+    w: &Word,
+    scope: &Scope<'_>,
+    depth: usize,
+    too_many: &Cell<bool>,
+) -> Option<Vec<Spelling>> {
     let defaults = &spec().hardline.plain.variable_paths;
     let mut out = vec![Spelling {
         text: String::new(),
-        holds_a_default: false,
+        holds_a_guess: false,
     }];
     for piece in w.piece_views() {
         let options: Vec<Spelling> = match piece {
             PieceView::Text { text, .. } => vec![Spelling {
                 text: text.to_string(),
-                holds_a_default: false,
+                holds_a_guess: false,
             }],
             PieceView::Parameter { name, .. } => {
                 let mut options = Vec::new();
                 if let Some(path) = defaults.get(name) {
                     options.push(Spelling {
                         text: path.to_string(),
-                        holds_a_default: true,
+                        holds_a_guess: true,
                     });
                 }
                 if depth < MAX_DEPTH {
-                    let values = scope
-                        .reading
-                        .bindings
-                        .iter()
-                        .filter(|b| b.name == name)
-                        .flat_map(|b| b.values.iter().flatten());
-                    for value in values {
-                        options.extend(spelled(value, scope, depth + 1).unwrap_or_default());
-                    }
+                    options.extend(given_spellings(scope, name, depth, too_many));
                 }
                 // A value a command substitution makes (`D=$(dirname ~/.kube/config)`,
                 // `export D=$(…)`), which the line's bindings do not read.
-                options.extend(
-                    assigned_substitutions(scope, name)
-                        .flat_map(substitution_guesses)
-                        .map(|text| Spelling {
-                            text,
-                            holds_a_default: true,
-                        }),
-                );
+                for level in scope.levels() {
+                    options.extend(
+                        assigned_substitutions(level, name)
+                            .flat_map(substitution_guesses)
+                            .map(|text| Spelling {
+                                text,
+                                holds_a_guess: true,
+                            }),
+                    );
+                }
                 options
             }
             // What a command substitution makes, guessed from the paths its text spells and
@@ -89,7 +92,7 @@ fn spelled(w: &Word, scope: &Scope<'_>, depth: usize) -> Option<Vec<Spelling>> {
                 .into_iter()
                 .map(|text| Spelling {
                     text,
-                    holds_a_default: true,
+                    holds_a_guess: true,
                 })
                 .collect(),
         };
@@ -101,16 +104,59 @@ fn spelled(w: &Word, scope: &Scope<'_>, depth: usize) -> Option<Vec<Spelling>> {
             for option in &options {
                 next.push(Spelling {
                     text: format!("{}{}", before.text, option.text),
-                    holds_a_default: before.holds_a_default || option.holds_a_default,
+                    holds_a_guess: before.holds_a_guess || option.holds_a_guess,
                 });
             }
         }
         if next.len() > MAX_VALUES {
+            too_many.set(true);
             return None;
         }
         out = next;
     }
     Some(out)
+}
+
+/// What `name` may spell by the values this line and the lines running it give it
+/// ([`Scope::given`]): each value, and each value added (`F+=/id_rsa`) after each other one. All
+/// are kept as guesses: the variable's values are not known when a command names it (`export F`,
+/// `read F`), a value adds to another or a shell runs the line.
+fn given_spellings(
+    scope: &Scope<'_>,
+    name: &str,
+    depth: usize,
+    too_many: &Cell<bool>,
+) -> Vec<Spelling> {
+    let mut whole = Vec::new();
+    let mut added = Vec::new();
+    for level in scope.levels() {
+        for given in level.given(name) {
+            let spellings = spelled(&given.value, level, depth + 1, too_many).unwrap_or_default();
+            if given.appends {
+                added.extend(spellings);
+            } else {
+                whole.extend(spellings);
+            }
+        }
+    }
+    let mut out: Vec<Spelling> = Vec::with_capacity(whole.len() * (added.len() + 1));
+    for before in &whole {
+        for after in &added {
+            out.push(Spelling {
+                text: format!("{}{}", before.text, after.text),
+                holds_a_guess: true,
+            });
+        }
+    }
+    out.extend(whole.into_iter().chain(added).map(|spelling| Spelling {
+        holds_a_guess: true,
+        ..spelling
+    }));
+    if out.len() > MAX_VALUES {
+        too_many.set(true);
+        return Vec::new();
+    }
+    out
 }
 
 /// The values the line gives `name` that hold a command substitution (`D=$(…)`, `export
@@ -236,7 +282,7 @@ mod tests {
             .commands
             .iter()
             .flat_map(|c| c.argv().iter().skip(1))
-            .map(|w| (w.text.clone(), spellings(w, &scope)))
+            .map(|w| (w.text.clone(), spellings(w, &scope, &Cell::new(false))))
             .collect()
     }
 
@@ -278,8 +324,22 @@ mod tests {
                 "{line}: {words:?}"
             );
         }
-        // A variable of the line's own that names none of them spells nothing.
-        assert!(spelled_words("K=/tmp/k; cat $K")
+        // A variable of the line's own spells its values, whether or not they are known when
+        // the command reads it (`export K`, `read K`); a word with no variable spells nothing.
+        for line in [
+            "K=/tmp/k; cat $K",
+            "K=/tmp/k; export K; cat $K",
+            "export K=/tmp/k; cat $K",
+        ] {
+            let words = spelled_words(line);
+            let cat = words.iter().find(|(word, _)| word == "$K");
+            assert_eq!(
+                cat.map(|(_, s)| s.as_slice()),
+                Some(&["/tmp/k".to_string()][..]),
+                "{line}"
+            );
+        }
+        assert!(spelled_words("cat /tmp/k")
             .iter()
             .all(|(_, s)| s.is_empty()));
     }

@@ -45,6 +45,9 @@ pub(super) struct Walker<'a> {
     /// $DOCKER_CONFIG`: `~/.docker`), from which a relative path is judged as a read too while
     /// the folder is not known.
     pub(super) variable_folders: Vec<String>,
+    /// Some word, variable or list of folders had more values than are followed
+    /// ([`MAX_VALUES`]): the line is not read exactly.
+    pub(super) too_many_values: std::cell::Cell<bool>,
 }
 
 /// Whether a path is a device that holds no file (`/dev/null`, the standard streams).
@@ -115,7 +118,7 @@ impl Walker<'_> {
             if value.dynamic() {
                 self.opaque(Construct::UnsafeVariable);
             } else {
-                self.line(&value.text, Some(Cow::Borrowed(SH)), depth);
+                self.line(&value.text, Some(Cow::Borrowed(SH)), None, depth);
             }
             return;
         }
@@ -463,22 +466,30 @@ impl Walker<'_> {
         } else {
             Cow::Owned(positional)
         };
-        self.line(&line.text, Some(positional), depth);
+        self.line(&line.text, Some(positional), Some(scope), depth);
     }
 
     /// A line run by a shell inside the line.
-    pub(super) fn line(&mut self, text: &str, positional: Option<Positional>, depth: usize) {
+    /// `outer` is the scope of the line that runs it, whose variables it may see; none when
+    /// the text comes from a value a program reads (make's `$(CC)`).
+    pub(super) fn line(
+        &mut self,
+        text: &str,
+        positional: Option<Positional>,
+        outer: Option<&Scope<'_>>,
+        depth: usize,
+    ) {
         if depth + 1 > MAX_DEPTH {
             self.opaque(Construct::TooDeep);
             return;
         }
         let reading = shell::read_nested(text, depth + 1);
-        let inner = Scope::new(&reading, positional);
+        let inner = Scope::nested(&reading, positional, outer);
         self.reading(&reading, &inner, depth + 1);
     }
 
     /// Words joined by spaces and run as a line (`watch`, `sudo -s`).
-    pub(super) fn joined(&mut self, words: &[Word], depth: usize) {
+    pub(super) fn joined(&mut self, words: &[Word], scope: &Scope<'_>, depth: usize) {
         if words.is_empty() {
             return;
         }
@@ -491,7 +502,7 @@ impl Walker<'_> {
             .map(|w| w.text.as_str())
             .collect::<Vec<_>>()
             .join(" ");
-        self.line(&text, Some(Cow::Borrowed(SH)), depth);
+        self.line(&text, Some(Cow::Borrowed(SH)), Some(scope), depth);
     }
 
     /// `find`: the commands of `-exec`, `-execdir`, `-ok` and `-okdir`, their `{}` standing for
@@ -538,6 +549,9 @@ impl Walker<'_> {
             }
         }
         let starts_read = found.clone();
+        if found.as_ref().is_some_and(|f| f.len() > MAX_VALUES) {
+            self.too_many_values.set(true);
+        }
         let found = found.filter(|f| f.len() <= MAX_VALUES).map(|f| {
             f.iter()
                 .flat_map(|p| {
@@ -590,12 +604,7 @@ impl Walker<'_> {
                     self.secret_tree(start);
                 }
             }
-            let inner = Scope {
-                reading: scope.reading,
-                positional: scope.positional.clone(),
-                find: found.clone().unwrap_or_default(),
-                mentioned: scope.mentioned.clone(),
-            };
+            let inner = scope.finding(found.clone().unwrap_or_default());
             // Start points not known: neither is `{}`.
             let cmd: Vec<Word> = if found.is_none() {
                 cmd.into_iter()
@@ -1217,7 +1226,7 @@ impl Walker<'_> {
             }
         }
         if let Some(w) = operand.filter(|w| w.dynamic()) {
-            for spelled in super::variable_paths::spellings(w, scope)
+            for spelled in super::variable_paths::spellings(w, scope, &self.too_many_values)
                 .iter()
                 .map(String::as_str)
                 .chain(super::variable_paths::named_in_substitution(w))
@@ -1240,6 +1249,7 @@ impl Walker<'_> {
                     cwds.add(Cow::Owned(p));
                 }
                 if cwds.len() > MAX_VALUES {
+                    self.too_many_values.set(true);
                     self.cwds = None;
                 }
             }
@@ -1303,6 +1313,10 @@ impl Walker<'_> {
                         self.links.push((l.clone(), t.clone()));
                     }
                 }
+            }
+            (Some(_), Some(_)) => {
+                self.too_many_values.set(true);
+                self.links_lost = true;
             }
             // Links that cannot be followed: where any path leads is not known.
             _ => self.links_lost = true,

@@ -86,7 +86,7 @@ impl<'a> Walker<'a> {
                 }
                 WrapperPart::Chdir(dir) => self.run_in(&dir, scope, moved),
                 WrapperPart::Line(line) => lines.push(line),
-                WrapperPart::Command(own) => self.own_command(spec, &own, depth),
+                WrapperPart::Command(own) => self.own_command(spec, &own, scope, depth),
                 WrapperPart::Assignment(name) => {
                     // Read as one before a command is (`env CC='…' make` is `CC='…' make`).
                     let word = args
@@ -108,7 +108,7 @@ impl<'a> Walker<'a> {
             if line.dynamic() {
                 self.opaque(Construct::WrapperLine);
             } else {
-                self.line(&line.text, Some(Cow::Borrowed(SH)), depth);
+                self.line(&line.text, Some(Cow::Borrowed(SH)), Some(scope), depth);
             }
         }
         if lines.is_empty() && rest.is_empty() && spec.input_commands {
@@ -160,7 +160,7 @@ impl<'a> Walker<'a> {
             return;
         }
         if spec.joins || joined {
-            self.joined(rest, depth);
+            self.joined(rest, scope, depth);
             return;
         }
         if spec.input {
@@ -186,7 +186,7 @@ impl<'a> Walker<'a> {
 
     /// One of a wrapper's own commands (gdb's `-ex CMD`): the rest after `!` or `shell ` is a
     /// line; one that runs what the reader cannot read (`python …`, `pipe …`, `run`) is opaque.
-    fn own_command(&mut self, spec: &Wrapper, own: &Word, depth: usize) {
+    fn own_command(&mut self, spec: &Wrapper, own: &Word, scope: &Scope<'_>, depth: usize) {
         if own.dynamic() {
             self.opaque(Construct::WrapperLine);
             return;
@@ -194,7 +194,7 @@ impl<'a> Walker<'a> {
         let text = own.text.trim_start();
         for prefix in spec.command_lines.iter() {
             if let Some(line) = text.strip_prefix(prefix.as_ref()) {
-                self.line(line, Some(Cow::Borrowed(SH)), depth);
+                self.line(line, Some(Cow::Borrowed(SH)), Some(scope), depth);
                 return;
             }
         }

@@ -69,6 +69,9 @@ pub enum Construct {
     WrapperLine,
     /// Unquoted values with blanks that split a command's words more ways than are read.
     WordSplitting,
+    /// A word, a variable or the folders a line may be in with more possible values than are
+    /// followed (32): which of them it names is not read.
+    TooManyValues,
 }
 
 words!(Construct {
@@ -100,6 +103,7 @@ words!(Construct {
     UnsafeVariable => "unsafe_variable",
     WrapperLine => "wrapper_line",
     WordSplitting => "word_splitting",
+    TooManyValues => "too_many_values",
 });
 
 impl fmt::Display for Construct {
@@ -580,6 +584,8 @@ pub struct Binding {
     pub values: Option<Vec<Word>>,
     /// The index in [`Reading::commands`] of the first command it holds for.
     pub from: usize,
+    /// `NAME+=value`: the value is added to the one the variable had before.
+    pub appends: bool,
     /// Its value as written after the `=`, command substitutions and all (`$(dirname x)`);
     /// a `for` loop's words joined by blanks.
     pub written: String,
@@ -592,6 +598,8 @@ pub struct Binding {
 pub struct Reading {
     /// Every simple command the line runs, in order.
     pub commands: Vec<Command>,
+    /// The bodies of its here-documents, as written (a body that expands is opaque).
+    pub here_documents: Vec<String>,
     /// The variables the line gives values.
     pub bindings: Vec<Binding>,
     /// The first construct outside the reader's subset: the line is opaque.

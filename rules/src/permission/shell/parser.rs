@@ -163,8 +163,10 @@ impl<'a> Parser<'a> {
     fn newline(&mut self) -> Step {
         self.i += 1;
         for doc in std::mem::take(&mut self.pending) {
+            let mut body = String::new();
             loop {
                 if self.i >= self.s.len() {
+                    self.out.here_documents.push(body);
                     return Ok(());
                 }
                 let start = self.i;
@@ -186,7 +188,10 @@ impl<'a> Parser<'a> {
                 if !doc.quoted && line.contains(['$', '`', '\\']) {
                     return Err(self.fail(Construct::HereDocument));
                 }
+                body.push_str(&line);
+                body.push('\n');
             }
+            self.out.here_documents.push(body);
         }
         Ok(())
     }
@@ -479,6 +484,7 @@ impl<'a> Parser<'a> {
             name,
             values,
             from: self.out.commands.len(),
+            appends: false,
             written,
         });
         self.expect_word("do")?;
@@ -651,6 +657,7 @@ impl<'a> Parser<'a> {
                         name: name.to_string(),
                         values: value.map(|v| vec![v]),
                         from,
+                        appends: w.text.starts_with(&format!("{name}+=")),
                         written: w
                             .text
                             .split_once('=')
@@ -928,6 +935,7 @@ impl<'a> Parser<'a> {
                 from: b.from + base,
                 ..b
             }));
+        self.out.here_documents.extend(nested.here_documents);
         if self.out.self_calling.is_none() {
             self.out.self_calling = nested.self_calling;
         }

@@ -189,6 +189,26 @@ fn here_documents_are_read_exactly() {
         Some(Construct::HereDocument)
     );
     assert_eq!(opaque("cat <<$X\nEOF"), Some(Construct::HereDocument));
+    // Their bodies are kept as written, one a here-document, those of a substitution too.
+    assert_eq!(
+        read("cat <<A; cat <<B\na 1\nA\nb\nB\nls").here_documents,
+        ["a 1\n", "b\n"]
+    );
+    assert_eq!(
+        read("echo \"$(cat <<'E'\nx\nE\n)\"").here_documents,
+        ["x\n"]
+    );
+}
+
+#[test]
+fn an_assignment_that_adds_says_so() {
+    let r = read("F=a; F+=b; G=c");
+    let appends: Vec<(&str, bool)> = r
+        .bindings
+        .iter()
+        .map(|b| (b.name.as_str(), b.appends))
+        .collect();
+    assert_eq!(appends, [("F", false), ("F", true), ("G", false)]);
 }
 
 #[test]
