@@ -251,27 +251,12 @@ impl Walker<'_> {
 /// program of `input_values` (`read`, `mapfile`, `printf -v`), named by any word of it (a word
 /// may be a wrapper's command: `env xargs`).
 pub(super) fn turns_text_into_values(reading: &Reading) -> bool {
-    // The programs that do it, found once: with the options that make them (none: always).
-    static NAMES: std::sync::OnceLock<Vec<(&'static str, &'static [Str])>> =
-        std::sync::OnceLock::new();
-    let names = NAMES.get_or_init(|| {
-        let plain = &crate::spec::spec().hardline.plain;
-        let wrappers = plain
-            .wrappers
-            .iter()
-            .filter(|(_, spec)| spec.input)
-            .map(|(name, _)| (name, &[][..]));
-        let values = plain
-            .input_values
-            .iter()
-            .map(|(name, options)| (name, &options[..]));
-        wrappers.chain(values).collect()
-    });
+    let names = InputNames::get();
     reading.commands.iter().any(|cmd| {
         let words = cmd.argv();
         words.iter().enumerate().any(|(at, w)| {
             let name = w.text.rsplit('/').next().unwrap_or(&w.text);
-            let Some((_, options)) = names.iter().find(|(known, _)| *known == name) else {
+            let Some(options) = names.options(name) else {
                 return false;
             };
             let later = words.get(at + 1..).unwrap_or(&[]);
@@ -282,6 +267,66 @@ pub(super) fn turns_text_into_values(reading: &Reading) -> bool {
                         .any(|word| options.iter().any(|o| word.text.starts_with(o.as_ref()))))
         })
     })
+}
+
+/// The programs that turn text into values ([`turns_text_into_values`]), with the options that
+/// make them do it (none: always), found once. Every word of every command is looked up, and
+/// nearly none is one of them: a word whose first letter and length no name has is passed over
+/// by one bit.
+struct InputNames {
+    names: Vec<(&'static str, &'static [Str])>,
+    /// A bit for each first byte and length (under 64) a name has.
+    shapes: Vec<u64>,
+}
+
+impl InputNames {
+    fn get() -> &'static InputNames {
+        static NAMES: std::sync::OnceLock<InputNames> = std::sync::OnceLock::new();
+        NAMES.get_or_init(|| {
+            let plain = &crate::spec::spec().hardline.plain;
+            let wrappers = plain
+                .wrappers
+                .iter()
+                .filter(|(_, spec)| spec.input)
+                .map(|(name, _)| (name, &[][..]));
+            let values = plain
+                .input_values
+                .iter()
+                .map(|(name, options)| (name, &options[..]));
+            let names: Vec<(&'static str, &'static [Str])> = wrappers.chain(values).collect();
+            let mut shapes = vec![0u64; 256];
+            for (name, _) in &names {
+                match (name.as_bytes().first(), name.len()) {
+                    (Some(&first), len) if len < 64 => {
+                        if let Some(bits) = shapes.get_mut(usize::from(first)) {
+                            *bits |= 1 << len;
+                        }
+                    }
+                    // A name of 64 bytes or more: every first letter is looked at.
+                    _ => shapes.iter_mut().for_each(|bits| *bits = u64::MAX),
+                }
+            }
+            InputNames { names, shapes }
+        })
+    }
+
+    /// The options that make `name` turn text into values, when it is one of the programs.
+    fn options(&self, name: &str) -> Option<&'static [Str]> {
+        let first = *name.as_bytes().first()?;
+        let bits = self.shapes.get(usize::from(first)).copied().unwrap_or(0);
+        let may = if name.len() < 64 {
+            bits & (1 << name.len()) != 0
+        } else {
+            bits == u64::MAX
+        };
+        if !may {
+            return None;
+        }
+        self.names
+            .iter()
+            .find(|(known, _)| *known == name)
+            .map(|(_, options)| *options)
+    }
 }
 
 impl Walker<'_> {
@@ -864,5 +909,29 @@ mod tests {
             "the texts hold pieces to find"
         );
         assert!(found < texts.len(), "and texts that hold none");
+    }
+
+    #[test]
+    fn input_names_are_found_as_a_scan_finds_them() {
+        let names = InputNames::get();
+        let mut words: Vec<String> = names.names.iter().map(|(n, _)| n.to_string()).collect();
+        for name in words.clone() {
+            words.push(format!("{name}x"));
+            words.push(name.get(1..).unwrap_or("").to_string());
+            words.push(name.to_uppercase());
+        }
+        words.extend(["git", "push", "", "p", "x".repeat(70).as_str()].map(String::from));
+        let mut found = 0;
+        for word in &words {
+            let scanned = names
+                .names
+                .iter()
+                .find(|(known, _)| *known == word.as_str())
+                .map(|(_, options)| *options);
+            assert_eq!(names.options(word), scanned, "{word:?}");
+            found += usize::from(scanned.is_some());
+        }
+        assert!(found >= 4, "xargs, read, tar, cpio are among them");
+        assert!(found < words.len(), "and other words are not");
     }
 }
