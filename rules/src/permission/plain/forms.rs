@@ -168,7 +168,7 @@ impl Walker<'_> {
                 effects::Code::Line(line) => {
                     self.line(&line, Some(Cow::Borrowed(SH)), Some(scope), depth)
                 }
-                effects::Code::Text(text) => self.hardline_of_value(&text, depth),
+                effects::Code::Text(text) => self.hardline_of_value(&text, Some(scope), depth),
                 effects::Code::Unreadable(_) => self.opaque(Construct::WrapperLine),
                 effects::Code::Command { count } => {
                     let command = args.get(args.len().saturating_sub(count)..).unwrap_or(&[]);

@@ -506,15 +506,52 @@ fn a_shell_inside_the_line_sees_the_values_the_line_gives() {
 }
 
 #[test]
-fn more_values_than_are_followed_make_the_line_opaque() {
+fn many_values_are_guessed_and_a_chain_past_the_followed_depth_is_opaque() {
+    // Forty values of one variable: more than its values followed, each still guessed.
     let many: String = (0..40).map(|i| format!("F=/tmp/a{i}; ")).collect();
-    let line = format!("{many}cat $F");
+    assert!(refused(&format!("{many}F=~/.ssh/id_rsa; cat $F")));
+    let analysis = analyse(&format!("{many}cat $F"), PLACE);
+    assert!(analysis.hits.is_empty() && analysis.opaque.is_none());
+    // Three hundred: more than are guessed.
+    let more: String = (0..300).map(|i| format!("F=/tmp/a{i}; ")).collect();
     assert_eq!(
-        analyse(&line, PLACE).opaque,
+        analyse(&format!("{more}cat $F"), PLACE).opaque,
         Some(shell::Construct::TooManyValues)
     );
-    let few: String = (0..4).map(|i| format!("F=/tmp/a{i}; ")).collect();
-    assert_eq!(analyse(&format!("{few}cat $F"), PLACE).opaque, None);
+    // A value handed through more variables than are followed.
+    let chain = "A=/tmp/a; B=$A; C=$B; D=$C; E=$D; F=$E; G=$F; H=$G; I=$H; J=$I; cat $J";
+    assert_eq!(
+        analyse(chain, PLACE).opaque,
+        Some(shell::Construct::TooManyValues)
+    );
+    assert_eq!(analyse("A=/tmp/a; B=$A; C=$B; cat $C", PLACE).opaque, None);
+    assert!(refused(
+        "sh -c 'G=~/.ssh/id_rsa; H=$G; I=$H; J=$I; K=$J; cat $K'"
+    ));
+}
+
+#[test]
+fn values_added_and_exported_are_known() {
+    // `+=` adds to each value before it; `export NAME=value` sets it as an assignment does.
+    for (line, wanted) in [
+        ("N=app; N+=-v2; touch $N.log", "/project/app-v2.log"),
+        (
+            "export OUT=target/out; mkdir -p $OUT",
+            "/project/target/out",
+        ),
+    ] {
+        let analysis = analyse(line, PLACE);
+        assert!(
+            analysis.writes.iter().any(|(path, _)| path == wanted),
+            "{line}: {:?}",
+            analysis.writes
+        );
+        assert!(
+            analysis.unknown.is_empty(),
+            "{line}: {:?}",
+            analysis.unknown
+        );
+    }
 }
 
 #[test]

@@ -118,7 +118,7 @@ impl Walker<'_> {
                     None => (w.text.as_str(), stands_for_a_line),
                 };
                 if stands_for_a_line && holds_a_line(text) {
-                    self.hardline_of_line(text, depth);
+                    self.hardline_of_line(text, Some(scope), depth);
                 }
             }
         }
@@ -174,7 +174,7 @@ impl Walker<'_> {
     /// findings (what it reads or writes, its opaque constructs) are dropped. `$IFS` and every
     /// `${IFS…}` are read as the space they split at (`rm${IFS}-rf${IFS}/`, `${IFS%?}`), as the
     /// line would run with bash's own IFS.
-    pub(super) fn hardline_of_line(&mut self, text: &str, depth: usize) {
+    pub(super) fn hardline_of_line(&mut self, text: &str, scope: Option<&Scope<'_>>, depth: usize) {
         let spaced;
         let text = if text.contains("IFS") {
             spaced = ifs_as_space(text);
@@ -191,9 +191,29 @@ impl Walker<'_> {
             self.out.guarded.len(),
         );
         let unknown = self.out.unknown.len();
-        self.line(text, Some(Cow::Borrowed(SH)), None, depth);
+        self.line(text, Some(Cow::Borrowed(SH)), scope, depth);
         self.out.opaque = opaque;
-        self.out.writes.truncate(kept.0);
+        // A write it makes of a path the hardline refuses or asks before writing (`hyperfine
+        // 'echo x >> ~/.bashrc'`) is judged as that path's entry says.
+        let made: Vec<String> = self
+            .out
+            .writes
+            .drain(kept.0..)
+            .map(|(path, _)| path)
+            .collect();
+        for path in made {
+            let found = crate::permission::hardline::check_path(
+                &path,
+                super::super::RiskClass::Write,
+                self.place.home,
+                self.place.root,
+            );
+            match found {
+                Some(found) if found.ask => self.out.guarded_trees.push(found.hit),
+                Some(found) => self.out.hits.push(found.hit),
+                None => {}
+            }
+        }
         self.out.reads.truncate(kept.1);
         self.out.unknown_reads.truncate(kept.2);
         self.out.network.truncate(kept.3);
@@ -216,11 +236,16 @@ impl Walker<'_> {
     /// make reads): read for what the hardline refuses, as the start of a line (`rm -rf ~;`) and,
     /// when it starts with a separator after any quote, as the rest of one (`; rm -rf ~ #`
     /// after `cc`).
-    pub(super) fn hardline_of_value(&mut self, text: &str, depth: usize) {
-        self.hardline_of_line(text, depth);
+    pub(super) fn hardline_of_value(
+        &mut self,
+        text: &str,
+        scope: Option<&Scope<'_>>,
+        depth: usize,
+    ) {
+        self.hardline_of_line(text, scope, depth);
         let rest = text.trim_start_matches(['"', '\'', ' ', '\t']);
         if rest.starts_with([';', '&', '|', '\n']) {
-            self.hardline_of_line(&format!("x {rest}"), depth);
+            self.hardline_of_line(&format!("x {rest}"), scope, depth);
         }
     }
 }

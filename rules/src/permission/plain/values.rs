@@ -66,6 +66,43 @@ impl<'a> Scope<'a> {
         }
     }
 
+    /// Every value this line sets `name` to, with whether it is added to the value before
+    /// (`F+=x`): its bindings' and its `export NAME=value` and `readonly NAME=value` words'
+    /// (`None`: one not read, a command substitution's).
+    fn set_values<'s>(
+        &'s self,
+        name: &'s str,
+    ) -> impl Iterator<Item = (Option<Cow<'s, Word>>, bool)> {
+        let bound = self
+            .reading
+            .bindings
+            .iter()
+            .filter(move |b| b.name == name)
+            .flat_map(|b| {
+                let unread = b.values.is_none().then_some((None, b.appends));
+                b.values
+                    .iter()
+                    .flatten()
+                    .map(|v| (Some(Cow::Borrowed(v)), b.appends))
+                    .chain(unread)
+            });
+        let exported = self
+            .reading
+            .commands
+            .iter()
+            .filter(|c| sets_plainly(c))
+            .flat_map(|c| c.argv().iter().skip(1))
+            .filter(move |w| shell::assignment_name(&w.text) == Some(name))
+            .map(move |w| {
+                let appends = w
+                    .text
+                    .get(name.len()..)
+                    .is_some_and(|t| t.starts_with("+="));
+                (shell::value_of_assignment(w).map(Cow::Owned), appends)
+            });
+        bound.chain(exported)
+    }
+
     /// Every value this line gives `name` that its text spells: its bindings' values, the
     /// assignments before its commands (`F=v bash -c …`) and the `NAME=value` words of its
     /// commands (`export F=v`, `env F=v`), whichever command reads the variable. Guesses of
@@ -109,7 +146,9 @@ impl<'a> Scope<'a> {
         self.mentioned
             .get_or_init(|| {
                 let mut mentioned = std::collections::BTreeSet::new();
-                for c in &self.reading.commands {
+                // `export` and `readonly` change no value but by `NAME=value`, which
+                // [`Scope::set_values`] reads.
+                for c in self.reading.commands.iter().filter(|c| !sets_plainly(c)) {
                     for w in c.argv().iter().skip(1) {
                         let t = w.text.as_str();
                         let name = shell::assignment_name(t)
@@ -123,6 +162,14 @@ impl<'a> Scope<'a> {
             })
             .contains(name)
     }
+}
+
+/// Whether a command is `export` or `readonly`, named plainly: its `NAME=value` words set the
+/// variable as an assignment standing alone does, its other words change no value.
+fn sets_plainly(command: &shell::Command) -> bool {
+    command.argv().first().is_some_and(|program| {
+        !program.dynamic() && matches!(program.text.as_str(), "export" | "readonly")
+    })
 }
 
 /// A value a line gives a variable ([`Scope::given`]).
@@ -222,7 +269,6 @@ impl Walker<'_> {
                 }
             }
             if next.len() > MAX_VALUES {
-                self.too_many_values.set(true);
                 return None;
             }
             acc = next;
@@ -284,41 +330,65 @@ impl Walker<'_> {
             }
             _ => {}
         }
-        // The line's own variables: every value any binding gives, unless some command names
-        // the variable (read, printf -v, unset, getopts, …).
-        // The lines that run this one give theirs too (`export F=…; bash -c 'cat $F'`), each
-        // value read where it was given.
+        // The line's own variables: every value any binding gives (`export F=v` too), unless
+        // some command names the variable (read, printf -v, unset, getopts, …). The lines that
+        // run this one give theirs too (`export F=…; bash -c 'cat $F'`), each value read where
+        // it was given. A value added (`F+=x`) is added to each value given before it.
         if depth >= MAX_INDIRECTION {
             return None;
         }
-        let mut out = Vec::new();
+        let mut whole: Vec<String> = Vec::new();
+        let mut added: Vec<Vec<String>> = Vec::new();
         let mut bound = false;
         for level in scope.levels() {
             if level.mentions(name) {
                 return None;
             }
-            for b in level.reading.bindings.iter().filter(|b| b.name == name) {
+            for (value, appends) in level.set_values(name) {
                 bound = true;
-                // `F+=x`: added to a value before it, which may be any (left to the guesses).
-                if b.appends {
+                let value = value?;
+                if value
+                    .pieces
+                    .iter()
+                    .any(|p| matches!(p, Piece::Parameter { name: n, .. } if n == name))
+                {
                     return None;
                 }
-                for v in b.values.as_ref()? {
-                    if v.pieces
-                        .iter()
-                        .any(|p| matches!(p, Piece::Parameter { name: n, .. } if n == name))
-                    {
-                        return None;
-                    }
-                    out.extend(self.values_at(v, level, depth + 1)?);
-                    if out.len() > MAX_VALUES {
-                        self.too_many_values.set(true);
-                        return None;
-                    }
+                let values = self.values_at(&value, level, depth + 1)?;
+                if appends {
+                    added.push(values);
+                } else {
+                    whole.extend(values);
+                }
+                if whole.len() > MAX_VALUES {
+                    return None;
                 }
             }
         }
-        bound.then_some(out)
+        if !bound {
+            return None;
+        }
+        // Each value before, then each with the values added after it, in order.
+        if !added.is_empty() && whole.is_empty() {
+            // Added to a value of the person's environment, which is not known.
+            return None;
+        }
+        let mut current = whole.clone();
+        let mut out = whole;
+        for values in added {
+            let mut next = Vec::with_capacity(current.len() * values.len());
+            for before in &current {
+                for after in &values {
+                    next.push(format!("{before}{after}"));
+                }
+            }
+            out.extend(next.iter().cloned());
+            if out.len() > MAX_VALUES {
+                return None;
+            }
+            current = next;
+        }
+        Some(out)
     }
 
     /// The absolute paths a word may name (`None`: unknown).
@@ -353,7 +423,6 @@ impl Walker<'_> {
             }
             out.extend(self.resolve_all(&v)?);
             if out.len() > MAX_VALUES {
-                self.too_many_values.set(true);
                 return None;
             }
         }

@@ -10,12 +10,18 @@
 //! above them (`D=$(dirname ~/.kube/config); cat $D/config`).
 
 use super::super::shell::{assignment_name, is_name, PieceView, Word};
-use super::values::{Scope, MAX_VALUES};
+use super::values::{Scope, MAX_INDIRECTION};
 use crate::spec::spec;
 use std::cell::Cell;
 
-/// How many variables deep a value given by another is followed (`A=$KUBECONFIG; B=$A`).
-const MAX_DEPTH: usize = 4;
+/// How many variables deep a value given by another is followed (`A=$KUBECONFIG; B=$A`), as
+/// deep as the values themselves are ([`MAX_INDIRECTION`]); deeper sets `too_many`.
+const MAX_DEPTH: usize = MAX_INDIRECTION;
+
+/// At most this many texts of one word are guessed; more set `too_many`. More than a word's
+/// values (`values::MAX_VALUES`): guesses are only compared with the paths no tool may read, and a
+/// loop over a few dozen words is an everyday line.
+const MAX_GUESSES: usize = 256;
 
 /// The texts a word may spell with a variable of `variable_paths` standing for the path it names
 /// when not set, every variable the line (or a line running it) gives a value standing for each
@@ -25,9 +31,13 @@ const MAX_DEPTH: usize = 4;
 /// texts that hold such a guess: none for a word of text alone, or one that holds a value known
 /// only when the line runs (a variable the person sets that is not in the table).
 ///
-/// More texts than are followed ([`MAX_VALUES`]) give none and set `too_many`.
+/// More texts than are followed ([`MAX_GUESSES`]) give none and set `too_many`.
 pub(super) fn spellings(w: &Word, scope: &Scope<'_>, too_many: &Cell<bool>) -> Vec<String> {
-    spelled(w, scope, 0, too_many)
+    let mut guessing = Guessing {
+        too_many,
+        names: Vec::new(),
+    };
+    spelled(w, scope, &mut guessing)
         .unwrap_or_default()
         .into_iter()
         .filter(|spelling| spelling.holds_a_guess)
@@ -42,14 +52,17 @@ struct Spelling {
     holds_a_guess: bool,
 }
 
-/// Every text `w` may spell (see [`spellings`]), `depth` variables down; none when one of its
-/// pieces is not known.
-fn spelled(
-    w: &Word,
-    scope: &Scope<'_>,
-    depth: usize,
-    too_many: &Cell<bool>,
-) -> Option<Vec<Spelling>> {
+/// What a spelling carries down the variables it goes through.
+struct Guessing<'c> {
+    /// Set when more was met than is followed.
+    too_many: &'c Cell<bool>,
+    /// The variables being spelled, outermost first: a value naming one of them again is a
+    /// cycle (`F=$F/id_rsa`, `A=$B; B=$A`), spelled by the other values only.
+    names: Vec<String>,
+}
+
+/// Every text `w` may spell (see [`spellings`]); none when one of its pieces is not known.
+fn spelled(w: &Word, scope: &Scope<'_>, guessing: &mut Guessing<'_>) -> Option<Vec<Spelling>> {
     let defaults = &spec().hardline.plain.variable_paths;
     let mut out = vec![Spelling {
         text: String::new(),
@@ -69,8 +82,13 @@ fn spelled(
                         holds_a_guess: true,
                     });
                 }
-                if depth < MAX_DEPTH {
-                    options.extend(given_spellings(scope, name, depth, too_many));
+                if guessing.names.len() < MAX_DEPTH {
+                    options.extend(given_spellings(scope, name, guessing));
+                } else if scope
+                    .levels()
+                    .any(|level| level.given(name).next().is_some())
+                {
+                    guessing.too_many.set(true);
                 }
                 // A value a command substitution makes (`D=$(dirname ~/.kube/config)`,
                 // `export D=$(…)`), which the line's bindings do not read.
@@ -108,8 +126,8 @@ fn spelled(
                 });
             }
         }
-        if next.len() > MAX_VALUES {
-            too_many.set(true);
+        if next.len() > MAX_GUESSES {
+            guessing.too_many.set(true);
             return None;
         }
         out = next;
@@ -121,17 +139,22 @@ fn spelled(
 /// ([`Scope::given`]): each value, and each value added (`F+=/id_rsa`) after each other one. All
 /// are kept as guesses: the variable's values are not known when a command names it (`export F`,
 /// `read F`), a value adds to another or a shell runs the line.
-fn given_spellings(
-    scope: &Scope<'_>,
-    name: &str,
-    depth: usize,
-    too_many: &Cell<bool>,
-) -> Vec<Spelling> {
+fn given_spellings(scope: &Scope<'_>, name: &str, guessing: &mut Guessing<'_>) -> Vec<Spelling> {
+    let again = guessing.names.iter().any(|known| known == name);
     let mut whole = Vec::new();
     let mut added = Vec::new();
+    guessing.names.push(name.to_string());
     for level in scope.levels() {
         for given in level.given(name) {
-            let spellings = spelled(&given.value, level, depth + 1, too_many).unwrap_or_default();
+            let cycle = again
+                && given.value.piece_views().any(|piece| {
+                    matches!(piece, PieceView::Parameter { name: named, .. }
+                        if guessing.names.iter().any(|known| known == named))
+                });
+            if cycle {
+                continue;
+            }
+            let spellings = spelled(&given.value, level, guessing).unwrap_or_default();
             if given.appends {
                 added.extend(spellings);
             } else {
@@ -152,8 +175,9 @@ fn given_spellings(
         holds_a_guess: true,
         ..spelling
     }));
-    if out.len() > MAX_VALUES {
-        too_many.set(true);
+    guessing.names.pop();
+    if out.len() > MAX_GUESSES {
+        guessing.too_many.set(true);
         return Vec::new();
     }
     out
@@ -186,7 +210,7 @@ fn assigned_substitutions<'s>(
 
 /// What a command substitution in a word's text may make: each path its text spells
 /// (`$(echo ~/.kube)`, `$(dirname ~/.kube/config)`: a word with a `/` or starting with `~`), and
-/// every folder above it (`dirname` takes them off one by one); none past [`MAX_VALUES`].
+/// every folder above it (`dirname` takes them off one by one); none past [`MAX_GUESSES`].
 fn substitution_guesses(text: &str) -> Vec<String> {
     if !text.contains("$(") && !text.contains('`') {
         return Vec::new();
@@ -207,7 +231,7 @@ fn substitution_guesses(text: &str) -> Vec<String> {
                 None => break,
             }
         }
-        if out.len() > MAX_VALUES {
+        if out.len() > MAX_GUESSES {
             return Vec::new();
         }
     }

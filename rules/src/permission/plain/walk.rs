@@ -105,7 +105,7 @@ impl Walker<'_> {
     /// A variable assigned before a command (`GIT_PAGER=cat git log`): a line variable's value
     /// is read as the line it is, a safe value passes, and any other unsafe variable makes the
     /// line opaque; any other value holding a line is read for what the hardline refuses.
-    pub(super) fn assignment(&mut self, name: &str, word: &Word, depth: usize) {
+    pub(super) fn assignment(&mut self, name: &str, word: &Word, scope: &Scope<'_>, depth: usize) {
         let plain = &self.hardline.plain;
         // Its value after `=`; none when a substitution gives it (known only when it runs).
         let Some(value) = shell::value_of_assignment(word) else {
@@ -118,7 +118,7 @@ impl Walker<'_> {
             if value.dynamic() {
                 self.opaque(Construct::UnsafeVariable);
             } else {
-                self.line(&value.text, Some(Cow::Borrowed(SH)), None, depth);
+                self.line(&value.text, Some(Cow::Borrowed(SH)), Some(scope), depth);
             }
             return;
         }
@@ -136,7 +136,7 @@ impl Walker<'_> {
         // A program may put any variable of its environment into the lines it runs (make's
         // `$(CC)`): a value holding a line is read for what the hardline refuses in it.
         if !value.dynamic() && super::unlisted::holds_a_line(&value.text) {
-            self.hardline_of_value(&value.text, depth);
+            self.hardline_of_value(&value.text, Some(scope), depth);
         }
     }
 
@@ -161,7 +161,7 @@ impl Walker<'_> {
         for binding in &reading.bindings {
             for value in binding.values.iter().flatten() {
                 if !value.dynamic() && super::unlisted::holds_a_line(&value.text) {
-                    self.hardline_of_value(&value.text, depth);
+                    self.hardline_of_value(&value.text, Some(scope), depth);
                 }
             }
         }
@@ -172,7 +172,7 @@ impl Walker<'_> {
                 line_commands += 1;
             }
             for (name, value) in cmd.assignments() {
-                self.assignment(name, value, depth);
+                self.assignment(name, value, scope, depth);
             }
             // A program may join them into one line (make's `$(CC) $(CFLAGS)`).
             if cmd.assignments().nth(1).is_some() {
@@ -182,7 +182,7 @@ impl Walker<'_> {
                     .filter(|value| !value.dynamic())
                     .map(|value| value.text)
                     .collect();
-                self.hardline_of_value(&joined.join(" "), depth);
+                self.hardline_of_value(&joined.join(" "), Some(scope), depth);
             }
             // Its standard input comes from a pipe or a redirection (a shell could read it).
             let stdin_fed = cmd.piped || cmd.redirects.iter().any(|r| r.feeds_input());
@@ -359,7 +359,7 @@ impl Walker<'_> {
                 // What the commands after it get in their environment (`export CC='…'; make`).
                 for a in args {
                     if let Some(name) = shell::assignment_name(&a.text) {
-                        self.assignment(name, a, depth);
+                        self.assignment(name, a, scope, depth);
                     }
                 }
                 return;

@@ -93,7 +93,7 @@ impl<'a> Walker<'a> {
                         .iter()
                         .find(|w| shell::assignment_name(&w.text) == Some(name.as_str()));
                     match word {
-                        Some(word) => self.assignment(&name, word, depth),
+                        Some(word) => self.assignment(&name, word, scope, depth),
                         None if self.unsafe_variable(&name) => {
                             self.opaque(Construct::UnsafeVariable)
                         }

@@ -69,8 +69,9 @@ pub enum Construct {
     WrapperLine,
     /// Unquoted values with blanks that split a command's words more ways than are read.
     WordSplitting,
-    /// A word, a variable or the folders a line may be in with more possible values than are
-    /// followed (32): which of them it names is not read.
+    /// A word with more possible values than are followed, a value handed through more
+    /// variables than are followed, or more folders the line may be in, links it makes or files
+    /// `find` finds than are followed: which of them it names is not read.
     TooManyValues,
 }
 
