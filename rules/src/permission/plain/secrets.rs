@@ -339,6 +339,9 @@ impl Walker<'_> {
             let lists = cmd.argv().first().is_some_and(|program| {
                 LISTERS.contains(&program.text.rsplit('/').next().unwrap_or(&program.text))
             });
+            if lists {
+                self.listed_outside_the_root(cmd.argv());
+            }
             let here_strings = cmd
                 .redirects
                 .iter()
@@ -360,22 +363,122 @@ impl Walker<'_> {
                     }
                 }
                 // Each piece the word's blanks part (`read a b <<< "x ~/.ssh/id_rsa"`).
-                for piece in w.text.split_whitespace().filter(|p| secret_may(p)) {
-                    if piece == w.text {
+                for piece in w.text.split_whitespace() {
+                    if piece == w.text && secret_may(piece) {
                         self.secret_read(w, scope);
                     } else {
-                        self.secret_read(&Word::unquoted(piece), scope);
+                        self.spelled_piece(piece, scope);
                     }
                 }
             }
         }
         // Each piece of a here-document's body (`xargs cat <<EOF` with `~/.ssh/id_rsa` under it).
         for body in &reading.here_documents {
-            for piece in body.split_whitespace().filter(|p| secret_may(p)) {
-                self.secret_read(&Word::unquoted(piece), scope);
+            for piece in body.split_whitespace() {
+                self.spelled_piece(piece, scope);
             }
         }
     }
+
+    /// The folders a lister lists by a relative name, or with none (`cd ~ && ls -A`, `cd ~ &&
+    /// find .`), from each folder the line may be in outside the project: read whole. `locate`
+    /// lists the whole disk.
+    fn listed_outside_the_root(&mut self, words: &[Word]) {
+        let program = words
+            .first()
+            .map_or("", |w| w.text.rsplit('/').next().unwrap_or(&w.text));
+        if matches!(program, "locate" | "plocate") {
+            self.secret_tree("/");
+            return;
+        }
+        let args = words.get(1..).unwrap_or(&[]);
+        let operands: Vec<&str> = if program == "find" {
+            args.iter()
+                .take_while(|w| !w.text.starts_with(['-', '(', '!']))
+                .map(|w| w.text.as_str())
+                .collect()
+        } else {
+            args.iter()
+                .filter(|w| !w.text.starts_with('-'))
+                .map(|w| w.text.as_str())
+                .collect()
+        };
+        let mut relative: Vec<&str> = operands
+            .into_iter()
+            .filter(|o| !o.starts_with(['/', '~']))
+            .collect();
+        if relative.is_empty() && !args.iter().any(|w| w.text.starts_with(['/', '~'])) {
+            relative.push(".");
+        }
+        let root = self.place.root.trim_end_matches('/');
+        let outside: Vec<String> = self
+            .cwds
+            .iter()
+            .flat_map(|cwds| cwds.iter())
+            .filter(|cwd| {
+                let cwd = cwd.trim_end_matches('/');
+                cwd != root && !cwd.starts_with(&format!("{root}/"))
+            })
+            .map(|cwd| cwd.to_string())
+            .collect();
+        for cwd in outside {
+            for name in &relative {
+                let path = super::super::path::resolve(self.place, &cwd, name);
+                self.secret_tree(&path);
+            }
+        }
+    }
+
+    /// A piece of text a program may turn into a path, judged as it is and as xargs and tar
+    /// read its backslashes (`.s\sh`: `.ssh`; tar's `\056ssh`: `.ssh`).
+    fn spelled_piece(&mut self, piece: &str, scope: &Scope<'_>) {
+        if secret_may(piece) {
+            self.secret_read(&Word::unquoted(piece), scope);
+        }
+        if piece.contains('\\') {
+            for unescaped in unescaped(piece) {
+                if secret_may(&unescaped) {
+                    self.secret_read(&Word::unquoted(&unescaped), scope);
+                }
+            }
+        }
+    }
+}
+
+/// A text read as programs read its backslashes: xargs takes a backslash off the letter after it
+/// (`\\s` is `s`), GNU tar's names (`-T`) turn `\\NNN` into the byte of that octal number and
+/// `\\\\` into `\\`.
+fn unescaped(text: &str) -> [String; 2] {
+    let mut dropped = String::with_capacity(text.len());
+    let mut octal = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            dropped.push(c);
+            octal.push(c);
+            continue;
+        }
+        let mut value = 0u32;
+        let mut digits = 0;
+        while let Some(digit) = chars
+            .peek()
+            .and_then(|d| d.to_digit(8))
+            .filter(|_| digits < 3)
+        {
+            value = value * 8 + digit;
+            digits += 1;
+            if let Some(d) = chars.next() {
+                dropped.push(d);
+            }
+        }
+        if digits > 0 {
+            octal.push(char::from_u32(value).unwrap_or('?'));
+        } else if let Some(next) = chars.next() {
+            dropped.push(next);
+            octal.push(next);
+        }
+    }
+    [dropped, octal]
 }
 
 /// The words a command substitution's text spells that may name a secret's path
@@ -391,7 +494,7 @@ pub(super) fn spelled_in_substitution(text: &str) -> Vec<String> {
 }
 
 /// Programs that write out the names of the files under a folder they are given.
-const LISTERS: [&str; 6] = ["find", "fd", "fdfind", "ls", "locate", "tree"];
+const LISTERS: [&str; 7] = ["find", "fd", "fdfind", "ls", "locate", "plocate", "tree"];
 
 /// The folders a program that lists files ([`LISTERS`]) names in a command
 /// substitution's text (`$(find ~ -name id_rsa)`: `~`), named plainly from the root or the home.
@@ -933,5 +1036,19 @@ mod tests {
         }
         assert!(found >= 4, "xargs, read, tar, cpio are among them");
         assert!(found < words.len(), "and other words are not");
+    }
+
+    #[test]
+    fn backslashes_are_read_as_xargs_and_tar_read_them() {
+        assert_eq!(
+            unescaped("/home/u/.s\\sh/id_rsa"),
+            ["/home/u/.ssh/id_rsa", "/home/u/.ssh/id_rsa"]
+        );
+        assert_eq!(
+            unescaped("/home/u/\\056ssh"),
+            ["/home/u/056ssh", "/home/u/.ssh"]
+        );
+        assert_eq!(unescaped("a\\\\b\\"), ["a\\b", "a\\b"]);
+        assert_eq!(unescaped("plain"), ["plain", "plain"]);
     }
 }

@@ -55,6 +55,16 @@ impl<'a> Scope<'a> {
         }
     }
 
+    /// Whether the line shifts its positional parameters (`shift`, `shift 2`): `$1` may then be
+    /// any of them.
+    fn shifts(&self) -> bool {
+        self.reading.commands.iter().any(|c| {
+            c.argv()
+                .first()
+                .is_some_and(|program| program.text == "shift" || program.dynamic())
+        })
+    }
+
     /// The same scope with `find -exec`'s `{}` standing for `paths`.
     pub(super) fn finding(&self, paths: Vec<String>) -> Scope<'a> {
         Scope {
@@ -288,6 +298,14 @@ impl Walker<'_> {
         }
         if let Ok(n) = name.parse::<usize>() {
             let pos = scope.positional.as_ref()?;
+            // After a `shift` (`shift; cat "$1"`), any of the parameters from the n-th on.
+            if n > 0 && scope.shifts() {
+                let mut out = vec![String::new()];
+                for v in pos.iter().skip(n) {
+                    out.push(v.as_ref()?.to_string());
+                }
+                return Some(out);
+            }
             return match pos.get(n) {
                 Some(v) => v.as_ref().map(|v| vec![v.to_string()]),
                 None => Some(vec![String::new()]),

@@ -165,16 +165,19 @@ impl<'a> Walker<'a> {
         }
         if spec.input {
             // Operands come from its input: the command gets one more, unknown; `{}` and the
-            // words after `:::` are among them.
+            // words after `:::` are among them. A word holding a replace string stands for any
+            // text there (`cat /home/u/.s{}h/id_rsa` is `cat /home/u/.s*h/id_rsa`).
+            let options = args
+                .get(..args.len().saturating_sub(rest.len()))
+                .unwrap_or(&[]);
+            let replaced = replace_strings(options);
             let mut cmd: Vec<Word> = rest
                 .iter()
                 .take_while(|w| !matches!(w.text.as_str(), ":::" | "::::" | ":::+"))
-                .map(|w| {
-                    if w.text.contains("{}") {
-                        unknown_word()
-                    } else {
-                        w.clone()
-                    }
+                .map(|w| match templated(&w.text, &replaced) {
+                    None => w.clone(),
+                    Some(text) if text == "*" => unknown_word(),
+                    Some(text) => Word::unquoted(&text),
                 })
                 .collect();
             cmd.push(unknown_word());
@@ -420,4 +423,41 @@ pub(crate) fn scan_wrapper(spec: &Wrapper, args: &[Word]) -> WrapperScan {
 /// Whether an option is in one of a wrapper's lists.
 fn listed(list: &[crate::spec::types::Str], option: &str) -> bool {
     list.iter().any(|x| x == option)
+}
+
+/// The strings a wrapper that takes operands from its input replaces with each of them in its
+/// command's words: `{}`, and xargs's own (`-I X`, `-IX`, `-i`, `-iX`, `--replace=X`).
+fn replace_strings(options: &[Word]) -> Vec<String> {
+    let mut out = vec!["{}".to_string()];
+    let mut words = options.iter().map(|w| w.text.as_str());
+    while let Some(word) = words.next() {
+        let given = match word {
+            "-I" => words.next(),
+            "-i" | "--replace" => None,
+            _ => word
+                .strip_prefix("--replace=")
+                .or_else(|| word.strip_prefix("-I"))
+                .or_else(|| word.strip_prefix("-i")),
+        };
+        if let Some(given) = given.filter(|g| !g.is_empty()) {
+            out.push(given.to_string());
+        }
+    }
+    out
+}
+
+/// A word's text with each replace string, and each of GNU parallel's `{…}` forms (`{.}`,
+/// `{/}`, `{1}`), read as `*`: none when it holds none.
+fn templated(text: &str, replaced: &[String]) -> Option<String> {
+    let mut out = text.to_string();
+    for r in replaced {
+        out = out.replace(r.as_str(), "*");
+    }
+    while let Some(open) = out.find('{') {
+        let Some(close) = out.get(open..).and_then(|rest| rest.find('}')) else {
+            break;
+        };
+        out.replace_range(open..=open + close, "*");
+    }
+    (out != text).then_some(out)
 }

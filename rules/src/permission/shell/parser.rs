@@ -446,7 +446,7 @@ impl<'a> Parser<'a> {
         }
         self.take_bare(&name);
         self.blank_lines()?;
-        let mut values = Some(Vec::new());
+        let values;
         if self.keyword_ahead() == Some("in") {
             self.take_bare("in");
             let mut words = Vec::new();
@@ -468,8 +468,14 @@ impl<'a> Parser<'a> {
             }
             values = Some(words);
         } else {
-            // Without `in`: the positional parameters.
-            values = values.filter(|_| false);
+            // Without `in`: the positional parameters, each a value (`"$@"`).
+            let mut every = Word::default();
+            every.text.push_str("${@}");
+            every.pieces.push(Piece::Parameter {
+                name: "@".to_string(),
+                quoted: true,
+            });
+            values = Some(vec![every]);
             if self.peek() == Some(';') {
                 self.i += 1;
             }
