@@ -271,12 +271,14 @@ pub(super) fn turns_text_into_values(reading: &Reading) -> bool {
 
 /// The programs that turn text into values ([`turns_text_into_values`]), with the options that
 /// make them do it (none: always), found once. Every word of every command is looked up, and
-/// nearly none is one of them: a word whose first letter and length no name has is passed over
-/// by one bit.
+/// nearly none is one of them: a word whose first letter and length, or last letter and length,
+/// no name has is passed over by a bit.
 struct InputNames {
     names: Vec<(&'static str, &'static [Str])>,
     /// A bit for each first byte and length (under 64) a name has.
     shapes: Vec<u64>,
+    /// A bit for each last byte and length (under 64) a name has.
+    ends: Vec<u64>,
 }
 
 impl InputNames {
@@ -295,31 +297,45 @@ impl InputNames {
                 .map(|(name, options)| (name, &options[..]));
             let names: Vec<(&'static str, &'static [Str])> = wrappers.chain(values).collect();
             let mut shapes = vec![0u64; 256];
+            let mut ends = vec![0u64; 256];
             for (name, _) in &names {
-                match (name.as_bytes().first(), name.len()) {
-                    (Some(&first), len) if len < 64 => {
+                let bytes = name.as_bytes();
+                match (bytes.first(), bytes.last(), name.len()) {
+                    (Some(&first), Some(&last), len) if len < 64 => {
                         if let Some(bits) = shapes.get_mut(usize::from(first)) {
                             *bits |= 1 << len;
                         }
+                        if let Some(bits) = ends.get_mut(usize::from(last)) {
+                            *bits |= 1 << len;
+                        }
                     }
-                    // A name of 64 bytes or more: every first letter is looked at.
-                    _ => shapes.iter_mut().for_each(|bits| *bits = u64::MAX),
+                    // A name of 64 bytes or more: every word is looked at.
+                    _ => {
+                        shapes.iter_mut().for_each(|bits| *bits = u64::MAX);
+                        ends.iter_mut().for_each(|bits| *bits = u64::MAX);
+                    }
                 }
             }
-            InputNames { names, shapes }
+            InputNames {
+                names,
+                shapes,
+                ends,
+            }
         })
     }
 
     /// The options that make `name` turn text into values, when it is one of the programs.
     fn options(&self, name: &str) -> Option<&'static [Str]> {
-        let first = *name.as_bytes().first()?;
-        let bits = self.shapes.get(usize::from(first)).copied().unwrap_or(0);
-        let may = if name.len() < 64 {
-            bits & (1 << name.len()) != 0
-        } else {
-            bits == u64::MAX
+        let bytes = name.as_bytes();
+        let has = |table: &[u64], byte: u8| {
+            let bits = table.get(usize::from(byte)).copied().unwrap_or(0);
+            if name.len() < 64 {
+                bits & (1 << name.len()) != 0
+            } else {
+                bits == u64::MAX
+            }
         };
-        if !may {
+        if !has(&self.shapes, *bytes.first()?) || !has(&self.ends, *bytes.last()?) {
             return None;
         }
         self.names
