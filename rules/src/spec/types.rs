@@ -1067,6 +1067,11 @@ spec_struct! {
         pub builds_unless: List<Str>,
         #[serde(default)]
         pub prefix: Option<Str>,
+        /// The options with which it writes each address it is given to a file named by the
+        /// last part of the address's path, in the folder it runs in (`curl -O URL`); `*`:
+        /// always (`wget URL`), unless one of `unless` is given.
+        #[serde(default)]
+        pub names_from_addresses: List<Str>,
         /// The options with which each operand it writes is written whole, a folder with
         /// everything in it (`rm -r`); `*`: always (`mv`).
         #[serde(default)]

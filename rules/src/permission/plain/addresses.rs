@@ -1,5 +1,6 @@
 //! How a word names a path other than plainly: git's pathspec magic (`:/x`, `:(top)x`, `:!x`),
-//! the path of a git revision word (`HEAD:.env`), and `file:` addresses (`file:///etc/hosts`).
+//! the path of a git revision word (`HEAD:.env`), `file:` addresses (`file:///etc/hosts`), and
+//! the file a download of an address is saved as (`curl -O https://x/cargo`: `cargo`).
 
 /// What a word is as a git pathspec ([`pathspec`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,6 +126,51 @@ pub(super) fn file_address(word: &str) -> FileAddress {
 pub(super) fn spells_an_address(text: &str) -> bool {
     text.get(..5)
         .is_some_and(|scheme| scheme.eq_ignore_ascii_case("file:"))
+}
+
+/// The names a download of an address is saved under in the folder it runs in (`curl -O
+/// https://x/a/cargo?v=1`: `cargo`; an address ending in `/`: `index.html`), as written and
+/// with its `%XX` escapes decoded; none for a word that is no address.
+pub(super) fn address_file_names(word: &str) -> Vec<String> {
+    let Some((_, rest)) = word.split_once("://") else {
+        return Vec::new();
+    };
+    let path = rest.split(['?', '#']).next().unwrap_or("");
+    let last = match path.split_once('/') {
+        Some((_, path)) => path.rsplit('/').next().unwrap_or(""),
+        None => "",
+    };
+    let name = if last.is_empty() { "index.html" } else { last };
+    let mut names = vec![name.to_string()];
+    let decoded = percent_decoded(name);
+    if decoded != name {
+        names.push(decoded);
+    }
+    names
+}
+
+/// A text with each `%XX` turned into its byte (where the bytes make text).
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while let Some(&b) = bytes.get(at) {
+        let hex = bytes
+            .get(at + 1..at + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (b, hex) {
+            (b'%', Some(value)) => {
+                out.push(value);
+                at += 3;
+            }
+            _ => {
+                out.push(b);
+                at += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
 }
 
 #[cfg(test)]

@@ -571,3 +571,36 @@ fn names_read_from_a_file_or_a_here_document_are_judged() {
         assert!(!refused(line), "{line}");
     }
 }
+
+#[test]
+fn a_download_writes_the_file_its_address_names() {
+    for (line, wanted) in [
+        ("curl -O https://example.com/a/cargo?v=1", "/project/cargo"),
+        (
+            "curl -sSLO https://example.com/%2Ebashrc",
+            "/project/.bashrc",
+        ),
+        ("wget https://example.com/", "/project/index.html"),
+        ("cd /tmp && wget https://example.com/x.tgz", "/tmp/x.tgz"),
+    ] {
+        let analysis = analyse(line, PLACE);
+        assert!(
+            analysis.writes.iter().any(|(path, _)| path == wanted),
+            "{line}: {:?}",
+            analysis.writes
+        );
+    }
+    // To its output, or to a file named otherwise: not to the address's name.
+    for line in [
+        "curl https://example.com/a",
+        "wget -O- https://example.com/a",
+        "curl -o b https://example.com/a",
+    ] {
+        let analysis = analyse(line, PLACE);
+        assert!(
+            !analysis.writes.iter().any(|(path, _)| path == "/project/a"),
+            "{line}: {:?}",
+            analysis.writes
+        );
+    }
+}

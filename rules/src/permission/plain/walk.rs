@@ -1009,6 +1009,19 @@ impl Walker<'_> {
                 continue;
             }
             let part = &part();
+            if wr
+                .names_from_addresses
+                .iter()
+                .any(|o| *o == "*" || opts.has(o))
+            {
+                for name in opts
+                    .operands
+                    .iter()
+                    .flat_map(|w| super::addresses::address_file_names(&w.text))
+                {
+                    self.write_paths(&Word::unquoted(&name), scope, part, false);
+                }
+            }
             let whole = wr.trees.iter().any(|t| *t == "*" || opts.has(t));
             // Option values in any spelling (`-o f`, `-of`, `-so f`, `--output=f`, `--out f`).
             for (value, _) in option_values(args, &wr.options) {
