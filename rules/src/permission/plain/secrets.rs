@@ -353,7 +353,10 @@ impl Walker<'_> {
     pub(super) fn spelled_secret_reads(&mut self, reading: &Reading, scope: &Scope<'_>) {
         for cmd in &reading.commands {
             let lists = cmd.argv().first().is_some_and(|program| {
-                LISTERS.contains(&program.text.rsplit('/').next().unwrap_or(&program.text))
+                let name = program.text.rsplit('/').next().unwrap_or(&program.text);
+                // ripgrep lists files only with `--files`; without it the first word is a pattern.
+                LISTERS.contains(&name)
+                    && (name != "rg" || cmd.argv().iter().any(|w| w.text == "--files"))
             });
             if lists {
                 self.listed_outside_the_root(cmd.argv());
@@ -382,6 +385,7 @@ impl Walker<'_> {
                 for piece in w.text.split_whitespace() {
                     if piece == w.text && secret_may(piece) {
                         self.secret_read(w, scope);
+                        self.unescaped_pieces(piece, scope);
                     } else {
                         self.spelled_piece(piece, scope);
                     }
@@ -393,17 +397,66 @@ impl Walker<'_> {
             for piece in body.split_whitespace() {
                 self.spelled_piece(piece, scope);
             }
+            self.folders_named_in_a_list(body.split_whitespace());
+        }
+        // A tar name list may change folder (`-C DIR`, `--directory=DIR`) before its names:
+        // in the text a program writes out (`printf -- '--directory=/home/u\n.ssh\n'`) or a
+        // here-string.
+        for cmd in &reading.commands {
+            let writes_text = cmd.argv().first().is_some_and(|program| {
+                let name = program.text.rsplit('/').next().unwrap_or(&program.text);
+                self.hardline.plain.text_programs.iter().any(|p| *p == name)
+            });
+            let words = cmd
+                .argv()
+                .iter()
+                .filter(|_| writes_text)
+                .map(|w| w.text.as_str());
+            let here_strings = cmd
+                .redirects
+                .iter()
+                .filter(|r| r.op == RedirectOp::HereString)
+                .map(|r| r.target.text.as_str());
+            let texts: Vec<String> = words
+                .chain(here_strings)
+                .flat_map(|t| {
+                    let [_, escapes] = unescaped(t);
+                    [t.to_string(), escapes]
+                })
+                .collect();
+            self.folders_named_in_a_list(texts.iter().flat_map(|t| t.split_whitespace()));
         }
     }
 
-    /// The folders a lister lists by a relative name, or with none (`cd ~ && ls -A`, `cd ~ &&
-    /// find .`), from each folder the line may be in outside the project: read whole. `locate`
+    /// The folders a name list read by tar names to go to (`-C DIR`, `--directory=DIR`): what
+    /// is under each may be read whole.
+    fn folders_named_in_a_list<'t>(&mut self, pieces: impl Iterator<Item = &'t str>) {
+        let mut after_c = false;
+        let mut folders = Vec::new();
+        for piece in pieces {
+            if std::mem::take(&mut after_c) && !piece.starts_with('-') {
+                folders.push(piece.to_string());
+            }
+            after_c = piece == "-C" || piece == "--directory";
+            if let Some(folder) = piece.strip_prefix("--directory=") {
+                folders.push(folder.to_string());
+            }
+        }
+        for folder in folders.iter().filter(|f| f.starts_with(['/', '~'])) {
+            for path in self.resolve_all(folder).unwrap_or_default() {
+                self.secret_tree(&path);
+            }
+        }
+    }
+
+    /// The folders a lister lists by a relative name, or with none (`cd ~ && ls -A`, `find
+    /// ..`), from each folder the line may be in, that are outside the project: read whole. `locate`
     /// lists the whole disk.
     fn listed_outside_the_root(&mut self, words: &[Word]) {
         let program = words
             .first()
             .map_or("", |w| w.text.rsplit('/').next().unwrap_or(&w.text));
-        if matches!(program, "locate" | "plocate") {
+        if matches!(program, "locate" | "plocate" | "mlocate") {
             self.secret_tree("/");
             return;
         }
@@ -427,74 +480,96 @@ impl Walker<'_> {
             relative.push(".");
         }
         let root = self.place.root.trim_end_matches('/');
-        let outside: Vec<String> = self
+        let cwds: Vec<String> = self
             .cwds
             .iter()
             .flat_map(|cwds| cwds.iter())
-            .filter(|cwd| {
-                let cwd = cwd.trim_end_matches('/');
-                cwd != root && !cwd.starts_with(&format!("{root}/"))
-            })
             .map(|cwd| cwd.to_string())
             .collect();
-        for cwd in outside {
+        for cwd in cwds {
             for name in &relative {
                 let path = super::super::path::resolve(self.place, &cwd, name);
-                self.secret_tree(&path);
+                let trimmed = path.trim_end_matches('/');
+                if trimmed != root && !trimmed.starts_with(&format!("{root}/")) {
+                    self.secret_tree(&path);
+                }
             }
         }
     }
 
-    /// A piece of text a program may turn into a path, judged as it is and as xargs and tar
-    /// read its backslashes (`.s\sh`: `.ssh`; tar's `\056ssh`: `.ssh`).
+    /// A piece of text a program may turn into a path, judged as it is and as programs read
+    /// its quotes and backslashes ([`unescaped`]: `.s\\sh`, `.s''sh`, tar's `\\056ssh`,
+    /// `printf`'s `\\x2essh`).
     fn spelled_piece(&mut self, piece: &str, scope: &Scope<'_>) {
         if secret_may(piece) {
             self.secret_read(&Word::unquoted(piece), scope);
         }
-        if piece.contains('\\') {
-            for unescaped in unescaped(piece) {
-                if secret_may(&unescaped) {
-                    self.secret_read(&Word::unquoted(&unescaped), scope);
-                }
+        self.unescaped_pieces(piece, scope);
+    }
+
+    /// What a piece of text spells once its quotes and backslashes are read ([`unescaped`]), by
+    /// one program or by `printf` and then xargs (`printf '.s\\\\sh' | xargs`).
+    fn unescaped_pieces(&mut self, piece: &str, scope: &Scope<'_>) {
+        if !piece.contains(['\\', '\'', '"']) {
+            return;
+        }
+        let [dropped, escapes] = unescaped(piece);
+        let [twice, _] = unescaped(&escapes);
+        for text in [dropped, escapes, twice] {
+            for part in text.split_whitespace().filter(|p| secret_may(p)) {
+                self.secret_read(&Word::unquoted(part), scope);
             }
         }
     }
 }
 
-/// A text read as programs read its backslashes: xargs takes a backslash off the letter after it
-/// (`\\s` is `s`), GNU tar's names (`-T`) turn `\\NNN` into the byte of that octal number and
-/// `\\\\` into `\\`.
+/// A text read as programs read its quotes and backslashes: xargs takes quotes off and a
+/// backslash off the letter after it (`.s''sh`, `.s\\sh`: `.ssh`); `printf`, `echo -e` and GNU
+/// tar's names (`-T`) read C's escapes (`\\x2e`, `\\056`, `\\0056`: `.`; `\\n`: a new line).
 fn unescaped(text: &str) -> [String; 2] {
     let mut dropped = String::with_capacity(text.len());
-    let mut octal = String::with_capacity(text.len());
+    let mut escapes = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
-        if c != '\\' {
-            dropped.push(c);
-            octal.push(c);
+        if matches!(c, '\'' | '"') {
+            escapes.push(c);
             continue;
         }
-        let mut value = 0u32;
-        let mut digits = 0;
-        while let Some(digit) = chars
-            .peek()
-            .and_then(|d| d.to_digit(8))
-            .filter(|_| digits < 3)
-        {
-            value = value * 8 + digit;
-            digits += 1;
-            if let Some(d) = chars.next() {
-                dropped.push(d);
+        if c != '\\' {
+            dropped.push(c);
+            escapes.push(c);
+            continue;
+        }
+        let Some(next) = chars.next() else {
+            break;
+        };
+        dropped.push(next);
+        let mut number = |radix: u32, most: usize, first: Option<char>| {
+            let mut value = first.and_then(|d| d.to_digit(radix)).unwrap_or(0);
+            let mut taken = 0;
+            while let Some(digit) = chars.peek().and_then(|d| d.to_digit(radix)) {
+                if taken == most {
+                    break;
+                }
+                value = value * radix + digit;
+                taken += 1;
+                if let Some(d) = chars.next() {
+                    dropped.push(d);
+                }
             }
-        }
-        if digits > 0 {
-            octal.push(char::from_u32(value).unwrap_or('?'));
-        } else if let Some(next) = chars.next() {
-            dropped.push(next);
-            octal.push(next);
-        }
+            char::from_u32(value).unwrap_or('?')
+        };
+        let decoded = match next {
+            'n' | 't' | 'r' | 'v' | 'f' => ' ',
+            'x' => number(16, 2, None),
+            // `\0NNN` (echo -e) and `\NNN` (printf, tar).
+            '0' => number(8, 3, Some('0')),
+            d if d.is_digit(8) => number(8, 2, Some(d)),
+            other => other,
+        };
+        escapes.push(decoded);
     }
-    [dropped, octal]
+    [dropped, escapes]
 }
 
 /// The words a command substitution's text spells that may name a secret's path
@@ -510,7 +585,10 @@ pub(super) fn spelled_in_substitution(text: &str) -> Vec<String> {
 }
 
 /// Programs that write out the names of the files under a folder they are given.
-const LISTERS: [&str; 7] = ["find", "fd", "fdfind", "ls", "locate", "plocate", "tree"];
+const LISTERS: [&str; 15] = [
+    "find", "fd", "fdfind", "ls", "locate", "plocate", "mlocate", "tree", "du", "eza", "exa",
+    "lsd", "dir", "vdir", "rg",
+];
 
 /// The folders a program that lists files ([`LISTERS`]) names in a command
 /// substitution's text (`$(find ~ -name id_rsa)`: `~`), named plainly from the root or the home.
@@ -1056,15 +1134,21 @@ mod tests {
 
     #[test]
     fn backslashes_are_read_as_xargs_and_tar_read_them() {
-        assert_eq!(
-            unescaped("/home/u/.s\\sh/id_rsa"),
-            ["/home/u/.ssh/id_rsa", "/home/u/.ssh/id_rsa"]
-        );
-        assert_eq!(
-            unescaped("/home/u/\\056ssh"),
-            ["/home/u/056ssh", "/home/u/.ssh"]
-        );
-        assert_eq!(unescaped("a\\\\b\\"), ["a\\b", "a\\b"]);
+        for (text, wanted) in [
+            ("/home/u/.s\\sh/id_rsa", "/home/u/.ssh/id_rsa"),
+            ("/home/u/\\056ssh", "/home/u/.ssh"),
+            ("/home/u/\\x2essh", "/home/u/.ssh"),
+            ("/home/u/\\0056ssh", "/home/u/.ssh"),
+            ("/home/u/.s''sh", "/home/u/.ssh"),
+            ("/home/u/.s\"\"sh", "/home/u/.ssh"),
+            ("a\\nb", "a b"),
+        ] {
+            assert!(
+                unescaped(text).iter().any(|t| t == wanted),
+                "{text}: {:?}",
+                unescaped(text)
+            );
+        }
         assert_eq!(unescaped("plain"), ["plain", "plain"]);
     }
 }

@@ -58,10 +58,12 @@ impl<'a> Scope<'a> {
     /// Whether the line shifts its positional parameters (`shift`, `shift 2`): `$1` may then be
     /// any of them.
     fn shifts(&self) -> bool {
+        // `builtin shift`, `command -p shift` too: any of a command's first words; a program
+        // known only when it runs may be `shift`.
         self.reading.commands.iter().any(|c| {
-            c.argv()
-                .first()
-                .is_some_and(|program| program.text == "shift" || program.dynamic())
+            let words = c.argv();
+            words.first().is_some_and(Word::dynamic)
+                || words.iter().take(3).any(|word| word.text == "shift")
         })
     }
 
@@ -159,11 +161,25 @@ impl<'a> Scope<'a> {
                 // `export` and `readonly` change no value but by `NAME=value`, which
                 // [`Scope::set_values`] reads.
                 for c in self.reading.commands.iter().filter(|c| !sets_plainly(c)) {
+                    let program = c.argv().first().map_or("", |w| w.text.as_str());
+                    // The option that names the variable set, joined to it (`printf -vF`,
+                    // `read -aF`).
+                    let naming = match program {
+                        "printf" => Some("-v"),
+                        "read" => Some("-a"),
+                        _ => None,
+                    };
                     for w in c.argv().iter().skip(1) {
                         let t = w.text.as_str();
                         let name = shell::assignment_name(t)
                             .or_else(|| t.split('[').next().filter(|n| shell::is_name(n)));
                         if let Some(n) = name {
+                            mentioned.insert(n.to_string());
+                        }
+                        let joined = naming
+                            .and_then(|option| t.strip_prefix(option))
+                            .filter(|n| shell::is_name(n));
+                        if let Some(n) = joined {
                             mentioned.insert(n.to_string());
                         }
                     }

@@ -454,19 +454,53 @@ impl Walker<'_> {
             return;
         }
         let rest = args.get(i + 1..).unwrap_or(&[]);
-        let positional: Vec<Option<Cow<'static, str>>> = rest
+        if rest.is_empty() {
+            self.line(&line.text, Some(Cow::Borrowed(SH)), Some(scope), depth);
+            return;
+        }
+        // Each parameter's values; a word of several (`for a in x y; do sh -c 'cat "$1"' _
+        // "$a"; done`) runs the line once with each, up to `MAX_RUNS` runs; more make the line
+        // opaque. A value not known is run as unknown, and with each guess of it
+        // ([`super::variable_paths::spellings`]: a variable handed through many others).
+        let choices: Vec<Vec<Option<String>>> = rest
             .iter()
             .map(|w| match self.values(w, scope) {
-                Some(v) if v.len() == 1 => v.into_iter().next().map(Cow::Owned),
-                _ => None,
+                Some(values) if values.is_empty() => vec![Some(String::new())],
+                Some(values) => values.into_iter().map(Some).collect(),
+                None => std::iter::once(None)
+                    .chain(
+                        super::variable_paths::spellings(w, scope, &self.too_many_values)
+                            .into_iter()
+                            .map(Some),
+                    )
+                    .collect(),
             })
             .collect();
-        let positional = if positional.is_empty() {
-            Cow::Borrowed(SH)
-        } else {
-            Cow::Owned(positional)
-        };
-        self.line(&line.text, Some(positional), Some(scope), depth);
+        let runs = choices
+            .iter()
+            .map(Vec::len)
+            .try_fold(1usize, |product, n| product.checked_mul(n.max(1)))
+            .unwrap_or(usize::MAX);
+        if runs > MAX_RUNS {
+            self.too_many_values.set(true);
+        }
+        let mut chosen = vec![0usize; choices.len()];
+        for _ in 0..runs.min(MAX_RUNS) {
+            let positional: Vec<Option<Cow<'static, str>>> = choices
+                .iter()
+                .zip(&chosen)
+                .map(|(values, &at)| values.get(at).cloned().flatten().map(Cow::Owned))
+                .collect();
+            self.line(&line.text, Some(Cow::Owned(positional)), Some(scope), depth);
+            // The next combination, the last parameter turning fastest.
+            for (at, values) in chosen.iter_mut().zip(&choices).rev() {
+                *at += 1;
+                if *at < values.len() {
+                    break;
+                }
+                *at = 0;
+            }
+        }
     }
 
     /// A line run by a shell inside the line.
@@ -1375,6 +1409,10 @@ impl Walker<'_> {
 /// The entry of an [`Analysis::unknown`] that is a write whose file is known only when the line
 /// runs (`> "$X"`), not a hardline entry.
 pub(super) const UNKNOWN_WRITE: &str = "write";
+
+/// A shell's line is read once for each combination of its parameters' values up to this many
+/// times; more make the line opaque (`Construct::TooManyValues`).
+const MAX_RUNS: usize = 8;
 
 /// A command's words joined by one space: the command as a refusal or a write names it.
 pub(super) fn command_text(words: &[Word]) -> String {

@@ -176,8 +176,8 @@ impl<'a> Walker<'a> {
                 .take_while(|w| !matches!(w.text.as_str(), ":::" | "::::" | ":::+"))
                 .map(|w| match templated(&w.text, &replaced) {
                     None => w.clone(),
-                    Some(text) if text == "*" => unknown_word(),
-                    Some(text) => Word::unquoted(&text),
+                    Some(parts) if parts.iter().all(|p| p.is_empty()) => unknown_word(),
+                    Some(parts) => Word::with_unknown(&parts),
                 })
                 .collect();
             cmd.push(unknown_word());
@@ -412,6 +412,13 @@ pub(crate) fn scan_wrapper(spec: &Wrapper, args: &[Word]) -> WrapperScan {
         }
         break;
     }
+    // `env -- NAME=value CMD`: assignments after `--` are still the wrapper's.
+    if spec.assignments {
+        while let Some(name) = args.get(i).and_then(|w| shell::assignment_name(&w.text)) {
+            parts.push(WrapperPart::Assignment(name.to_string()));
+            i += 1;
+        }
+    }
     WrapperScan {
         parts,
         end: i,
@@ -446,18 +453,30 @@ fn replace_strings(options: &[Word]) -> Vec<String> {
     out
 }
 
-/// A word's text with each replace string, and each of GNU parallel's `{…}` forms (`{.}`,
-/// `{/}`, `{1}`), read as `*`: none when it holds none.
-fn templated(text: &str, replaced: &[String]) -> Option<String> {
-    let mut out = text.to_string();
-    for r in replaced {
-        out = out.replace(r.as_str(), "*");
-    }
-    while let Some(open) = out.find('{') {
-        let Some(close) = out.get(open..).and_then(|rest| rest.find('}')) else {
+/// A word's text cut at each replace string and each of GNU parallel's `{…}` forms (`{.}`,
+/// `{/}`, `{1}`), which stand for text known only when it runs: none when it holds none.
+fn templated<'t>(text: &'t str, replaced: &[String]) -> Option<Vec<&'t str>> {
+    let mut parts = Vec::new();
+    let mut rest = text;
+    loop {
+        // The first replace string or `{…}` form in what is left.
+        let named = replaced
+            .iter()
+            .filter(|r| !r.is_empty())
+            .filter_map(|r| rest.find(r.as_str()).map(|at| (at, r.len())));
+        let braced = rest.find('{').and_then(|open| {
+            let close = rest.get(open..)?.find('}')?;
+            Some((open, close + 1))
+        });
+        let Some((at, len)) = named.chain(braced).min() else {
             break;
         };
-        out.replace_range(open..=open + close, "*");
+        parts.push(rest.get(..at).unwrap_or(""));
+        rest = rest.get(at + len..).unwrap_or("");
     }
-    (out != text).then_some(out)
+    if parts.is_empty() {
+        return None;
+    }
+    parts.push(rest);
+    Some(parts)
 }

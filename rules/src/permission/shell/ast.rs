@@ -290,6 +290,22 @@ impl Word {
         }
     }
 
+    /// A word of quoted text with a value known only when it runs between each two of `parts`
+    /// (xargs's `-I{}` in `/home/u/.s{}h/id_rsa`: `/home/u/.s` and `h/id_rsa`).
+    pub fn with_unknown(parts: &[&str]) -> Word {
+        let mut word = Word::default();
+        for (at, part) in parts.iter().enumerate() {
+            if at > 0 {
+                word.text.push_str("$(…)");
+                word.pieces.push(Piece::Substitution { quoted: true });
+            }
+            for c in part.chars() {
+                word.push_text(c, true);
+            }
+        }
+        word
+    }
+
     /// The word's pieces, each with its text.
     pub fn piece_views(&self) -> impl Iterator<Item = PieceView<'_>> {
         self.pieces.iter().map(|piece| self.view(piece))
