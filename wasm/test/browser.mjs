@@ -15,7 +15,7 @@ const lembas = process.env.LEMBAS_BIN ?? path.join(root, "target/debug/lembas");
 // The native runner's results, each case as the package writes it (without the line's file, area, index).
 const native = {};
 for (const f of files) {
-  native[f] = execFileSync(lembas, ["conformance", "--json", path.join(root, "conformance", f)], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
+  native[f] = execFileSync(lembas, ["conformance", "--json", path.join(root, "conformance", f)], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 256 * 1024 * 1024 })
     .trim()
     .split("\n")
     .map((l) => {

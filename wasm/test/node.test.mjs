@@ -23,7 +23,7 @@ test("every conformance case passes in Node, with the native runner's results", 
     const r = L.runFile(file, stem);
     assert.equal(r.failed, 0, `${f}: ${JSON.stringify(r.results.filter((x) => !x.pass)[0])}`);
     total += r.passed;
-    const native = execFileSync(lembas, ["conformance", "--json", path.join(caseDir, f)], { encoding: "utf8" })
+    const native = execFileSync(lembas, ["conformance", "--json", path.join(caseDir, f)], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 })
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l));
