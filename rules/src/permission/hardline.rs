@@ -230,13 +230,17 @@ pub(crate) fn path_set(name: &str) -> Option<&'static PathSet> {
 pub fn check_path(abs: &str, class: RiskClass, home: Option<&str>, root: &str) -> Option<PathHit> {
     let lower_abs = lower(abs);
     let lower_abs = lower_abs.as_ref();
-    let tilde = home.and_then(|home| {
+    let given = home.and_then(|home| {
         let home = lower(home.trim_end_matches('/'));
         lower_abs
             .strip_prefix(home.as_ref())
             .filter(|r| r.is_empty() || r.starts_with('/'))
             .map(|r| format!("~{r}"))
     });
+    // A path in a home by where it lies (`/home/u/.npmrc` where the home is not given, or is
+    // another's): read against `~` patterns from that home too.
+    let lying_in = after_a_home(lower_abs).map(|r| format!("~{r}"));
+    let tildes: Vec<String> = given.into_iter().chain(lying_in).collect();
     let relative = inside(&lower(root), lower_abs);
     // A path that is a glob (a redirection's `> .gi?/hooks/x`, which bash expands when it
     // matches one file) is every path it can name, by bash's rule for hidden names: a pattern
@@ -264,7 +268,7 @@ pub fn check_path(abs: &str, class: RiskClass, home: Option<&str>, root: &str) -
     let any = |patterns: &[LowerPattern]| {
         patterns.iter().any(|p| match &glob {
             Some((path, home)) => tokens_meet_crossing(path, &p.glob(home), true),
-            None => p.matches(lower_abs) || tilde.as_deref().is_some_and(|t| p.matches(t)),
+            None => p.matches(lower_abs) || tildes.iter().any(|t| p.matches(t)),
         })
     };
     let hit = |ask: bool| {
@@ -293,9 +297,47 @@ pub fn check_path(abs: &str, class: RiskClass, home: Option<&str>, root: &str) -
     hit(false).or_else(|| hit(true))
 }
 
+/// What follows a home folder in a path by where it lies (`/home/NAME`, `/Users/NAME`,
+/// `/var/home/NAME`, `/root`): `/.npmrc` of `/home/u/.npmrc`; none outside one.
+fn after_a_home(path: &str) -> Option<&str> {
+    let rest = if let Some(rest) = path.strip_prefix("/root") {
+        rest
+    } else {
+        let under = ["/home/", "/users/", "/var/home/"]
+            .iter()
+            .find_map(|folder| path.strip_prefix(folder))?;
+        let name_end = under.find('/').unwrap_or(under.len());
+        let name = under.get(..name_end)?;
+        // A user's name: no blank, no `~`, no wildcard (`/home/ read ~/.aws` is text).
+        if name.is_empty() || name.contains(|c: char| c.is_whitespace() || "~*?[".contains(c)) {
+            return None;
+        }
+        under.get(name_end..)?
+    };
+    (rest.is_empty() || rest.starts_with('/')).then_some(rest)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_in_a_home_is_read_from_that_home() {
+        for (path, rest) in [
+            ("/home/u/.npmrc", Some("/.npmrc")),
+            ("/users/ann/.aws/config", Some("/.aws/config")),
+            ("/root/.kube/config", Some("/.kube/config")),
+            ("/var/home/u", Some("")),
+            ("/rooted/x", None),
+            ("/home/", None),
+            ("/home/ read ~/.aws/credentials", None),
+            ("/etc/passwd", None),
+        ] {
+            assert_eq!(after_a_home(path), rest, "{path}");
+        }
+        let hit = check_path("/home/u/.npmrc", RiskClass::Write, None, "/work");
+        assert_eq!(hit.map(|h| h.hit.entry), Some("credentials".to_string()));
+    }
 
     /// The piece a pattern's match needs never rules out a path the pattern matches: every
     /// pattern against paths made from every pattern (its wildcards spelled several ways).

@@ -315,8 +315,10 @@ impl Judge<'_> {
             RuleSource::Defaults => read_only,
             RuleSource::Session => !plan_final,
             RuleSource::Grant => !plan_final && !effects,
+            // An approval never holds in plan mode, a read's neither (one `.env` read approved
+            // there is every file of its folder).
             RuleSource::Approval => {
-                !plan_final && !effects && !self.unattended && rule.holds_in(self.mode)
+                self.mode != Mode::Plan && !effects && !self.unattended && rule.holds_in(self.mode)
             }
         }
     }

@@ -284,7 +284,18 @@ impl Request {
                         message: format!("{tool} is {}, not {c}", info.risk),
                     });
                 }
-                (info.risk, permission.unwrap_or(info.permission).to_string())
+                // A call never picks its own key: `{ tool: "write", permission: "plan" }` would
+                // be judged by the plan tools' rules.
+                if let Some(key) = permission.filter(|key| *key != info.permission) {
+                    return Err(InputError::Invalid {
+                        path: o.at("permission"),
+                        message: format!(
+                            "{tool}'s permission key is {}, not {key}",
+                            info.permission
+                        ),
+                    });
+                }
+                (info.risk, info.permission.to_string())
             }
             None => match (class, unknown_file_tool, &target) {
                 (Some(class), _, _) => (class, permission.unwrap_or(tool).to_string()),

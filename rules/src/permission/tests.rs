@@ -441,3 +441,33 @@ fn an_approval_kept_past_the_session_is_of_the_exact_call_only() {
     assert!(approve_exactly(&write("/p/a*.rs"), &ctx).is_none());
     assert!(approve_exactly(&call("team_read", Target::Tool), &ctx).is_none());
 }
+
+#[test]
+fn an_approval_never_holds_in_plan_mode() {
+    // A read of `.env` approved "always": its folder's rule, `*`.
+    let read = call("read", Target::Path(".env".into()));
+    let approved = approval::approve(&read, &Context::new(Mode::Plan)).unwrap_or_default();
+    assert!(!approved.is_empty());
+    let mut plan = Context::new(Mode::Plan);
+    plan.approvals = approved.clone();
+    let other = call("read", Target::Path(".env.production".into()));
+    assert_ne!(evaluate(&other, &plan).action, Action::Allow);
+    // Given in manual mode, it holds in manual mode.
+    let mut manual = Context::new(Mode::Manual);
+    manual.approvals = approval::approve(&read, &manual).unwrap_or_default();
+    assert_eq!(evaluate(&other, &manual).action, Action::Allow);
+}
+
+#[test]
+fn a_call_never_picks_its_own_permission_key() {
+    let value = serde_json::json!({ "tool": "write", "path": "src/a.rs", "permission": "plan" });
+    assert!(Request::from_json("request", &value).is_err());
+    let value = serde_json::json!({ "tool": "write", "path": "src/a.rs", "permission": "edit" });
+    assert!(Request::from_json("request", &value).is_ok());
+    // A tool the spec does not have names its key.
+    let value = serde_json::json!({ "tool": "mcp_x", "class": "read", "permission": "mcp" });
+    assert_eq!(
+        Request::from_json("request", &value).map(|r| r.permission),
+        Ok("mcp".to_string())
+    );
+}
