@@ -37,12 +37,12 @@
 // written whole under hook managers' and startup folders, and what four hostile reviews found —
 // 34.4 KB more; 730 KB and 300 KB until stop 45 read the variables a shell inside the line sees,
 // names of files to read given in a file or the input, editors' and toolchains' startup files,
-// and what a hostile review of it found — 21.9 KB more — docs/figures.md).
+// and what four hostile reviews of it found — 35.8 KB more — docs/figures.md).
 // `--report` prints the figures and never fails.
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 const BUDGET = { raw: 480_000, gz: 200_000 };
-const GUARD = { raw: 760_000, gz: 310_000 };
+const GUARD = { raw: 780_000, gz: 315_000 };
 const file = new URL("../pkg/lembas_wasm_bg.wasm", import.meta.url);
 const bytes = readFileSync(file);
 const gz = gzipSync(bytes, { level: 9 }).length;
