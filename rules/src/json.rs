@@ -735,6 +735,20 @@ fn spell_into(key: &str, keys: Keys, out: &mut Vec<u8>) {
         out.extend_from_slice(key.as_bytes());
         return;
     }
+    if key.is_ascii() {
+        // Byte by byte, as [`camel_chars`] spells it (every key of the spec is ASCII).
+        let mut up = false;
+        for &b in key.as_bytes() {
+            if b == b'_' {
+                up = true;
+            } else if std::mem::take(&mut up) {
+                out.push(b.to_ascii_uppercase());
+            } else {
+                out.push(b);
+            }
+        }
+        return;
+    }
     let mut utf8 = [0; 4];
     for c in camel_chars(key) {
         out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
