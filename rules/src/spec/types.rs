@@ -1072,6 +1072,10 @@ spec_struct! {
         /// always (`wget URL`), unless one of `unless` is given.
         #[serde(default)]
         pub names_from_addresses: List<Str>,
+        /// Whether what it writes whole it deletes or moves away (`rm -r`, `rsync --delete`,
+        /// `mv`): the project itself, or a folder above it, takes its repository with it.
+        #[serde(default)]
+        pub deletes: bool,
         /// The options with which each operand it writes is written whole, a folder with
         /// everything in it (`rm -r`); `*`: always (`mv`).
         #[serde(default)]

@@ -930,6 +930,31 @@ impl Walker<'_> {
             }
         }
     }
+
+    /// A folder deleted or moved away whole (`rm -rf "$PWD"`, `rm -rf ..`, `find . -delete`,
+    /// `mv ~/proj /tmp`): when it is the project or a folder above it, the project's repository,
+    /// `.git`, goes with it — judged as that write.
+    pub(super) fn repository_goes_with(&mut self, path: &str) {
+        let folder = lower(path.trim_end_matches('/'));
+        let root = lower(self.place.root.trim_end_matches('/'));
+        let holds_the_root = folder.is_empty()
+            || root.as_ref() == folder.as_ref()
+            || root.starts_with(&format!("{folder}/"));
+        if !holds_the_root {
+            return;
+        }
+        let repository = format!("{}/.git", self.place.root.trim_end_matches('/'));
+        match hardline::check_path(
+            &repository,
+            RiskClass::Write,
+            self.place.home,
+            self.place.root,
+        ) {
+            Some(found) if found.ask => self.out.guarded_trees.push(found.hit),
+            Some(found) => self.out.hits.push(found.hit),
+            None => {}
+        }
+    }
 }
 
 impl Walker<'_> {

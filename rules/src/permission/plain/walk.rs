@@ -576,21 +576,40 @@ impl Walker<'_> {
                 _ => found = None,
             }
         }
-        // `-delete` deletes each start point with everything under it.
-        if args.iter().any(|w| w.text == "-delete") {
-            for start in found.iter().flatten() {
+        // `-delete` deletes each start point with everything under it; with no test before it
+        // (`find . -delete`), the start point itself too, the project's `.git` with it.
+        if let Some(at) = args.iter().position(|w| w.text == "-delete") {
+            let tested = args
+                .get(..at)
+                .unwrap_or(&[])
+                .iter()
+                .any(|w| w.text.starts_with('-') && !FIND_OPTIONS.contains(&w.text.as_str()));
+            let starts: Vec<String> = found.iter().flatten().cloned().collect();
+            for start in &starts {
                 self.protected_tree(start, RiskClass::Write);
+                if !tested {
+                    self.repository_goes_with(start);
+                }
             }
         }
         let starts_read = found.clone();
         if found.as_ref().is_some_and(|f| f.len() > MAX_VALUES) {
             self.too_many_values.set(true);
         }
+        // What `{}` stands for: the start points (unless a test comes first, which they may
+        // not pass: `find . -name x -exec rm -rf {} +`) and what is under them.
+        let tested_before_exec = args
+            .iter()
+            .take_while(|w| !matches!(w.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"))
+            .any(|w| w.text.starts_with('-') && !FIND_OPTIONS.contains(&w.text.as_str()));
         let found = found.filter(|f| f.len() <= MAX_VALUES).map(|f| {
             f.iter()
                 .flat_map(|p| {
                     let base = p.trim_end_matches('/').to_string();
-                    [p.clone(), format!("{base}/*"), format!("{base}/*/*")]
+                    let start = (!tested_before_exec).then(|| p.clone());
+                    start
+                        .into_iter()
+                        .chain([format!("{base}/*"), format!("{base}/*/*")])
                 })
                 .collect::<Vec<_>>()
         });
@@ -1074,6 +1093,8 @@ impl Walker<'_> {
             // the operands written whole.
             let destinations = next_word_values(args, &wr.destination_options);
             let values = next_word_values(args, &wr.values);
+            // A script given as the first operand (`sed -i 's/.*/x/' f`) is no file.
+            let patterns = super::forms::pattern_words(program, args);
             let operands: Vec<&Word> = opts
                 .operands
                 .iter()
@@ -1081,6 +1102,7 @@ impl Walker<'_> {
                 .copied()
                 .filter(|w| !destinations.iter().any(|d| std::ptr::eq(*d, *w)))
                 .filter(|w| !values.iter().any(|v| std::ptr::eq(*v, *w)))
+                .filter(|w| !patterns.iter().any(|p| std::ptr::eq(*p, *w)))
                 .collect();
             let chosen: Vec<&Word> = match wr.operands.as_deref() {
                 Some("all") => operands.clone(),
@@ -1108,7 +1130,21 @@ impl Walker<'_> {
                     },
                     None => Cow::Borrowed(w),
                 };
+                let before = self.out.writes.len();
                 self.write_paths(&word, scope, part, whole);
+                if whole && wr.deletes {
+                    let gone: Vec<String> = self
+                        .out
+                        .writes
+                        .get(before..)
+                        .unwrap_or(&[])
+                        .iter()
+                        .map(|(path, _)| path.clone())
+                        .collect();
+                    for path in &gone {
+                        self.repository_goes_with(path);
+                    }
+                }
             }
             if wr.sources_into_last {
                 // The folder they go into: a destination option's (`-t DIR`), else the last.
@@ -1409,6 +1445,23 @@ impl Walker<'_> {
 /// The entry of an [`Analysis::unknown`] that is a write whose file is known only when the line
 /// runs (`> "$X"`), not a hardline entry.
 pub(super) const UNKNOWN_WRITE: &str = "write";
+
+/// `find`'s options that choose no file (`-depth`, `-xdev`): a `-delete` after only these deletes
+/// every file under its start points.
+const FIND_OPTIONS: [&str; 12] = [
+    "-depth",
+    "-d",
+    "-xdev",
+    "-mount",
+    "-mindepth",
+    "-maxdepth",
+    "-L",
+    "-P",
+    "-H",
+    "-follow",
+    "-noleaf",
+    "-ignore_readdir_race",
+];
 
 /// A shell's line is read once for each combination of its parameters' values up to this many
 /// times; more make the line opaque (`Construct::TooManyValues`).
