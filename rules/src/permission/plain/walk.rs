@@ -585,11 +585,17 @@ impl Walker<'_> {
                 .iter()
                 .any(|w| w.text.starts_with('-') && !FIND_OPTIONS.contains(&w.text.as_str()));
             let starts: Vec<String> = found.iter().flatten().cloned().collect();
+            let part = command_text(args);
             for start in &starts {
                 self.protected_tree(start, RiskClass::Write);
-                if !tested {
+                // Each start point is deleted (`find .git/objects -delete`), or what is under it.
+                let deleted = if tested {
+                    format!("{}/*", start.trim_end_matches('/'))
+                } else {
                     self.repository_goes_with(start);
-                }
+                    start.clone()
+                };
+                self.out.writes.push((deleted, format!("find {part}")));
             }
         }
         let starts_read = found.clone();
