@@ -78,75 +78,57 @@ impl<'a> Scope<'a> {
         }
     }
 
-    /// Every value this line sets `name` to, with whether it is added to the value before
-    /// (`F+=x`): its bindings' and its `export NAME=value` and `readonly NAME=value` words'
-    /// (`None`: one not read, a command substitution's).
+    /// Every value this line sets `name` to: its bindings' and its `export NAME=value` and
+    /// `readonly NAME=value` words' (a value `None`: one not read, a command substitution's).
     fn set_values<'s>(
         &'s self,
         name: &'s str,
-    ) -> impl Iterator<Item = (Option<Cow<'s, Word>>, bool)> {
-        let bound = self
-            .reading
-            .bindings
-            .iter()
-            .filter(move |b| b.name == name)
-            .flat_map(|b| {
-                let unread = b.values.is_none().then_some((None, b.appends));
-                b.values
-                    .iter()
-                    .flatten()
-                    .map(|v| (Some(Cow::Borrowed(v)), b.appends))
-                    .chain(unread)
-            });
+    ) -> impl Iterator<Item = Given<Option<Cow<'s, Word>>>> {
         let exported = self
             .reading
             .commands
             .iter()
             .filter(|c| sets_plainly(c))
-            .flat_map(|c| c.argv().iter().skip(1))
-            .filter(move |w| shell::assignment_name(&w.text) == Some(name))
-            .map(move |w| {
-                let appends = w
-                    .text
-                    .get(name.len()..)
-                    .is_some_and(|t| t.starts_with("+="));
-                (shell::value_of_assignment(w).map(Cow::Owned), appends)
-            });
-        bound.chain(exported)
+            .flat_map(|c| c.argv().iter().skip(1));
+        self.bound(name).chain(assigned_in(exported, name))
     }
 
     /// Every value this line gives `name` that its text spells: its bindings' values, the
     /// assignments before its commands (`F=v bash -c …`) and the `NAME=value` words of its
     /// commands (`export F=v`, `env F=v`), whichever command reads the variable. Guesses of
     /// what it may hold, not what it holds ([`Walker::parameter`] reads that).
-    pub(super) fn given<'s>(&'s self, name: &'s str) -> impl Iterator<Item = Given<'s>> {
-        let bound = self
-            .reading
+    pub(super) fn given<'s>(&'s self, name: &'s str) -> impl Iterator<Item = Given<Cow<'s, Word>>> {
+        let words = self.reading.commands.iter().flat_map(|c| c.words.iter());
+        self.bound(name)
+            .chain(assigned_in(words, name))
+            .filter_map(|given| {
+                given.value.map(|value| Given {
+                    value,
+                    appends: given.appends,
+                })
+            })
+    }
+
+    /// The values the line's bindings of `name` give it (`None`: one not read).
+    fn bound<'s>(&'s self, name: &'s str) -> impl Iterator<Item = Given<Option<Cow<'s, Word>>>> {
+        self.reading
             .bindings
             .iter()
             .filter(move |b| b.name == name)
             .flat_map(|b| {
-                b.values.iter().flatten().map(|value| Given {
-                    value: Cow::Borrowed(value),
+                let unread = b.values.is_none().then_some(Given {
+                    value: None,
                     appends: b.appends,
-                })
-            });
-        let in_commands = self
-            .reading
-            .commands
-            .iter()
-            .flat_map(|c| c.words.iter())
-            .filter(move |w| shell::assignment_name(&w.text) == Some(name))
-            .filter_map(move |w| {
-                shell::value_of_assignment(w).map(|value| Given {
-                    value: Cow::Owned(value),
-                    appends: w
-                        .text
-                        .get(name.len()..)
-                        .is_some_and(|t| t.starts_with("+=")),
-                })
-            });
-        bound.chain(in_commands)
+                });
+                b.values
+                    .iter()
+                    .flatten()
+                    .map(|v| Given {
+                        value: Some(Cow::Borrowed(v)),
+                        appends: b.appends,
+                    })
+                    .chain(unread)
+            })
     }
 
     /// This scope and the scopes of the lines that run it, innermost first.
@@ -198,12 +180,29 @@ fn sets_plainly(command: &shell::Command) -> bool {
     })
 }
 
-/// A value a line gives a variable ([`Scope::given`]).
-pub(super) struct Given<'s> {
+/// A value a line gives a variable ([`Scope::given`], [`Scope::set_values`]).
+pub(super) struct Given<V> {
     /// The value after the `=`.
-    pub(super) value: Cow<'s, Word>,
+    pub(super) value: V,
     /// `NAME+=value`: added to the value before.
     pub(super) appends: bool,
+}
+
+/// The values the `NAME=value` and `NAME+=value` words among `words` give `name` (`None`: one
+/// with a command substitution).
+fn assigned_in<'s>(
+    words: impl Iterator<Item = &'s Word> + 's,
+    name: &'s str,
+) -> impl Iterator<Item = Given<Option<Cow<'s, Word>>>> + 's {
+    words
+        .filter(move |w| shell::assignment_name(&w.text) == Some(name))
+        .map(move |w| Given {
+            value: shell::value_of_assignment(w).map(Cow::Owned),
+            appends: w
+                .text
+                .get(name.len()..)
+                .is_some_and(|t| t.starts_with("+=")),
+        })
 }
 
 /// A name `find -exec`'s `{}` is read as (no variable has it).
@@ -378,9 +377,10 @@ impl Walker<'_> {
             if level.mentions(name) {
                 return None;
             }
-            for (value, appends) in level.set_values(name) {
+            for given in level.set_values(name) {
                 bound = true;
-                let value = value?;
+                let appends = given.appends;
+                let value = given.value?;
                 if value
                     .pieces
                     .iter()
