@@ -604,3 +604,22 @@ fn a_download_writes_the_file_its_address_names() {
         );
     }
 }
+
+#[test]
+fn pwd_in_a_substitution_is_the_folder_the_line_is_in() {
+    let analysis = analyse("rm -rf \"$(pwd)/tmp\" `pwd`/out", PLACE);
+    for wanted in ["/project/tmp", "/project/out"] {
+        assert!(
+            analysis.writes.iter().any(|(path, _)| path == wanted),
+            "{wanted}: {:?}",
+            analysis.writes
+        );
+    }
+    // Any other substitution in the word is still known only when it runs.
+    let analysis = analyse("rm -rf $(pwd)/$(date +%F)", PLACE);
+    assert!(!analysis
+        .writes
+        .iter()
+        .any(|(path, _)| path.starts_with("/project/")));
+    assert!(refused("cd / && rm -rf $(pwd)"));
+}

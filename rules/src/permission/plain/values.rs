@@ -205,6 +205,23 @@ fn assigned_in<'s>(
         })
 }
 
+/// Whether every command substitution a word's text holds is `$(pwd)` (or `` `pwd` ``, `pwd -L`,
+/// `pwd -P`), which makes the folder the command runs in.
+fn only_pwd_substitutions(text: &str) -> bool {
+    let mut rest = text.to_string();
+    for pwd in [
+        "$(pwd)",
+        "$(pwd -L)",
+        "$(pwd -P)",
+        "`pwd`",
+        "`pwd -L`",
+        "`pwd -P`",
+    ] {
+        rest = rest.replace(pwd, "");
+    }
+    rest.len() < text.len() && !rest.contains("$(") && !rest.contains('`')
+}
+
 /// A name `find -exec`'s `{}` is read as (no variable has it).
 pub(super) const FOUND: &str = "{}";
 
@@ -281,6 +298,11 @@ impl Walker<'_> {
                             .flat_map(|v| v.split_whitespace().map(str::to_string))
                             .collect()
                     }
+                }
+                // `$(pwd)`: the folder the line is in, as `$PWD` (`docker run -v $(pwd):/app`),
+                // when every substitution of the word is one; any other is known only when it runs.
+                PieceView::Substitution { .. } if only_pwd_substitutions(&w.text) => {
+                    self.parameter("PWD", scope, depth)?
                 }
                 PieceView::Substitution { .. } => return None,
             };
