@@ -1200,6 +1200,16 @@ spec_struct! {
         /// value (a title, a test's name) is not.
         #[serde(default)]
         pub line_options: List<Str>,
+        /// Path entries (`paths` ids) whose paths a program lembas knows nothing of may write
+        /// when a word of it names one, whole or as a piece of its text (`python3 x.py
+        /// ~/.bashrc`, `node -e "…('.git/hooks/x', …)"`): judged as a write of that path.
+        #[serde(default)]
+        pub unlisted_writes: List<Str>,
+        /// Spellings by which a program's text reaches the home without writing its path
+        /// (`os.path.expanduser`, `process.env.HOME`): a text holding one may put any path it
+        /// names under the home (`+ '/.bashrc'`).
+        #[serde(default)]
+        pub home_words: List<Str>,
     }
 }
 

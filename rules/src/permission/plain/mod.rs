@@ -24,6 +24,7 @@ mod secrets;
 mod splitting;
 mod tree_reads;
 mod unlisted;
+mod unlisted_paths;
 mod values;
 mod variable_paths;
 mod walk;
@@ -128,6 +129,7 @@ pub fn analyse_guarded(line: &str, place: Place<'_>, guarded: &dyn Fn(&str) -> b
         changed_folder: false,
         variable_folders: Vec::new(),
         too_many_values: std::cell::Cell::new(false),
+        text_as_a_line: false,
     };
     walker.out.commands = reading
         .commands

@@ -191,7 +191,9 @@ impl Walker<'_> {
             self.out.guarded.len(),
         );
         let unknown = self.out.unknown.len();
+        let text_as_a_line = std::mem::replace(&mut self.text_as_a_line, true);
         self.line(text, Some(Cow::Borrowed(SH)), scope, depth);
+        self.text_as_a_line = text_as_a_line;
         self.out.opaque = opaque;
         // A write it makes of a path the hardline refuses or asks before writing (`hyperfine
         // 'echo x >> ~/.bashrc'`) is judged as that path's entry says.

@@ -48,6 +48,10 @@ pub(super) struct Walker<'a> {
     /// Some word, variable or list of folders had more values than are followed
     /// ([`MAX_VALUES`]): the line is not read exactly.
     pub(super) too_many_values: std::cell::Cell<bool>,
+    /// The words walked are text read as a line in case it is one ([`Walker::hardline_of_line`]:
+    /// a variable's value, a string of code): what an unlisted program's words name is not read
+    /// in it, as the text may be no command at all (`E="--exclude .git"`).
+    pub(super) text_as_a_line: bool,
 }
 
 /// Whether a path is a device that holds no file (`/dev/null`, the standard streams).
@@ -400,6 +404,12 @@ impl Walker<'_> {
         self.judge(program, lists, words, scope, depth);
         if super::unlisted::may_run_its_words(program, lists, words) {
             self.words_as_commands(words, scope, stdin_fed, depth);
+            if !self.text_as_a_line {
+                self.unlisted_paths(words, scope, depth);
+            }
+        } else if !self.text_as_a_line {
+            // `perl -e CODE`: what its code names, as a program lembas does not know.
+            self.code_it_is_given(words, scope, depth);
         }
     }
 
