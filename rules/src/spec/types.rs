@@ -1210,6 +1210,21 @@ spec_struct! {
         /// names under the home (`+ '/.bashrc'`).
         #[serde(default)]
         pub home_words: List<Str>,
+        /// How `find`'s words choose the files it finds.
+        #[serde(default)]
+        pub find: FindWords,
+    }
+}
+
+spec_struct! {
+    /// `find`'s words that bear on which files it finds.
+    #[derive(Debug, Default, Clone, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct FindWords {
+        /// Its options that choose no file (`-depth`, `-xdev`): a `-delete` after only these
+        /// deletes every file under its start points.
+        #[serde(default)]
+        pub chooses_no_file: List<Str>,
     }
 }
 

@@ -15,6 +15,7 @@
 
 mod addresses;
 mod code_files;
+mod find;
 mod folders;
 mod forms;
 mod index;
