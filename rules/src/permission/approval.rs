@@ -373,7 +373,7 @@ mod tests {
     fn never_a_command_with_an_effect() {
         let ctx = Context::new(Mode::Edit);
         for line in [
-            "find . -exec rm {} ;",
+            "find . -name x -exec rm {} ;",
             "sed '1e id' a",
             "python3 -c 'print(1)'",
             "git -c core.pager=id log",

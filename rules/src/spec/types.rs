@@ -1187,6 +1187,11 @@ spec_struct! {
         /// `find -exec` giving them every file under a folder reads nothing of it whole.
         #[serde(default)]
         pub names_only: List<Str>,
+        /// Programs lembas has no grammar for that read the files their words name and write
+        /// none (linters, viewers: `shellcheck`, `yamllint`, `bat`): their words are not taken
+        /// for files they may write (what they read is judged as any program's).
+        #[serde(default)]
+        pub readers: List<Str>,
         /// Paths a redirection opens a network connection through (wildcards).
         pub network: List<Str>,
         /// The command a network redirection is judged as in auto mode.
@@ -1202,17 +1207,40 @@ spec_struct! {
         pub line_options: List<Str>,
         /// Path entries (`paths` ids) whose paths a program lembas knows nothing of may write
         /// when a word of it names one, whole or as a piece of its text (`python3 x.py
-        /// ~/.bashrc`, `node -e "…('.git/hooks/x', …)"`): judged as a write of that path.
+        /// ~/.bashrc`, `node -e "…('.git/hooks/x', …)"`): judged as a write of that path. Each
+        /// with the text the path must hold to count (`/.git/`: git's internals only inside a
+        /// `.git` folder, not `origin/HEAD`), or nothing.
         #[serde(default)]
-        pub unlisted_writes: List<Str>,
-        /// Spellings by which a program's text reaches the home without writing its path
-        /// (`os.path.expanduser`, `process.env.HOME`): a text holding one may put any path it
-        /// names under the home (`+ '/.bashrc'`).
+        pub unlisted_writes: Map<Str>,
+        /// How a line of code (`python3 -c CODE`) or an unlisted program's word is read for
+        /// the paths it names and the lines it runs.
         #[serde(default)]
-        pub home_words: List<Str>,
+        pub code: CodeWords,
         /// How `find`'s words choose the files it finds.
         #[serde(default)]
         pub find: FindWords,
+    }
+}
+
+spec_struct! {
+    /// The spellings in a line of code that bear on what it may do with the paths it names.
+    #[derive(Debug, Default, Clone, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct CodeWords {
+        /// How it reaches the home without spelling its path (`os.path.expanduser`,
+        /// `process.env.HOME`): a text holding one may put any hidden name it holds under the
+        /// home (`joinpath('.bashrc')`), and in its strings it stands for `~`.
+        #[serde(default)]
+        pub home_words: List<Str>,
+        /// Signs that it writes, deletes or runs something (`write`, `'w'`, `unlink`, `>`,
+        /// `system`): a text with none of them only reads the paths it names, and a path the
+        /// hardline guards only from writes (`.git/HEAD`) is not judged for it.
+        #[serde(default)]
+        pub writes: List<Str>,
+        /// Signs that it deletes a folder with what it holds (`rmtree`, `rm_rf`, `rmSync`):
+        /// each path it names is judged as `rm -rf PATH` is.
+        #[serde(default)]
+        pub deletes: List<Str>,
     }
 }
 
@@ -1225,6 +1253,23 @@ spec_struct! {
         /// deletes every file under its start points.
         #[serde(default)]
         pub chooses_no_file: List<Str>,
+        /// Its tests of names (`-name`, `-path`): before an action, they narrow the names it
+        /// finds, so that `{}` stands for no hidden folder's files unless it says so.
+        #[serde(default)]
+        pub name_tests: List<Str>,
+        /// Its operators that may let any name through a test of names (`!`, `-o`).
+        #[serde(default)]
+        pub any_name: List<Str>,
+        /// The hidden folders, relative to a start point, whose files the hardline guards from
+        /// writes (`.git`, `.git/hooks`): find passes over no hidden name, so `{}` stands for
+        /// their files too unless a test of names narrows it.
+        #[serde(default)]
+        pub hidden_folders: List<Str>,
+        /// The names of the files and folders in those hidden folders that the hardline guards
+        /// (`config`, `HEAD`, `hooks`, git's hooks): a test of names one of them may pass
+        /// (`-name config`, `-name 'pre-*'`) lets `{}` stand for them there.
+        #[serde(default)]
+        pub guarded_names: List<Str>,
     }
 }
 

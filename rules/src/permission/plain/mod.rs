@@ -15,6 +15,7 @@
 
 mod addresses;
 mod code_files;
+mod code_text;
 mod find;
 mod folders;
 mod forms;

@@ -141,6 +141,11 @@ impl Walker<'_> {
     }
 
     pub(super) fn secret_read(&mut self, w: &Word, scope: &Scope<'_>) {
+        // find's `{}` joined to more text (`{}/.git`): what it reads is judged as `{}`'s, the
+        // found files', as their tree is (what it writes is judged as written).
+        if w.text != super::values::FOUND && super::values::joins_found(w) {
+            return self.secret_read(&super::values::found_word(), scope);
+        }
         // Most words name nothing secret: look closer only at those that may. A glob may name
         // one without spelling it (`/proc/self/envi*`).
         if !w.dynamic()

@@ -631,6 +631,13 @@ pub(super) fn is_found(w: &Word) -> bool {
     w.text == FOUND
 }
 
+/// Whether a word holds find's `{}` (alone or joined to more text: `{}/pre-commit`).
+pub(super) fn joins_found(w: &Word) -> bool {
+    w.dynamic()
+        && w.piece_views()
+            .any(|p| matches!(p, PieceView::Parameter { name, .. } if name == FOUND))
+}
+
 /// The word after its first `skip` characters (a prefix such as `of=` or `--output=`), its
 /// pieces kept when the prefix is plain text.
 pub(super) fn strip_word_prefix(w: &Word, skip: usize, rest: &str) -> Word {

@@ -209,6 +209,7 @@ impl Walker<'_> {
         if super::secrets::turns_text_into_values(reading) {
             self.spelled_secret_reads(reading, scope);
         }
+        self.code_fed(reading, scope, depth);
     }
 
     /// A redirection: a connection to the network, a file it reads, a file it writes.

@@ -306,6 +306,25 @@ impl Word {
         word
     }
 
+    /// A word of quoted text with the parameter `name` between each two of `parts` (find's
+    /// `{}/pre-commit`: `{}` and `/pre-commit`).
+    pub fn with_parameter(parts: &[&str], name: &str) -> Word {
+        let mut word = Word::default();
+        for (at, part) in parts.iter().enumerate() {
+            if at > 0 {
+                word.text.push_str(name);
+                word.pieces.push(Piece::Parameter {
+                    name: name.into(),
+                    quoted: true,
+                });
+            }
+            for c in part.chars() {
+                word.push_text(c, true);
+            }
+        }
+        word
+    }
+
     /// The word's pieces, each with its text.
     pub fn piece_views(&self) -> impl Iterator<Item = PieceView<'_>> {
         self.pieces.iter().map(|piece| self.view(piece))
