@@ -1192,6 +1192,18 @@ spec_struct! {
         /// for files they may write (what they read is judged as any program's).
         #[serde(default)]
         pub readers: List<Str>,
+        /// Programs that write out the names of the files under a folder they are given
+        /// (`find`, `ls`), each with the options it needs to (`rg`: `--files`; none: always).
+        #[serde(default)]
+        pub listers: Map<List<Str>>,
+        /// Builtins that set variables otherwise than by an assignment standing alone.
+        #[serde(default)]
+        pub setting_commands: SettingCommands,
+        /// The spellings of a command substitution that makes the folder the command runs in
+        /// (`$(pwd)`, `` `pwd -P` ``): a word whose only substitutions they are reads them as
+        /// `$PWD`.
+        #[serde(default)]
+        pub pwd_substitutions: List<Str>,
         /// Paths a redirection opens a network connection through (wildcards).
         pub network: List<Str>,
         /// The command a network redirection is judged as in auto mode.
@@ -1219,6 +1231,22 @@ spec_struct! {
         /// How `find`'s words choose the files it finds.
         #[serde(default)]
         pub find: FindWords,
+    }
+}
+
+spec_struct! {
+    /// Builtins that set variables otherwise than by an assignment standing alone.
+    #[derive(Debug, Default, Clone, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct SettingCommands {
+        /// Those whose `NAME=value` words set the variable as an assignment standing alone
+        /// does, their other words changing no value (`export`, `readonly`).
+        #[serde(default)]
+        pub plainly: List<Str>,
+        /// Those that set the variable an option names, joined to it or after it (`printf
+        /// -vF`, `read -aF`): by program, the option.
+        #[serde(default)]
+        pub naming_options: Map<Str>,
     }
 }
 
@@ -1373,6 +1401,11 @@ spec_struct! {
         /// Its first word names a subcommand, read by its own grammar (`tmux new-session`).
         #[serde(default)]
         pub subcommands: Map<Wrapper>,
+        /// Options that set the text it replaces with each operand it reads (xargs's `-I X`,
+        /// `-IX`, `-i`, `-iX`, `--replace=X`; alone, `{}`): a value after a short one that
+        /// takes a value (`value`), joined to a short one, or after a long one's `=`.
+        #[serde(default)]
+        pub replace: List<Str>,
     }
 }
 
@@ -1386,6 +1419,7 @@ impl Wrapper {
             .chain(self.chdir.iter())
             .chain(self.opaque.iter())
             .chain(self.commands.iter())
+            .chain(self.replace.iter())
             .map(|o| o.as_ref())
     }
 }

@@ -9,6 +9,7 @@ use super::super::RiskClass;
 use super::addresses::spells_an_address;
 use super::values::{shape, strip_word_prefix, values_inside, Scope};
 use super::walk::Walker;
+use crate::spec::spec;
 use crate::spec::types::Str;
 use std::borrow::Cow;
 
@@ -360,8 +361,13 @@ impl Walker<'_> {
             let lists = cmd.argv().first().is_some_and(|program| {
                 let name = program.text.rsplit('/').next().unwrap_or(&program.text);
                 // ripgrep lists files only with `--files`; without it the first word is a pattern.
-                LISTERS.contains(&name)
-                    && (name != "rg" || cmd.argv().iter().any(|w| w.text == "--files"))
+                self.hardline.plain.listers.get(name).is_some_and(|needs| {
+                    needs.is_empty()
+                        || cmd
+                            .argv()
+                            .iter()
+                            .any(|w| needs.iter().any(|o| *o == w.text))
+                })
             });
             if lists {
                 self.listed_outside_the_root(cmd.argv());
@@ -589,13 +595,7 @@ pub(super) fn spelled_in_substitution(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Programs that write out the names of the files under a folder they are given.
-const LISTERS: [&str; 15] = [
-    "find", "fd", "fdfind", "ls", "locate", "plocate", "mlocate", "tree", "du", "eza", "exa",
-    "lsd", "dir", "vdir", "rg",
-];
-
-/// The folders a program that lists files ([`LISTERS`]) names in a command
+/// The folders a program that lists files (hardline.json `plain.listers`) names in a command
 /// substitution's text (`$(find ~ -name id_rsa)`: `~`), named plainly from the root or the home.
 fn listed_in_substitution(text: &str) -> Vec<String> {
     if !text.contains(['$', '`']) {
@@ -606,7 +606,7 @@ fn listed_in_substitution(text: &str) -> Vec<String> {
     let mut listing = false;
     for piece in &pieces {
         match piece.as_str() {
-            lister if LISTERS.contains(&lister) => listing = true,
+            lister if spec().hardline.plain.listers.get(lister).is_some() => listing = true,
             folder if listing && folder.starts_with(['/', '~']) => folders.push(folder.to_string()),
             option if option.starts_with('-') => {}
             _ => listing = false,

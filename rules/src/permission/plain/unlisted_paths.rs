@@ -97,6 +97,19 @@ impl Walker<'_> {
         }
     }
 
+    /// Whether the command walked runs code its words give it (programs.json `effects`,
+    /// `runs`: `perl -e`), as its effects say: most do not, and are looked at no further.
+    pub(super) fn runs_code(&self) -> bool {
+        self.current
+            .and_then(|at| self.out.commands.get(at))
+            .is_some_and(|command| {
+                command
+                    .effects
+                    .iter()
+                    .any(|e| matches!(e, programs::effects::Effect::Runs(_)))
+            })
+    }
+
     /// The code a line feeds a program that runs what it is fed (an interpreter, or a program
     /// lembas knows nothing of, given a here-document, a here-string, a pipe or a word known
     /// only when it runs): every here-document and here-string of the line, and the words of

@@ -5,6 +5,7 @@ use super::super::path::resolve;
 use super::super::shell::{self, Piece, PieceView, Pieces, Reading, Word};
 use super::addresses::{file_address, pathspec, revision_path, FileAddress, Pathspec};
 use super::walk::Walker;
+use crate::spec::spec;
 use std::borrow::Cow;
 
 /// A line's positional parameters, `$0` first (`None`: one not known); borrowed when they are
@@ -146,11 +147,13 @@ impl<'a> Scope<'a> {
                     let program = c.argv().first().map_or("", |w| w.text.as_str());
                     // The option that names the variable set, joined to it (`printf -vF`,
                     // `read -aF`).
-                    let naming = match program {
-                        "printf" => Some("-v"),
-                        "read" => Some("-a"),
-                        _ => None,
-                    };
+                    let naming = spec()
+                        .hardline
+                        .plain
+                        .setting_commands
+                        .naming_options
+                        .get(program)
+                        .map(|o| o.as_ref());
                     for w in c.argv().iter().skip(1) {
                         let t = w.text.as_str();
                         let name = shell::assignment_name(t)
@@ -176,7 +179,14 @@ impl<'a> Scope<'a> {
 /// variable as an assignment standing alone does, its other words change no value.
 fn sets_plainly(command: &shell::Command) -> bool {
     command.argv().first().is_some_and(|program| {
-        !program.dynamic() && matches!(program.text.as_str(), "export" | "readonly")
+        !program.dynamic()
+            && spec()
+                .hardline
+                .plain
+                .setting_commands
+                .plainly
+                .iter()
+                .any(|p| *p == program.text)
     })
 }
 
@@ -205,19 +215,12 @@ fn assigned_in<'s>(
         })
 }
 
-/// Whether every command substitution a word's text holds is `$(pwd)` (or `` `pwd` ``, `pwd -L`,
-/// `pwd -P`), which makes the folder the command runs in.
+/// Whether every command substitution a word's text holds is one that makes the folder the
+/// command runs in (hardline.json `plain.pwd_substitutions`: `$(pwd)`, `` `pwd -P` ``).
 fn only_pwd_substitutions(text: &str) -> bool {
     let mut rest = text.to_string();
-    for pwd in [
-        "$(pwd)",
-        "$(pwd -L)",
-        "$(pwd -P)",
-        "`pwd`",
-        "`pwd -L`",
-        "`pwd -P`",
-    ] {
-        rest = rest.replace(pwd, "");
+    for pwd in spec().hardline.plain.pwd_substitutions.iter() {
+        rest = rest.replace(pwd.as_ref(), "");
     }
     rest.len() < text.len() && !rest.contains("$(") && !rest.contains('`')
 }

@@ -407,7 +407,7 @@ impl Walker<'_> {
             if !self.text_as_a_line {
                 self.unlisted_paths(words, scope, depth);
             }
-        } else if !self.text_as_a_line {
+        } else if !self.text_as_a_line && self.runs_code() {
             // `perl -e CODE`: what its code names, as a program lembas does not know.
             self.code_it_is_given(words, scope, depth);
         }

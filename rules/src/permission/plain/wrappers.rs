@@ -170,7 +170,7 @@ impl<'a> Walker<'a> {
             let options = args
                 .get(..args.len().saturating_sub(rest.len()))
                 .unwrap_or(&[]);
-            let replaced = replace_strings(options);
+            let replaced = replace_strings(options, spec);
             let mut cmd: Vec<Word> = rest
                 .iter()
                 .take_while(|w| !matches!(w.text.as_str(), ":::" | "::::" | ":::+"))
@@ -433,21 +433,32 @@ fn listed(list: &[crate::spec::types::Str], option: &str) -> bool {
 }
 
 /// The strings a wrapper that takes operands from its input replaces with each of them in its
-/// command's words: `{}`, and xargs's own (`-I X`, `-IX`, `-i`, `-iX`, `--replace=X`).
-fn replace_strings(options: &[Word]) -> Vec<String> {
+/// command's words: `{}`, and those its `replace` options set (xargs's `-I X`, `-IX`, `-i`,
+/// `-iX`, `--replace=X`).
+fn replace_strings(options: &[Word], wrapper: &Wrapper) -> Vec<String> {
     let mut out = vec!["{}".to_string()];
     let mut words = options.iter().map(|w| w.text.as_str());
     while let Some(word) = words.next() {
-        let given = match word {
-            "-I" => words.next(),
-            "-i" | "--replace" => None,
-            _ => word
-                .strip_prefix("--replace=")
-                .or_else(|| word.strip_prefix("-I"))
-                .or_else(|| word.strip_prefix("-i")),
-        };
-        if let Some(given) = given.filter(|g| !g.is_empty()) {
-            out.push(given.to_string());
+        for option in wrapper.replace.iter().map(|o| o.as_ref()) {
+            let long = option.starts_with("--");
+            let given = if word == option {
+                // `-I X`: the next word; `-i`, `--replace`: `{}`.
+                if !long && listed(&wrapper.value, option) {
+                    words.next()
+                } else {
+                    None
+                }
+            } else if long {
+                word.strip_prefix(option).and_then(|r| r.strip_prefix('='))
+            } else {
+                word.strip_prefix(option)
+            };
+            if let Some(given) = given.filter(|g| !g.is_empty()) {
+                out.push(given.to_string());
+            }
+            if word == option || given.is_some() {
+                break;
+            }
         }
     }
     out
