@@ -265,9 +265,17 @@ fn closing(opening: char) -> char {
 /// The lines a line of code may run through a shell or as a program's words: the strings of
 /// each bracketed group, joined by a space (`os.system('rm -rf ~')`, `spawn('rm', ['-rf',
 /// '~'])`, `subprocess.run(['rm', '-rf', os.environ['HOME']])`), then each string alone that
-/// holds a blank or a separator (`system "rm -rf ~"`, `` `rm -rf ~` ``, `qx(rm -rf ~)`).
+/// holds a blank or a separator (`system "rm -rf ~"`, `` `rm -rf ~` ``, `qx(rm -rf ~)`), then
+/// each group's own text that holds one (fzf's `execute(rm -rf ~)`).
 pub(super) fn code_lines(text: &str, home_words: &[impl AsRef<str>]) -> Vec<String> {
     let Items { strings, groups } = items(text, home_words);
+    // A group's own text holding a line, as a program's bindings hold one (fzf's
+    // `execute(rm -rf ~)`).
+    let chars: Vec<char> = text.chars().collect();
+    let raw = groups.iter().take(MAX_GROUPS).filter_map(|(start, end)| {
+        let inside: String = chars.get(start + 1..*end)?.iter().collect();
+        super::unlisted::holds_a_line(&inside).then_some(inside)
+    });
     let alone = strings
         .iter()
         .map(|(_, content)| content.clone())
@@ -281,7 +289,7 @@ pub(super) fn code_lines(text: &str, home_words: &[impl AsRef<str>]) -> Vec<Stri
         (!inside.is_empty()).then(|| inside.join(" "))
     });
     let mut lines: Vec<String> = Vec::new();
-    for line in grouped.chain(alone) {
+    for line in grouped.chain(alone).chain(raw) {
         if !lines.contains(&line) {
             lines.push(line);
         }
@@ -381,13 +389,20 @@ mod tests {
 
     #[test]
     fn the_strings_of_a_bracketed_group_are_one_line() {
-        assert_eq!(code_lines("os.system('rm -rf ~')", &HOME), ["rm -rf ~"]);
+        let lines = code_lines("os.system('rm -rf ~')", &HOME);
+        assert_eq!(
+            lines.first().map(String::as_str),
+            Some("rm -rf ~"),
+            "{lines:?}"
+        );
         let lines = code_lines("spawn('rm', ['-rf', '~'])", &HOME);
         assert!(lines.contains(&"-rf ~".to_string()), "{lines:?}");
         assert!(lines.contains(&"rm -rf ~".to_string()), "{lines:?}");
+        let lines = code_lines(r#"subprocess.run(["rm", "-r\"f", "/"])"#, &HOME);
         assert_eq!(
-            code_lines(r#"subprocess.run(["rm", "-r\"f", "/"])"#, &HOME),
-            [r#"rm -r"f /"#]
+            lines.first().map(String::as_str),
+            Some(r#"rm -r"f /"#),
+            "{lines:?}"
         );
         let lines = code_lines("subprocess.run(['rm','-rf',os.environ['HOME']])", &HOME);
         assert!(lines.contains(&"rm -rf ~".to_string()), "{lines:?}");
@@ -404,6 +419,7 @@ mod tests {
             "{lines:?}"
         );
         assert_eq!(code_lines("print(1)", &HOME), Vec::<String>::new());
+        assert_eq!(code_lines("start:execute(rm -rf ~)", &HOME), ["rm -rf ~"]);
         assert_eq!(code_lines("x('a(b')", &HOME), ["a(b"]);
         assert_eq!(code_lines("`rm -rf ~`; 1", &HOME), ["rm -rf ~"]);
         assert_eq!(code_lines("qx(rm -rf ~)", &HOME), ["rm -rf ~"]);
