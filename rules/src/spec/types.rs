@@ -1269,6 +1269,10 @@ spec_struct! {
         /// each path it names is judged as `rm -rf PATH` is.
         #[serde(default)]
         pub deletes: List<Str>,
+        /// How it names the folder it runs in (`os.getcwd()`, `process.cwd()`): deleting, it
+        /// may delete that folder (`.`).
+        #[serde(default)]
+        pub folder_words: List<Str>,
     }
 }
 
@@ -1285,17 +1289,23 @@ spec_struct! {
         /// finds, so that `{}` stands for no hidden folder's files unless it says so.
         #[serde(default)]
         pub name_tests: List<Str>,
-        /// Its operators that may let any name through a test of names (`!`, `-o`).
+        /// Its tests, options and actions that take a value (`-mtime N`, `-newer*`: a
+        /// wildcard for a family).
         #[serde(default)]
-        pub any_name: List<Str>,
+        pub one_value: List<Str>,
+        /// Those that take two (`-fprintf FILE FORMAT`).
+        #[serde(default)]
+        pub two_values: List<Str>,
         /// The hidden folders, relative to a start point, whose files the hardline guards from
         /// writes (`.git`, `.git/hooks`): find passes over no hidden name, so `{}` stands for
         /// their files too unless a test of names narrows it.
         #[serde(default)]
         pub hidden_folders: List<Str>,
-        /// The names of the files and folders in those hidden folders that the hardline guards
-        /// (`config`, `HEAD`, `hooks`, git's hooks): a test of names one of them may pass
-        /// (`-name config`, `-name 'pre-*'`) lets `{}` stand for them there.
+        /// The names of the files and folders the hardline guards in a project — those
+        /// folders, what git and the hook managers keep in them, and the hook managers' files
+        /// at the root (`.git`, `config`, `HEAD`, `hooks`, git's hooks, `lefthook.yml`): a test
+        /// of names one of them may pass (`-name config`, `-name 'pre-*'`, `-name '*.yml'`)
+        /// lets `{}` stand for them.
         #[serde(default)]
         pub guarded_names: List<Str>,
     }

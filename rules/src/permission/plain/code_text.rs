@@ -49,9 +49,11 @@ pub(super) fn path_pieces(text: &str) -> Vec<String> {
     let mut previous: Option<char> = None;
     for c in text.chars().chain(std::iter::once(' ')) {
         if splits(c) {
-            // `https://host/…`: an address's path, not one of this machine's.
+            // `https://host/…`: an address's path, not one of this machine's; `f().read`: a
+            // member of what a call gives, not a hidden name.
             let address = before_piece == Some(':') && piece.starts_with("//");
-            if !piece.is_empty() && !address {
+            let member = matches!(before_piece, Some(')' | ']')) && piece.starts_with('.');
+            if !piece.is_empty() && !address && !member {
                 out.push(std::mem::take(&mut piece));
             }
             piece.clear();
@@ -132,10 +134,20 @@ pub(super) fn reaches_home(text: &str, pieces: &[String], home_words: &[impl AsR
         || pieces.iter().any(|p| p.starts_with("~/"))
 }
 
+/// A quoted string of a text (or a spelling of the home, as `~`), and where it stands.
+struct Quoted {
+    /// Where it starts.
+    at: usize,
+    /// Where the text after it starts.
+    end: usize,
+    /// Its content.
+    content: String,
+}
+
 /// A text's quoted strings and spellings of the home, each where it stands.
 struct Items {
     /// Each string's content, and where it starts.
-    strings: Vec<(usize, String)>,
+    strings: Vec<Quoted>,
     /// Each bracketed group (`(…)`, `[…]`), from its opening to its closing.
     groups: Vec<(usize, usize)>,
 }
@@ -146,7 +158,7 @@ fn items(text: &str, home_words: &[impl AsRef<str>]) -> Items {
     let indices: Vec<(usize, char)> = text.char_indices().collect();
     let chars: Vec<char> = indices.iter().map(|(_, c)| *c).collect();
     let is_home = |content: &str| home_words.iter().any(|w| w.as_ref() == content);
-    let mut strings: Vec<(usize, String)> = Vec::new();
+    let mut strings: Vec<Quoted> = Vec::new();
     let mut open: Vec<usize> = Vec::new();
     let mut groups: Vec<(usize, usize)> = Vec::new();
     let mut at = 0;
@@ -164,7 +176,11 @@ fn items(text: &str, home_words: &[impl AsRef<str>]) -> Items {
                 content.push(d);
                 next += 1;
             }
-            strings.push((at, content));
+            strings.push(Quoted {
+                at,
+                end: next + 1,
+                content,
+            });
             at = next + 1;
             continue;
         }
@@ -190,7 +206,11 @@ fn items(text: &str, home_words: &[impl AsRef<str>]) -> Items {
                 if is_home(&content) {
                     content = "~".to_string();
                 }
-                strings.push((at, content));
+                strings.push(Quoted {
+                    at,
+                    end: next + 1,
+                    content,
+                });
                 at = next + 1;
                 continue;
             }
@@ -210,8 +230,13 @@ fn items(text: &str, home_words: &[impl AsRef<str>]) -> Items {
                     .map(AsRef::as_ref)
                     .find(|w| rest.starts_with(*w))
                 {
-                    strings.push((at, "~".to_string()));
-                    at += word.chars().count();
+                    let end = at + word.chars().count();
+                    strings.push(Quoted {
+                        at,
+                        end,
+                        content: "~".to_string(),
+                    });
+                    at = end;
                     continue;
                 }
             }
@@ -278,13 +303,13 @@ pub(super) fn code_lines(text: &str, home_words: &[impl AsRef<str>]) -> Vec<Stri
     });
     let alone = strings
         .iter()
-        .map(|(_, content)| content.clone())
+        .map(|quoted| quoted.content.clone())
         .filter(|content| super::unlisted::holds_a_line(content));
     let grouped = groups.iter().take(MAX_GROUPS).filter_map(|(start, end)| {
         let inside: Vec<&str> = strings
             .iter()
-            .filter(|(place, _)| place > start && place < end)
-            .map(|(_, content)| content.as_str())
+            .filter(|quoted| quoted.at > *start && quoted.at < *end)
+            .map(|quoted| quoted.content.as_str())
             .collect();
         (!inside.is_empty()).then(|| inside.join(" "))
     });
@@ -297,24 +322,114 @@ pub(super) fn code_lines(text: &str, home_words: &[impl AsRef<str>]) -> Vec<Stri
     lines
 }
 
-/// The paths a line of code builds of strings in a group (`os.path.join(h, '.local', 'bin',
-/// 'ls')`, `Path.home().joinpath('.config', 'autostart')`): the strings of each group from its
-/// first hidden name on, joined by `/`.
+/// The paths a line of code builds of strings (`os.path.join(h, '.local', 'bin', 'ls')`,
+/// `Path('.git')/'hooks'/'pre-commit'`, `Path.home()/'.kube'/'config'`): each run of strings
+/// with nothing but `/`, `+`, `,`, brackets and blanks between them, from a hidden name on,
+/// joined by `/` — every path of the run's start (`.git/hooks`, `.git/hooks/pre-commit`).
 pub(super) fn joined_paths(text: &str, home_words: &[impl AsRef<str>]) -> Vec<String> {
-    let Items { strings, groups } = items(text, home_words);
+    let Items { strings, .. } = items(text, home_words);
+    let chars: Vec<char> = text.chars().collect();
+    let joins = |before: &Quoted, after: &Quoted| {
+        chars.get(before.end..after.at).is_some_and(|between| {
+            between
+                .iter()
+                .all(|c| c.is_whitespace() || matches!(c, '/' | '+' | ',' | '(' | ')'))
+        })
+    };
     let mut out = Vec::new();
-    for (start, end) in groups.iter().take(MAX_GROUPS) {
-        let inside: Vec<&str> = strings
-            .iter()
-            .filter(|(place, _)| place > start && place < end)
-            .map(|(_, content)| content.as_str())
-            .skip_while(|content| !hidden_name(content.split('/').next().unwrap_or("")))
-            .collect();
-        if inside.len() > 1 {
-            out.push(inside.join("/"));
+    for (at, first) in strings.iter().enumerate() {
+        let start = first.content.trim_start_matches('/');
+        if !hidden_name(start.split('/').next().unwrap_or("")) {
+            continue;
+        }
+        let mut path = start.to_string();
+        let mut previous = first;
+        for next in strings.iter().skip(at + 1).take(MAX_GROUPS) {
+            if !joins(previous, next)
+                || next.content.is_empty()
+                || next.content.contains(char::is_whitespace)
+            {
+                break;
+            }
+            path = format!(
+                "{}/{}",
+                path.trim_end_matches('/'),
+                next.content.trim_start_matches('/')
+            );
+            out.push(path.clone());
+            previous = next;
         }
     }
     out
+}
+
+/// Whether a text with blanks reads as code rather than prose: it holds a bracket, a quote, a
+/// `;`, `=` or `{` (`print(open('x').read())`, not `explain what ~/.bashrc does`).
+pub(super) fn looks_like_code(text: &str) -> bool {
+    text.contains(['(', '\'', '"', ';', '=', '{', '`'])
+}
+
+/// A line of code with the content of each quoted string that holds a blank (prose, a shell
+/// line) blanked out: the paths left are those it may open.
+pub(super) fn without_prose(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out: Vec<char> = chars.clone();
+    for quoted in items(text, &[] as &[&str]).strings {
+        if quoted.content.contains(char::is_whitespace) {
+            for c in out
+                .iter_mut()
+                .take(quoted.end.saturating_sub(1))
+                .skip(quoted.at + 1)
+            {
+                *c = ' ';
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// Whether a line of code names the home alone: a string that is `~`, or a spelling of the
+/// home outside a string (`expanduser('~')`, `os.homedir()`, `Dir.home`).
+pub(super) fn quotes_the_home(text: &str, home_words: &[impl AsRef<str>]) -> bool {
+    items(text, home_words)
+        .strings
+        .iter()
+        .any(|quoted| quoted.content == "~")
+}
+
+/// The folders a line of code moves into (`os.chdir('.git')`, `Dir.chdir("x")`,
+/// `process.chdir('x')`): the strings of each group after `chdir`.
+pub(super) fn folders_entered(text: &str, home_words: &[impl AsRef<str>]) -> Vec<String> {
+    let Items { strings, groups } = items(text, home_words);
+    let chars: Vec<char> = text.chars().collect();
+    groups
+        .iter()
+        .filter(|(start, _)| {
+            let before: String = chars
+                .get(start.saturating_sub(5)..*start)
+                .unwrap_or(&[])
+                .iter()
+                .collect();
+            before == "chdir"
+        })
+        .flat_map(|(start, end)| {
+            strings
+                .iter()
+                .filter(move |quoted| quoted.at > *start && quoted.at < *end)
+                .map(|quoted| quoted.content.clone())
+        })
+        .collect()
+}
+
+/// Whether a line of code opens a file to write it by its mode (`open(f, 'w')`, `'a'`, `'ta'`,
+/// `'r+'`, PHP's `"c"`): a short string of mode letters with a writing one among them.
+pub(super) fn opens_to_write(text: &str) -> bool {
+    items(text, &[] as &[&str]).strings.iter().any(|quoted| {
+        let mode = quoted.content.as_str();
+        (1..=3).contains(&mode.len())
+            && mode.chars().all(|c| "rwaxbtcU+".contains(c))
+            && mode.contains(['w', 'a', 'x', 'c', '+'])
+    })
 }
 
 #[cfg(test)]
@@ -340,6 +455,14 @@ mod tests {
         assert_eq!(
             path_pieces("q#>>/home/u/.bashrc#"),
             ["q", "/home/u/.bashrc"]
+        );
+    }
+
+    #[test]
+    fn a_member_of_a_call_is_no_hidden_name() {
+        assert_eq!(
+            path_pieces("require('fs').rmSync(x)"),
+            ["require", "fs", "x"]
         );
     }
 
@@ -428,10 +551,10 @@ mod tests {
     }
 
     #[test]
-    fn strings_of_a_group_from_a_hidden_name_are_a_path() {
+    fn strings_from_a_hidden_name_are_a_path() {
         assert_eq!(
             joined_paths("os.path.join(h, '.local', 'bin', 'ls')", &HOME),
-            [".local/bin/ls"]
+            [".local/bin", ".local/bin/ls"]
         );
         assert_eq!(
             joined_paths(
@@ -440,6 +563,50 @@ mod tests {
             ),
             [".kube/config"]
         );
+        assert_eq!(
+            joined_paths("Path('.git')/'hooks'/'pre-commit'", &HOME),
+            [".git/hooks", ".git/hooks/pre-commit"]
+        );
         assert!(joined_paths("print('a', 'b')", &HOME).is_empty());
+        assert!(joined_paths("x = '.git'; open('out.txt', 'w')", &HOME).is_empty());
+    }
+
+    #[test]
+    fn code_has_brackets_quotes_or_separators() {
+        assert!(looks_like_code("Deno.writeTextFileSync('/x', 'y')"));
+        assert!(!looks_like_code("explain what ~/.bashrc does"));
+    }
+
+    #[test]
+    fn prose_is_no_path_opened() {
+        let text = "open('docs/a.md','w').write('Add to ~/.bashrc')";
+        let left = path_pieces(&without_prose(text));
+        assert!(left.contains(&"docs/a.md".to_string()), "{left:?}");
+        assert!(!left.iter().any(|p| p.contains("bashrc")), "{left:?}");
+    }
+
+    #[test]
+    fn the_home_alone_is_a_string_of_its_own() {
+        assert!(quotes_the_home("rmtree(os.path.expanduser('~'))", &HOME));
+        assert!(quotes_the_home("rmSync(require('os').homedir())", &HOME));
+        assert!(!quotes_the_home("rmtree('tmp'); print('cleaned ~')", &HOME));
+    }
+
+    #[test]
+    fn a_folder_moved_into_is_read() {
+        assert_eq!(
+            folders_entered("os.chdir('.git'); open('x','w')", &HOME),
+            [".git"]
+        );
+        assert!(folders_entered("print('.git')", &HOME).is_empty());
+    }
+
+    #[test]
+    fn a_mode_that_writes_is_a_sign_of_writing() {
+        assert!(opens_to_write("print(1, file=open('/x', 'ta'))"));
+        assert!(opens_to_write("fopen(\"/x\", \"c\")"));
+        assert!(opens_to_write("open('x', 'r+')"));
+        assert!(!opens_to_write("open('x.txt').read()"));
+        assert!(!opens_to_write("open('x.txt', 'r')"));
     }
 }

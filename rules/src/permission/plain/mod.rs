@@ -17,6 +17,7 @@ mod addresses;
 mod code_files;
 mod code_text;
 mod find;
+mod find_expression;
 mod folders;
 mod forms;
 mod index;

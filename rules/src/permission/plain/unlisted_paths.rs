@@ -14,8 +14,9 @@
 //! How the text is cut: `code_text.rs`.
 
 use super::code_text::{
-    code_lines, from_first_hidden, hidden_name, holds_any, joined_paths, names_a_path, path_pieces,
-    reaches_home, read_as_glob,
+    code_lines, folders_entered, from_first_hidden, hidden_name, holds_any, joined_paths,
+    looks_like_code, names_a_path, opens_to_write, path_pieces, quotes_the_home, reaches_home,
+    read_as_glob, without_prose,
 };
 use super::program_lists::program_lists;
 use super::values::Scope;
@@ -118,22 +119,29 @@ impl Walker<'_> {
         if self.text_as_a_line {
             return;
         }
-        let fed = reading.commands.iter().any(|cmd| {
+        let mut fed = Fed::Nothing;
+        for cmd in &reading.commands {
             let words = cmd.argv();
             let input = cmd.piped || cmd.redirects.iter().any(|r| r.feeds_input());
             // Most commands are fed nothing: nothing more to look at.
             if !input && !words.iter().any(Word::dynamic) {
-                return false;
+                continue;
             }
             match self.runs_what_it_is_fed(words) {
-                Fed::Code => input || words.iter().any(Word::dynamic),
-                Fed::Input => input,
-                Fed::Nothing => false,
+                Fed::Code if input || words.iter().any(Word::dynamic) => {
+                    fed = Fed::Code;
+                    break;
+                }
+                Fed::Input if input => fed = Fed::Input,
+                _ => {}
             }
-        });
-        if !fed {
-            return;
         }
+        // Code is read as code; what a program lembas does not know is fed, as its words are.
+        let source = match fed {
+            Fed::Code => TextSource::Code,
+            Fed::Input => TextSource::Word,
+            Fed::Nothing => return,
+        };
         let mut texts: Vec<String> = reading.here_documents.clone();
         let text_programs = &self.hardline.plain.text_programs;
         for cmd in &reading.commands {
@@ -150,7 +158,7 @@ impl Walker<'_> {
             }
         }
         for text in &texts {
-            self.code_text(text, TextSource::Code, scope, depth);
+            self.code_text(text, source, scope, depth);
         }
     }
 
@@ -190,40 +198,81 @@ impl Walker<'_> {
         let spelled = &self.hardline.plain.code;
         let pieces = path_pieces(text);
         let home = reaches_home(text, &pieces, &spelled.home_words);
-        let writes = source == TextSource::Word || holds_any(text, &spelled.writes);
-        let mut named: Vec<String> = Vec::new();
-        for piece in pieces.iter().filter(|p| read_as_glob(p)) {
-            if names_a_path(piece) {
-                named.push(piece.clone());
-            }
-            if let Some(rest) = from_first_hidden(piece) {
-                named.push(format!("~{rest}"));
-            }
-            if home && hidden_name(piece) {
-                named.push(format!("~/{piece}"));
-            }
-        }
-        if home {
-            for joined in joined_paths(text, &spelled.home_words) {
-                named.push(format!("~/{joined}"));
-            }
-        }
-        named.sort();
-        named.dedup();
+        // A word with blanks given to a program lembas does not know is text (`llm "explain
+        // ~/.bashrc"`) unless it reads as code, and prose in a line of code is no path it
+        // opens (`write('Add to ~/.bashrc')`): what they name is judged as read, not written.
+        let code = source == TextSource::Code
+            || (text.contains(char::is_whitespace) && looks_like_code(text));
+        let writes = if code {
+            holds_any(text, &spelled.writes) || opens_to_write(text)
+        } else {
+            !text.contains(char::is_whitespace)
+        };
+        let opened = if code && writes {
+            without_prose(text)
+        } else {
+            text.to_string()
+        };
+        let named = self.named_in(text, &pieces, home);
+        let written: Vec<String> = if !writes {
+            Vec::new()
+        } else if code {
+            let opened_pieces = path_pieces(&opened);
+            let opened_home = reaches_home(&opened, &opened_pieces, &spelled.home_words);
+            self.named_in(&opened, &opened_pieces, opened_home)
+        } else {
+            named.clone()
+        };
         for piece in &named {
+            let writes = written.contains(piece);
             for path in self.resolve_all(piece).unwrap_or_default() {
-                self.protected_by_name(&path, writes);
+                self.protected_by_name(&path, writes, code || piece.ends_with('/'));
             }
         }
-        // `shutil.rmtree(PATH)`, `fs.rmSync(os.homedir(), …)`: each path deleted whole.
+        let written_pieces = path_pieces(&opened);
+        let under_home: Vec<String> = if home {
+            joined_paths(&opened, &spelled.home_words)
+                .into_iter()
+                .filter(|p| read_as_glob(p))
+                .map(|p| format!("~/{p}"))
+                .chain(
+                    written_pieces
+                        .iter()
+                        .filter_map(|p| from_first_hidden(p))
+                        .map(|rest| format!("~{rest}")),
+                )
+                .collect()
+        } else {
+            Vec::new()
+        };
+        // `shutil.rmtree(PATH)`, `fs.rmSync(os.homedir(), …)`: each path deleted whole — the
+        // folder it is in (`rmtree('.')`, `os.getcwd()`), the home where it is a string of its
+        // own or a spelling of it (`rmtree(os.path.expanduser('~'))`) and the text names nothing
+        // under it (`expanduser('~') + '/.cache/pip'`).
         if writes && holds_any(text, &spelled.deletes) {
-            let mut deleted: Vec<&str> = pieces
+            let mut deleted: Vec<String> = written_pieces
                 .iter()
-                .map(String::as_str)
-                .filter(|p| names_a_path(p) && plain_shell_word(p))
+                .filter(|p| {
+                    (names_a_path(p) || matches!(p.as_str(), "." | ".."))
+                        && p.as_str() != "~"
+                        && p.contains(|c: char| c != '/')
+                        && plain_shell_word(p)
+                })
+                .cloned()
                 .collect();
-            if home && deleted.is_empty() {
-                deleted.push("~");
+            if holds_any(text, &spelled.folder_words) {
+                deleted.push(".".to_string());
+            }
+            let home_alone = home && quotes_the_home(text, &spelled.home_words);
+            let below: Vec<String> = under_home
+                .iter()
+                .filter(|path| plain_shell_word(path))
+                .cloned()
+                .collect();
+            if !below.is_empty() {
+                deleted.extend(below);
+            } else if home_alone {
+                deleted.push("~".to_string());
             }
             for path in deleted {
                 self.hardline_of_line(&format!("rm -rf {path}"), Some(scope), depth);
@@ -236,12 +285,48 @@ impl Walker<'_> {
         }
     }
 
+    /// The paths a text names (see the module's docs): its path-like pieces, in the folders
+    /// it moves into too; the end of each from its first hidden name on, under the home; and
+    /// where it reaches the home, its hidden names and the paths its strings join there.
+    fn named_in(&self, text: &str, pieces: &[String], home: bool) -> Vec<String> {
+        let spelled = &self.hardline.plain.code;
+        let entered = folders_entered(text, &spelled.home_words);
+        let mut named: Vec<String> = Vec::new();
+        for piece in pieces.iter().filter(|p| read_as_glob(p)) {
+            if names_a_path(piece) {
+                named.push(piece.clone());
+                // `os.chdir('.git'); open('hooks/pre-commit', 'w')`.
+                if !piece.starts_with(['/', '~']) {
+                    named.extend(entered.iter().map(|folder| format!("{folder}/{piece}")));
+                }
+            }
+            if let Some(rest) = from_first_hidden(piece) {
+                named.push(format!("~{rest}"));
+            }
+            if home && hidden_name(piece) {
+                named.push(format!("~/{piece}"));
+            }
+        }
+        for path in joined_paths(text, &spelled.home_words)
+            .into_iter()
+            .filter(|p| read_as_glob(p))
+        {
+            if home {
+                named.push(format!("~/{path}"));
+            }
+            named.push(path);
+        }
+        named.sort();
+        named.dedup();
+        named
+    }
+
     /// A path a text names, judged as a write where it shows a sign of writing and the
     /// path's entry is one of `unlisted_writes` (git's internals only inside a `.git` folder:
-    /// `origin/HEAD`, a project's `config` and a bare `.git` are no writes of them; a folder
-    /// whose files an entry guards, as a write into it: `~/.local/bin`), and as a read where no
-    /// tool may read it.
-    fn protected_by_name(&mut self, path: &str, writes: bool) {
+    /// `origin/HEAD`, a project's `config` and a bare `.git` are no writes of them; where it
+    /// may be a `folder` — in code, or spelled with a `/` last — one whose files an entry
+    /// guards, as a write into it: `~/.local/bin`), and as a read where no tool may read it.
+    fn protected_by_name(&mut self, path: &str, writes: bool, folder: bool) {
         let (home, root) = (self.place.home, self.place.root);
         let guarded = |path: &str, inside: bool| {
             check_path(path, RiskClass::Write, home, root).filter(|found| {
@@ -255,7 +340,13 @@ impl Walker<'_> {
             })
         };
         let written = writes
-            .then(|| guarded(path, false).or_else(|| guarded(&format!("{path}/x"), true)))
+            .then(|| {
+                guarded(path, false).or_else(|| {
+                    folder
+                        .then(|| guarded(&format!("{path}/x"), true))
+                        .flatten()
+                })
+            })
             .flatten();
         match written {
             Some(found) if found.ask => self.out.guarded_trees.push(found.hit),
