@@ -20,6 +20,7 @@ mod find;
 mod find_expression;
 mod folders;
 mod forms;
+mod hidden_writes;
 mod index;
 mod old_style;
 mod program_lists;
