@@ -16,6 +16,7 @@
 mod addresses;
 mod code_files;
 mod code_text;
+mod entries;
 mod find;
 mod find_expression;
 mod folders;
