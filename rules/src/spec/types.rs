@@ -1265,14 +1265,22 @@ spec_struct! {
         /// hardline guards only from writes (`.git/HEAD`) is not judged for it.
         #[serde(default)]
         pub writes: List<Str>,
-        /// Signs that it deletes a folder with what it holds (`rmtree`, `rm_rf`, `rmSync`):
-        /// each path it names is judged as `rm -rf PATH` is.
+        /// Signs that it deletes a folder with what it holds, or moves it away (`rmtree`,
+        /// `rm_rf`, `rmSync`, `rename`): each path it names is judged as `rm -rf PATH` is.
         #[serde(default)]
         pub deletes: List<Str>,
+        /// Signs that it unpacks an archive into a folder (`extractall`, `unpack_archive`):
+        /// each path it names is judged as a folder `tar -x -C PATH` unpacks into is.
+        #[serde(default)]
+        pub unpacks: List<Str>,
         /// How it names the folder it runs in (`os.getcwd()`, `process.cwd()`): deleting, it
         /// may delete that folder (`.`).
         #[serde(default)]
         pub folder_words: List<Str>,
+        /// The calls that run a command it gives them (`system`, `run`, `execSync`, `spawn`,
+        /// fzf's `execute`): their strings are read as the shell line they run.
+        #[serde(default)]
+        pub runs: List<Str>,
     }
 }
 
@@ -1296,18 +1304,17 @@ spec_struct! {
         /// Those that take two (`-fprintf FILE FORMAT`).
         #[serde(default)]
         pub two_values: List<Str>,
-        /// The hidden folders, relative to a start point, whose files the hardline guards from
-        /// writes (`.git`, `.git/hooks`): find passes over no hidden name, so `{}` stands for
-        /// their files too unless a test of names narrows it.
+        /// The project's hidden folders whose files the hardline guards from writes (`.git`,
+        /// `.git/hooks`, `.husky`), each with the names of the files and folders it guards in
+        /// it (none: a name no test can be read against; the folder counts only where nothing
+        /// narrows the names found). find passes over no hidden name, so `{}` stands for their
+        /// files too, unless a test of names narrows it to names none of them has.
         #[serde(default)]
-        pub hidden_folders: List<Str>,
-        /// The names of the files and folders the hardline guards in a project — those
-        /// folders, what git and the hook managers keep in them, and the hook managers' files
-        /// at the root (`.git`, `config`, `HEAD`, `hooks`, git's hooks, `lefthook.yml`): a test
-        /// of names one of them may pass (`-name config`, `-name 'pre-*'`, `-name '*.yml'`)
-        /// lets `{}` stand for them.
+        pub hidden_folders: Map<List<Str>>,
+        /// The names the hardline guards at the project's root (`.git`, `.husky`,
+        /// `lefthook.yml`, `.pre-commit-config.yaml`, a bare repository's `config`).
         #[serde(default)]
-        pub guarded_names: List<Str>,
+        pub root_names: List<Str>,
     }
 }
 

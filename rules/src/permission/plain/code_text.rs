@@ -47,11 +47,18 @@ pub(super) fn path_pieces(text: &str) -> Vec<String> {
     let mut piece = String::new();
     let mut before_piece: Option<char> = None;
     let mut previous: Option<char> = None;
+    // The piece before the last `:` (`https`, `file`).
+    let mut scheme = String::new();
     for c in text.chars().chain(std::iter::once(' ')) {
         if splits(c) {
-            // `https://host/…`: an address's path, not one of this machine's; `f().read`: a
-            // member of what a call gives, not a hidden name.
-            let address = before_piece == Some(':') && piece.starts_with("//");
+            // `https://host/…`: an address's path, not one of this machine's (a `file:` one
+            // is); `f().read`: a member of what a call gives, not a hidden name.
+            let address = before_piece == Some(':')
+                && piece.starts_with("//")
+                && !scheme.eq_ignore_ascii_case("file");
+            if c == ':' {
+                scheme.clone_from(&piece);
+            }
             let member = matches!(before_piece, Some(')' | ']')) && piece.starts_with('.');
             if !piece.is_empty() && !address && !member {
                 out.push(std::mem::take(&mut piece));
@@ -123,6 +130,23 @@ pub(super) fn holds_any(text: &str, words: &[impl AsRef<str>]) -> bool {
     words.iter().any(|w| text.contains(w.as_ref()))
 }
 
+/// Whether a text holds one of `words` as a name of its own, in any letter case
+/// (`shutil.move(`, `{recursive: true}`; not `removed`): a name is a run of letters, digits and
+/// `_`.
+pub(super) fn names_any(text: &str, words: &[impl AsRef<str>]) -> bool {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|name| !name.is_empty())
+        .any(|name| words.iter().any(|w| name.eq_ignore_ascii_case(w.as_ref())))
+}
+
+/// Whether a text holds one of `words` in any letter case (`createWriteStream` holds `write`).
+pub(super) fn holds_any_case(text: &str, words: &[impl AsRef<str>]) -> bool {
+    let lower = text.to_lowercase();
+    words
+        .iter()
+        .any(|w| lower.contains(w.as_ref().to_lowercase().as_str()))
+}
+
 /// Whether a text reaches the home: it holds one of `home_words` (`expanduser`, `HOME`), a
 /// piece of it starts at the home (`~/x`), or it is `~` or quotes it (`'~'`) — not perl's
 /// `=~` nor a bitwise `~x`.
@@ -142,6 +166,8 @@ struct Quoted {
     end: usize,
     /// Its content.
     content: String,
+    /// It is a command the code runs (`` `…` ``, perl's `qx(…)`, ruby's `%x{…}`).
+    command: bool,
 }
 
 /// A text's quoted strings and spellings of the home, each where it stands.
@@ -176,10 +202,12 @@ fn items(text: &str, home_words: &[impl AsRef<str>]) -> Items {
                 content.push(d);
                 next += 1;
             }
+            let command = chars.get(at + 1) == Some(&'x');
             strings.push(Quoted {
                 at,
                 end: next + 1,
                 content,
+                command,
             });
             at = next + 1;
             continue;
@@ -202,14 +230,18 @@ fn items(text: &str, home_words: &[impl AsRef<str>]) -> Items {
                     }
                     next += 1;
                 }
-                // `os.environ['HOME']`, `getenv("HOME")`: the home.
+                // `os.environ['HOME']`, `getenv("HOME")`: the home; so is a template's
+                // `${process.env.HOME}`.
                 if is_home(&content) {
                     content = "~".to_string();
+                } else if c != '\'' {
+                    content = homes_in_templates(&content, home_words);
                 }
                 strings.push(Quoted {
                     at,
                     end: next + 1,
                     content,
+                    command: c == '`',
                 });
                 at = next + 1;
                 continue;
@@ -235,6 +267,7 @@ fn items(text: &str, home_words: &[impl AsRef<str>]) -> Items {
                         at,
                         end,
                         content: "~".to_string(),
+                        command: false,
                     });
                     at = end;
                     continue;
@@ -246,6 +279,30 @@ fn items(text: &str, home_words: &[impl AsRef<str>]) -> Items {
     // A group left open runs to the end.
     groups.extend(open.into_iter().map(|start| (start, chars.len())));
     Items { strings, groups }
+}
+
+/// A template string's `${…}` spelling the home (`${process.env.HOME}`, `${os.homedir()}`) as
+/// `~`.
+fn homes_in_templates(content: &str, home_words: &[impl AsRef<str>]) -> String {
+    let mut out = String::with_capacity(content.len());
+    let mut rest = content;
+    while let Some(at) = rest.find("${") {
+        let (before, from) = rest.split_at(at);
+        out.push_str(before);
+        let Some(end) = from.find('}') else {
+            out.push_str(from);
+            return out;
+        };
+        let inner = from.get(..=end).unwrap_or(from);
+        if holds_any(inner, home_words) {
+            out.push('~');
+        } else {
+            out.push_str(inner);
+        }
+        rest = from.get(end + 1..).unwrap_or("");
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A quote-like operator of perl's or ruby's starting at `at` (`q(`, `qq{`, `qx#`, `qw[`, `%x{`,
@@ -287,25 +344,39 @@ fn closing(opening: char) -> char {
     }
 }
 
-/// The lines a line of code may run through a shell or as a program's words: the strings of
-/// each bracketed group, joined by a space (`os.system('rm -rf ~')`, `spawn('rm', ['-rf',
-/// '~'])`, `subprocess.run(['rm', '-rf', os.environ['HOME']])`), then each string alone that
-/// holds a blank or a separator (`system "rm -rf ~"`, `` `rm -rf ~` ``, `qx(rm -rf ~)`), then
-/// each group's own text that holds one (fzf's `execute(rm -rf ~)`).
-pub(super) fn code_lines(text: &str, home_words: &[impl AsRef<str>]) -> Vec<String> {
+/// The lines a line of code runs through a shell or as a program's words — what a call that
+/// runs a command (`runs`: `system`, `run`, `execSync`, `spawn`, fzf's `execute`) is given: the
+/// strings of its bracketed group joined by a space (`os.system('rm -rf ~')`, `spawn('rm',
+/// ['-rf', '~'])`, `subprocess.run(['rm', '-rf', os.environ['HOME']])`) and the group's own text
+/// (fzf's `execute(rm -rf ~)`), a string right after its name (perl's `system "rm -rf ~"`); and
+/// every command string (`` `rm -rf ~` ``, `qx(rm -rf ~)`, `%x{rm -rf ~}`). Other strings are
+/// text (`print('run pre-commit install')`).
+pub(super) fn code_lines(
+    text: &str,
+    home_words: &[impl AsRef<str>],
+    runs: &[impl AsRef<str>],
+) -> Vec<String> {
     let Items { strings, groups } = items(text, home_words);
-    // A group's own text holding a line, as a program's bindings hold one (fzf's
-    // `execute(rm -rf ~)`).
     let chars: Vec<char> = text.chars().collect();
-    let raw = groups.iter().take(MAX_GROUPS).filter_map(|(start, end)| {
+    let called = |at: usize| {
+        let name = name_before(&chars, at);
+        !name.is_empty() && runs.iter().any(|r| r.as_ref() == name)
+    };
+    let run_groups: Vec<&(usize, usize)> = groups
+        .iter()
+        .take(MAX_GROUPS)
+        .filter(|(start, _)| called(*start))
+        .collect();
+    let raw = run_groups.iter().filter_map(|(start, end)| {
         let inside: String = chars.get(start + 1..*end)?.iter().collect();
         super::unlisted::holds_a_line(&inside).then_some(inside)
     });
     let alone = strings
         .iter()
+        .filter(|quoted| quoted.command || called(quoted.at))
         .map(|quoted| quoted.content.clone())
         .filter(|content| super::unlisted::holds_a_line(content));
-    let grouped = groups.iter().take(MAX_GROUPS).filter_map(|(start, end)| {
+    let grouped = run_groups.iter().filter_map(|(start, end)| {
         let inside: Vec<&str> = strings
             .iter()
             .filter(|quoted| quoted.at > *start && quoted.at < *end)
@@ -322,6 +393,24 @@ pub(super) fn code_lines(text: &str, home_words: &[impl AsRef<str>]) -> Vec<Stri
     lines
 }
 
+/// The name right before a place of a text, blanks passed over (`system (` and `system "`:
+/// `system`): a run of letters, digits, `_` and `$`.
+fn name_before(chars: &[char], at: usize) -> String {
+    let mut end = at;
+    while end > 0 && chars.get(end - 1).is_some_and(|c| *c == ' ') {
+        end -= 1;
+    }
+    let mut start = end;
+    while start > 0
+        && chars
+            .get(start - 1)
+            .is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '$'))
+    {
+        start -= 1;
+    }
+    chars.get(start..end).unwrap_or(&[]).iter().collect()
+}
+
 /// The paths a line of code builds of strings (`os.path.join(h, '.local', 'bin', 'ls')`,
 /// `Path('.git')/'hooks'/'pre-commit'`, `Path.home()/'.kube'/'config'`): each run of strings
 /// with nothing but `/`, `+`, `,`, brackets and blanks between them, from a hidden name on,
@@ -331,9 +420,12 @@ pub(super) fn joined_paths(text: &str, home_words: &[impl AsRef<str>]) -> Vec<St
     let chars: Vec<char> = text.chars().collect();
     let joins = |before: &Quoted, after: &Quoted| {
         chars.get(before.end..after.at).is_some_and(|between| {
+            let between: String = between.iter().collect();
+            // `Path(a).joinpath(b)`, `File.join(a, b)`.
+            let between = between.replace(".joinpath(", "").replace(".join(", "");
             between
-                .iter()
-                .all(|c| c.is_whitespace() || matches!(c, '/' | '+' | ',' | '(' | ')'))
+                .chars()
+                .all(|c| c.is_whitespace() || matches!(c, '/' | '+' | ',' | '(' | ')' | '*' | '['))
         })
     };
     let mut out = Vec::new();
@@ -342,7 +434,20 @@ pub(super) fn joined_paths(text: &str, home_words: &[impl AsRef<str>]) -> Vec<St
         if !hidden_name(start.split('/').next().unwrap_or("")) {
             continue;
         }
+        // `os.path.join('..', '.local', …)`: the folders before it in the run.
         let mut path = start.to_string();
+        for before in strings.get(..at).unwrap_or(&[]).iter().rev() {
+            let next_after = strings.iter().find(|q| q.at > before.at).unwrap_or(first);
+            let dots = !before.content.is_empty()
+                && before
+                    .content
+                    .split('/')
+                    .all(|p| matches!(p, "" | "." | ".."));
+            if !dots || !joins(before, next_after) {
+                break;
+            }
+            path = format!("{}/{path}", before.content.trim_end_matches('/'));
+        }
         let mut previous = first;
         for next in strings.iter().skip(at + 1).take(MAX_GROUPS) {
             if !joins(previous, next)
@@ -421,15 +526,40 @@ pub(super) fn folders_entered(text: &str, home_words: &[impl AsRef<str>]) -> Vec
         .collect()
 }
 
-/// Whether a line of code opens a file to write it by its mode (`open(f, 'w')`, `'a'`, `'ta'`,
-/// `'r+'`, PHP's `"c"`): a short string of mode letters with a writing one among them.
+/// Whether a line of code opens a file to write it by its mode: a short string of mode letters
+/// with a writing one among them after a `,` (`open(f, 'w')`, `'a'`, `'ta'`, `'r+'`, PHP's
+/// `"c"`), or a string starting as perl's modes do (`">>/x"`, `"+<"`).
 pub(super) fn opens_to_write(text: &str) -> bool {
+    let chars: Vec<char> = text.chars().collect();
     items(text, &[] as &[&str]).strings.iter().any(|quoted| {
         let mode = quoted.content.as_str();
-        (1..=3).contains(&mode.len())
+        let mut before = quoted.at;
+        while before > 0 && chars.get(before - 1) == Some(&' ') {
+            before -= 1;
+        }
+        let argument = before > 0 && chars.get(before - 1) == Some(&',');
+        let letters = argument
+            && (1..=3).contains(&mode.len())
             && mode.chars().all(|c| "rwaxbtcU+".contains(c))
-            && mode.contains(['w', 'a', 'x', 'c', '+'])
+            && mode.contains(['w', 'a', 'x', 'c', '+']);
+        letters || mode.starts_with('>') || mode.starts_with("+<") || mode.starts_with("+>")
     })
+}
+
+/// Whether a line of code holds one of `words` outside its strings, in any letter case
+/// (`createWriteStream` holds `write`; `'editor.formatOnSave'` is text).
+pub(super) fn holds_outside_strings(text: &str, words: &[impl AsRef<str>]) -> bool {
+    let mut code: Vec<char> = text.chars().collect();
+    for quoted in items(text, &[] as &[&str]).strings {
+        for c in code
+            .iter_mut()
+            .take(quoted.end.saturating_sub(1))
+            .skip(quoted.at + 1)
+        {
+            *c = ' ';
+        }
+    }
+    holds_any_case(&code.into_iter().collect::<String>(), words)
 }
 
 #[cfg(test)]
@@ -437,6 +567,18 @@ mod tests {
     use super::*;
 
     const HOME: [&str; 3] = ["HOME", "expanduser", "homedir"];
+    const RUNS: [&str; 6] = [
+        "system",
+        "run",
+        "spawn",
+        "execSync",
+        "execFileSync",
+        "execute",
+    ];
+
+    fn code_lines_(text: &str, home_words: &[&str]) -> Vec<String> {
+        code_lines(text, home_words, &RUNS)
+    }
 
     #[test]
     fn a_line_of_code_is_cut_into_the_paths_it_may_name() {
@@ -447,6 +589,10 @@ mod tests {
             ["--out", "/home/u/.zshrc"]
         );
         assert_eq!(path_pieces("https://x.io/.git/config"), ["https"]);
+        assert_eq!(
+            path_pieces("file:///home/u/.bashrc"),
+            ["file", "///home/u/.bashrc"]
+        );
         assert_eq!(
             path_pieces("open('//home/u/.bashrc')"),
             ["open", "//home/u/.bashrc"]
@@ -512,26 +658,25 @@ mod tests {
 
     #[test]
     fn the_strings_of_a_bracketed_group_are_one_line() {
-        let lines = code_lines("os.system('rm -rf ~')", &HOME);
+        let lines = code_lines_("os.system('rm -rf ~')", &HOME);
         assert_eq!(
             lines.first().map(String::as_str),
             Some("rm -rf ~"),
             "{lines:?}"
         );
-        let lines = code_lines("spawn('rm', ['-rf', '~'])", &HOME);
-        assert!(lines.contains(&"-rf ~".to_string()), "{lines:?}");
+        let lines = code_lines_("spawn('rm', ['-rf', '~'])", &HOME);
         assert!(lines.contains(&"rm -rf ~".to_string()), "{lines:?}");
-        let lines = code_lines(r#"subprocess.run(["rm", "-r\"f", "/"])"#, &HOME);
+        let lines = code_lines_(r#"subprocess.run(["rm", "-r\"f", "/"])"#, &HOME);
         assert_eq!(
             lines.first().map(String::as_str),
             Some(r#"rm -r"f /"#),
             "{lines:?}"
         );
-        let lines = code_lines("subprocess.run(['rm','-rf',os.environ['HOME']])", &HOME);
+        let lines = code_lines_("subprocess.run(['rm','-rf',os.environ['HOME']])", &HOME);
         assert!(lines.contains(&"rm -rf ~".to_string()), "{lines:?}");
-        let lines = code_lines("os.system('rm -rf ' + os.environ['HOME'])", &HOME);
+        let lines = code_lines_("os.system('rm -rf ' + os.environ['HOME'])", &HOME);
         assert!(lines.contains(&"rm -rf  ~".to_string()), "{lines:?}");
-        let lines = code_lines(
+        let lines = code_lines_(
             "execFileSync('rm', ['-rf', require('os').homedir()])",
             &HOME,
         );
@@ -541,13 +686,19 @@ mod tests {
                 .any(|l| l.starts_with("rm -rf") && l.ends_with('~')),
             "{lines:?}"
         );
-        assert_eq!(code_lines("print(1)", &HOME), Vec::<String>::new());
-        assert_eq!(code_lines("start:execute(rm -rf ~)", &HOME), ["rm -rf ~"]);
-        assert_eq!(code_lines("x('a(b')", &HOME), ["a(b"]);
-        assert_eq!(code_lines("`rm -rf ~`; 1", &HOME), ["rm -rf ~"]);
-        assert_eq!(code_lines("qx(rm -rf ~)", &HOME), ["rm -rf ~"]);
-        assert_eq!(code_lines("%x{rm -rf ~}", &HOME), ["rm -rf ~"]);
-        assert_eq!(code_lines("equal(1)", &HOME), Vec::<String>::new());
+        assert_eq!(code_lines_("print(1)", &HOME), Vec::<String>::new());
+        assert_eq!(code_lines_("start:execute(rm -rf ~)", &HOME), ["rm -rf ~"]);
+        assert_eq!(code_lines_("system('a(b')", &HOME), ["a(b"]);
+        assert!(code_lines_("print('run: pre-commit install')", &HOME).is_empty());
+        assert_eq!(code_lines_("system \"rm -rf ~\"", &HOME), ["rm -rf ~"]);
+        assert_eq!(code_lines_("`rm -rf ~`; 1", &HOME), ["rm -rf ~"]);
+        assert_eq!(code_lines_("qx(rm -rf ~)", &HOME), ["rm -rf ~"]);
+        assert_eq!(code_lines_("%x{rm -rf ~}", &HOME), ["rm -rf ~"]);
+        assert_eq!(
+            code_lines_("Bun.$`rm -rf ${process.env.HOME}`", &HOME),
+            ["rm -rf ~"]
+        );
+        assert_eq!(code_lines_("equal(1)", &HOME), Vec::<String>::new());
     }
 
     #[test]
@@ -568,7 +719,22 @@ mod tests {
             [".git/hooks", ".git/hooks/pre-commit"]
         );
         assert!(joined_paths("print('a', 'b')", &HOME).is_empty());
+        assert_eq!(
+            joined_paths("os.path.join('..', '.local', 'bin')", &HOME),
+            ["../.local/bin"]
+        );
+        assert_eq!(
+            joined_paths("Path.home().joinpath('.local').joinpath('bin')", &HOME),
+            [".local/bin"]
+        );
         assert!(joined_paths("x = '.git'; open('out.txt', 'w')", &HOME).is_empty());
+    }
+
+    #[test]
+    fn a_name_is_matched_whole() {
+        assert!(names_any("shutil.move('a', 'b')", &["move"]));
+        assert!(names_any("rmSync(x, {recursive: true})", &["RECURSIVE"]));
+        assert!(!names_any("a warning removed", &["move"]));
     }
 
     #[test]
@@ -608,5 +774,12 @@ mod tests {
         assert!(opens_to_write("open('x', 'r+')"));
         assert!(!opens_to_write("open('x.txt').read()"));
         assert!(!opens_to_write("open('x.txt', 'r')"));
+        assert!(!opens_to_write("print('x' if a else 'y')"));
+        assert!(opens_to_write("open(F, \">>/home/u/.bashrc\")"));
+        assert!(holds_outside_strings("fs.createWriteStream(p)", &["write"]));
+        assert!(!holds_outside_strings(
+            "s.get('editor.formatOnSave')",
+            &["save"]
+        ));
     }
 }

@@ -9,6 +9,7 @@ use super::program_lists::{program_lists, List};
 use super::values::{found_word, is_found, joins_found, unknown_word, Scope, FOUND, MAX_VALUES};
 use super::walk::{command_text, gnu_name, Walker};
 use crate::permission::RiskClass;
+use crate::spec::types::FindWords;
 use std::borrow::Cow;
 
 impl Walker<'_> {
@@ -87,13 +88,14 @@ impl Walker<'_> {
         let before = tokens.get(..at).unwrap_or(&[]);
         let tested = find_expression::tested(before, find);
         let context = find_expression::context(tokens, at);
-        let names = find_expression::names(context.own);
-        let guarded = find_expression::guarded_among(&names, &find.guarded_names);
+        let names = find_expression::names(context.own, &|p| self.guarded_path(p));
+        let all_names = guarded_names(find);
+        let guarded = find_expression::guarded_among(&names, &all_names);
         let any = names == Names::Any
             || find
                 .hidden_folders
                 .iter()
-                .any(|folder| guarded.iter().any(|name| folder.as_ref() == *name));
+                .any(|(folder, _)| guarded.contains(&folder));
         let excluded = find_expression::excluded(&context);
         let part = command_text(args);
         for start in found.unwrap_or(&[]) {
@@ -137,7 +139,7 @@ impl Walker<'_> {
         let before = tokens.get(..action.token).unwrap_or(&[]);
         let tested = find_expression::tested(before, find);
         let context = find_expression::context(tokens, action.token);
-        let names = find_expression::names(context.own);
+        let names = find_expression::names(context.own, &|p| self.guarded_path(p));
         let excluded = find_expression::excluded(&context);
         let option = args.get(action.option).map_or("", |w| w.text.as_str());
         let mut i = action.option + 1;
@@ -171,12 +173,13 @@ impl Walker<'_> {
                 a.clone()
             });
         }
+        let all_names = guarded_names(find);
         let hidden = match names {
             _ if put_into => Hidden::All,
             Names::Any if find_expression::files_only(context.own) => Hidden::Files,
             Names::Any => Hidden::All,
             Names::Narrowed(_) => {
-                let guarded = find_expression::guarded_among(&names, &find.guarded_names);
+                let guarded = find_expression::guarded_among(&names, &all_names);
                 if guarded.is_empty() {
                     Hidden::None
                 } else {
@@ -253,6 +256,27 @@ impl Walker<'_> {
         }
     }
 
+    /// Whether a find test of paths' pattern may match a path the hardline guards in the
+    /// project (`./.gi*config`: `./.git/config`), spelled from `.` or the root, its `*` crossing
+    /// `/` as find's does, in either letter case.
+    fn guarded_path(&self, pattern: &str) -> bool {
+        let find = &self.hardline.plain.find;
+        let root = self.place.root.trim_end_matches('/');
+        let pattern = pattern.to_lowercase();
+        let prefixes = ["./".to_string(), format!("{root}/")];
+        prefixes.iter().any(|prefix| {
+            let at = |path: &str| {
+                wildcard::matches(&pattern, &format!("{prefix}{}", path.to_lowercase()))
+            };
+            find.root_names.iter().any(|name| at(name))
+                || find.hidden_folders.iter().any(|(folder, names)| {
+                    at(folder)
+                        || at(&format!("{folder}/x"))
+                        || names.iter().any(|name| at(&format!("{folder}/{name}")))
+                })
+        })
+    }
+
     /// What is under a start point of `find`, as globs two levels deep (a folder's files and
     /// its folders'); outside the project, names found (`-name .bashrc`) there and one level
     /// down; where the start point holds the project, the project's guarded files at its root
@@ -275,8 +299,12 @@ impl Walker<'_> {
             }
             return out;
         }
+        let find = &self.hardline.plain.find;
         if let Hidden::Named(names) = hidden {
-            for name in names {
+            for name in names
+                .iter()
+                .filter(|n| find.root_names.iter().any(|r| r == **n))
+            {
                 out.push(format!("{root}/{name}"));
             }
         }
@@ -299,7 +327,7 @@ impl Walker<'_> {
                 })
             })
         };
-        for folder in self.hardline.plain.find.hidden_folders.iter() {
+        for (folder, guarded) in find.hidden_folders.iter() {
             let inside = format!("{folder}/x");
             match hidden {
                 Hidden::All | Hidden::Files => {
@@ -311,7 +339,7 @@ impl Walker<'_> {
                     }
                 }
                 Hidden::Named(names) => {
-                    for name in names {
+                    for name in names.iter().filter(|n| guarded.iter().any(|g| g == **n)) {
                         let path = format!("{folder}/{name}");
                         if !kept_out(&path) {
                             out.push(format!("{root}/{path}"));
@@ -348,4 +376,16 @@ enum Hidden<'g> {
     Files,
     /// Every one: nothing narrows the names found.
     All,
+}
+
+/// Every name the hardline guards in a project (hardline.json `plain.find`: `root_names` and
+/// each hidden folder's names).
+fn guarded_names(find: &FindWords) -> Vec<&str> {
+    let mut names: Vec<&str> = find.root_names.iter().map(|n| n.as_ref()).collect();
+    for (_, guarded) in find.hidden_folders.iter() {
+        names.extend(guarded.iter().map(|n| n.as_ref()));
+    }
+    names.sort_unstable();
+    names.dedup();
+    names
 }

@@ -166,8 +166,10 @@ pub(super) enum Names<'w> {
     Narrowed(Vec<Vec<Option<&'w str>>>),
 }
 
-/// The names a branch lets through (see the module's docs).
-pub(super) fn names<'w>(branch: &[Token<'w>]) -> Names<'w> {
+/// The names a branch lets through (see the module's docs); `guarded_path` says whether a test
+/// of paths' pattern may match a path the hardline guards (with `*` crossing `/`, as find's
+/// does: `./.gi*config`).
+pub(super) fn names<'w>(branch: &[Token<'w>], guarded_path: &dyn Fn(&str) -> bool) -> Names<'w> {
     let mut sets: Vec<Vec<Option<&'w str>>> = Vec::new();
     let mut at = 0;
     while let Some(token) = branch.get(at) {
@@ -180,16 +182,12 @@ pub(super) fn names<'w>(branch: &[Token<'w>]) -> Names<'w> {
             Token::Names { test, pattern } if matches!(*test, "-name" | "-iname") => {
                 sets.push(vec![*pattern]);
             }
-            // A path ends as its pattern does: the names its last part spells
-            // (`-path '*/migrations/*.py'`: `*.py`).
+            // A test of paths no guarded path passes (`-path '*/migrations/*.py'`) lets none of
+            // them through.
             Token::Names { test, pattern }
-                if matches!(*test, "-path" | "-ipath" | "-wholename" | "-iwholename") =>
+                if is_path_test(test) && pattern.is_some_and(|p| !guarded_path(p)) =>
             {
-                if let Some(last) = pattern.map(|p| p.rsplit('/').next().unwrap_or(p)) {
-                    if !last.is_empty() && last.chars().any(|c| c != '*') {
-                        sets.push(vec![Some(last)]);
-                    }
-                }
+                sets.push(Vec::new());
             }
             Token::NoneGuarded => sets.push(Vec::new()),
             Token::Open => {
@@ -199,7 +197,7 @@ pub(super) fn names<'w>(branch: &[Token<'w>]) -> Names<'w> {
                     .unwrap_or(&[]);
                 let mut union: Option<Vec<Option<&'w str>>> = Some(Vec::new());
                 for alternative in inside.split(|t| *t == Token::Or) {
-                    match (names(alternative), union.as_mut()) {
+                    match (names(alternative, guarded_path), union.as_mut()) {
                         (Names::Narrowed(alternative_sets), Some(all)) => {
                             // One alternative's names: those of its first set.
                             all.extend(alternative_sets.into_iter().next().unwrap_or_default());
@@ -222,6 +220,11 @@ pub(super) fn names<'w>(branch: &[Token<'w>]) -> Names<'w> {
     } else {
         Names::Narrowed(sets)
     }
+}
+
+/// Whether a test is of paths (`-path`, `-wholename`, in either letter case).
+fn is_path_test(test: &str) -> bool {
+    matches!(test, "-path" | "-ipath" | "-wholename" | "-iwholename")
 }
 
 /// How many tokens the item at `at` spans: a group to its `)`, else one.
@@ -295,11 +298,15 @@ pub(super) struct Excluded<'w> {
 /// and what an earlier branch prunes.
 pub(super) fn excluded<'w>(context: &Context<'_, 'w>) -> Vec<Excluded<'w>> {
     let mut out = Vec::new();
+    // Only tests of paths and names keep paths out (`-lname` tests a link's target, `-regex`
+    // is no wildcard).
     let tested = |token: Option<&Token<'w>>| match token {
         Some(Token::Names {
             test,
             pattern: Some(pattern),
-        }) => Some((*pattern, matches!(*test, "-name" | "-iname"))),
+        }) if is_path_test(test) || matches!(*test, "-name" | "-iname") => {
+            Some((*pattern, matches!(*test, "-name" | "-iname")))
+        }
         _ => None,
     };
     for (at, token) in context.own.iter().enumerate() {
@@ -339,7 +346,7 @@ mod tests {
     }
 
     /// The names of the guarded ones the last action of `line` (find's expression) may act on.
-    fn acted_on(line: &str) -> Vec<&'static str> {
+    fn acted_on(line: &str) -> Vec<String> {
         let find = &spec().hardline.plain.find;
         let line = words(line);
         let read = tokens(&line, 0, find);
@@ -348,7 +355,23 @@ mod tests {
             .rposition(|t| matches!(t, Token::Runs { .. } | Token::Delete))
             .unwrap_or(read.len());
         let around = context(&read, at);
-        guarded_among(&names(around.own), &find.guarded_names)
+        let guarded_path = |pattern: &str| {
+            [
+                "./.git/config",
+                "./.git/hooks/pre-commit",
+                "./.husky/pre-commit",
+            ]
+            .iter()
+            .any(|path| wildcard::matches(pattern, path))
+        };
+        let mut all: Vec<&str> = find.root_names.iter().map(|n| n.as_ref()).collect();
+        for (_, guarded) in find.hidden_folders.iter() {
+            all.extend(guarded.iter().map(|n| n.as_ref()));
+        }
+        guarded_among(&names(around.own, &guarded_path), &all)
+            .into_iter()
+            .map(str::to_string)
+            .collect()
     }
 
     #[test]
@@ -356,28 +379,32 @@ mod tests {
         assert!(acted_on("-name *.py -exec black {} +").is_empty());
         assert!(acted_on("-name *.py ! -name setup.py -exec black {} +").is_empty());
         assert!(acted_on("( -name *.c -o -name *.h ) -exec clang-format -i {} +").is_empty());
-        assert!(acted_on("-name config -exec rm {} ;").contains(&"config"));
-        assert!(acted_on("-name .git -exec rm -rf {} +").contains(&".git"));
-        assert!(acted_on("-name .* -exec rm -rf {} +").contains(&".git"));
-        assert!(acted_on("-iname *GIT -exec rm -rf {} +").contains(&".git"));
-        assert!(acted_on("-name *.yml -exec sed -i x {} +").contains(&"lefthook.yml"));
-        assert!(acted_on("-name pre-commi? -exec cp x {} ;").contains(&"pre-commit"));
+        assert!(acted_on("-name config -exec rm {} ;").contains(&"config".to_string()));
+        assert!(acted_on("-name .git -exec rm -rf {} +").contains(&".git".to_string()));
+        assert!(acted_on("-name .* -exec rm -rf {} +").contains(&".git".to_string()));
+        assert!(acted_on("-iname *GIT -exec rm -rf {} +").contains(&".git".to_string()));
+        assert!(acted_on("-name *.yml -exec sed -i x {} +").contains(&"lefthook.yml".to_string()));
+        assert!(acted_on("-name pre-commi? -exec cp x {} ;").contains(&"pre-commit".to_string()));
         assert!(acted_on("-path */migrations/*.py -delete").is_empty());
         assert!(acted_on("-type l -delete").is_empty());
         // Empty folders may be git's own (`.git/refs`): deleting them breaks the repository.
-        assert!(acted_on("-type d -empty -delete").contains(&"refs"));
-        assert!(acted_on("-not -empty -delete").contains(&"config"));
+        assert!(acted_on("-type d -empty -delete").contains(&"refs".to_string()));
+        assert!(acted_on("-not -empty -delete").contains(&"config".to_string()));
     }
 
     #[test]
     fn what_does_not_narrow_names_lets_any_through() {
-        assert!(acted_on("-type f -exec rm {} ;").contains(&"config"));
-        assert!(acted_on("! -name *.py -exec rm {} ;").contains(&"config"));
-        assert!(acted_on("-path ./.git/* -exec rm {} ;").contains(&"config"));
-        assert!(acted_on("-regex .*py -exec rm {} ;").contains(&"config"));
-        assert!(acted_on("( -name *.py -o -type f ) -exec rm {} ;").contains(&"config"));
-        assert!(acted_on("-name *.py -exec false ; -o -exec rm -rf {} +").contains(&".git"));
-        assert!(acted_on("-name *.py -exec true ; , -exec rm {} +").contains(&".git"));
+        assert!(acted_on("-type f -exec rm {} ;").contains(&"config".to_string()));
+        assert!(acted_on("! -name *.py -exec rm {} ;").contains(&"config".to_string()));
+        assert!(acted_on("-path ./.git/* -exec rm {} ;").contains(&"config".to_string()));
+        assert!(acted_on("-path ./.gi*config -exec rm {} ;").contains(&"config".to_string()));
+        assert!(acted_on("-path ./k8s/* -exec rm {} ;").is_empty());
+        assert!(acted_on("-regex .*py -exec rm {} ;").contains(&"config".to_string()));
+        assert!(acted_on("( -name *.py -o -type f ) -exec rm {} ;").contains(&"config".to_string()));
+        assert!(
+            acted_on("-name *.py -exec false ; -o -exec rm -rf {} +").contains(&".git".to_string())
+        );
+        assert!(acted_on("-name *.py -exec true ; , -exec rm {} +").contains(&".git".to_string()));
     }
 
     #[test]

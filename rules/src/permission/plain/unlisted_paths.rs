@@ -14,9 +14,9 @@
 //! How the text is cut: `code_text.rs`.
 
 use super::code_text::{
-    code_lines, folders_entered, from_first_hidden, hidden_name, holds_any, joined_paths,
-    looks_like_code, names_a_path, opens_to_write, path_pieces, quotes_the_home, reaches_home,
-    read_as_glob, without_prose,
+    code_lines, folders_entered, from_first_hidden, hidden_name, holds_any, holds_outside_strings,
+    joined_paths, looks_like_code, names_a_path, names_any, opens_to_write, path_pieces,
+    quotes_the_home, reaches_home, read_as_glob, without_prose,
 };
 use super::program_lists::program_lists;
 use super::values::Scope;
@@ -204,7 +204,7 @@ impl Walker<'_> {
         let code = source == TextSource::Code
             || (text.contains(char::is_whitespace) && looks_like_code(text));
         let writes = if code {
-            holds_any(text, &spelled.writes) || opens_to_write(text)
+            holds_outside_strings(text, &spelled.writes) || opens_to_write(text)
         } else {
             !text.contains(char::is_whitespace)
         };
@@ -249,7 +249,7 @@ impl Walker<'_> {
         // folder it is in (`rmtree('.')`, `os.getcwd()`), the home where it is a string of its
         // own or a spelling of it (`rmtree(os.path.expanduser('~'))`) and the text names nothing
         // under it (`expanduser('~') + '/.cache/pip'`).
-        if writes && holds_any(text, &spelled.deletes) {
+        if writes && names_any(text, &spelled.deletes) {
             let mut deleted: Vec<String> = written_pieces
                 .iter()
                 .filter(|p| {
@@ -278,9 +278,40 @@ impl Walker<'_> {
                 self.hardline_of_line(&format!("rm -rf {path}"), Some(scope), depth);
             }
         }
+        // `tarfile.open(x).extractall('/home/u')`: each path a folder an archive unpacks into.
+        if writes && names_any(text, &spelled.unpacks) {
+            let folders: Vec<&String> = written_pieces
+                .iter()
+                .filter(|p| names_a_path(p) && plain_shell_word(p))
+                .collect();
+            for folder in folders {
+                self.hardline_of_line(
+                    &format!("tar -xf archive.tar -C {folder}"),
+                    Some(scope),
+                    depth,
+                );
+            }
+        }
+        // The lines its strings hold, for the hardline's commands and what they write: what a
+        // path a string names is read as was judged above, and a pattern in one is no glob
+        // (`re.match('ERROR .*', l)`).
         if source == TextSource::Code || super::unlisted::holds_a_line(text) {
-            for line in code_lines(text, &spelled.home_words) {
+            let paths = &self.hardline.paths;
+            let read_class = RiskClass::Read.as_str();
+            for line in code_lines(text, &spelled.home_words, &spelled.runs) {
+                let before = self.out.hits.len();
                 self.hardline_of_line(&line, Some(scope), depth);
+                let mut at = before;
+                while let Some(hit) = self.out.hits.get(at) {
+                    let read = paths.iter().any(|e| {
+                        e.id == hit.entry.as_str() && e.classes.iter().any(|c| *c == read_class)
+                    });
+                    if read {
+                        self.out.hits.remove(at);
+                    } else {
+                        at += 1;
+                    }
+                }
             }
         }
     }
