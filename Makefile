@@ -129,7 +129,7 @@ acp-test: toolchain
 	node harness/tests/acp_client.mjs
 
 ## The size of the package's .wasm against its budget (480 KB, 200 KB gzipped): fails above what
-## the package built for speed measures plus a little room (780 KB, 315 KB gzipped).
+## the package built for speed measures plus a little room (830 KB, 340 KB gzipped).
 npm-size: npm
 	node wasm/scripts/size.mjs
 

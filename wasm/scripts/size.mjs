@@ -37,12 +37,15 @@
 // written whole under hook managers' and startup folders, and what four hostile reviews found —
 // 34.4 KB more; 730 KB and 300 KB until stop 45 read the variables a shell inside the line sees,
 // names of files to read given in a file or the input, editors' and toolchains' startup files,
-// and what four hostile reviews of it found — 35.8 KB more — docs/figures.md).
+// and what four hostile reviews of it found — 35.8 KB more; 780 KB and 315 KB until stop 46 read
+// interpreters' code and unlisted programs' words for the paths they name and the lines they run,
+// find's actions by the tests of their own branch, and what three hostile reviews of it found —
+// 51.5 KB more, 6.8 KB of it the data — docs/figures.md).
 // `--report` prints the figures and never fails.
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 const BUDGET = { raw: 480_000, gz: 200_000 };
-const GUARD = { raw: 780_000, gz: 315_000 };
+const GUARD = { raw: 830_000, gz: 340_000 };
 const file = new URL("../pkg/lembas_wasm_bg.wasm", import.meta.url);
 const bytes = readFileSync(file);
 const gz = gzipSync(bytes, { level: 9 }).length;

@@ -9,6 +9,8 @@
 //! `q(…)`, `qq{…}`, `qx(…)`, `%x{…}`, `%q(…)`) are read in order, with each spelling of the
 //! home outside them (`os.environ['HOME']`) standing for `~`.
 
+use crate::spec::types::Str;
+
 /// At most this many bracketed groups of one text are read for the lines they hold.
 const MAX_GROUPS: usize = 64;
 
@@ -126,21 +128,21 @@ pub(super) fn from_first_hidden(piece: &str) -> Option<&str> {
 }
 
 /// Whether a text holds one of `words` (the spellings of the home, of a write, of a delete).
-pub(super) fn holds_any(text: &str, words: &[impl AsRef<str>]) -> bool {
+pub(super) fn holds_any(text: &str, words: &[Str]) -> bool {
     words.iter().any(|w| text.contains(w.as_ref()))
 }
 
 /// Whether a text holds one of `words` as a name of its own, in any letter case
 /// (`shutil.move(`, `{recursive: true}`; not `removed`): a name is a run of letters, digits and
 /// `_`.
-pub(super) fn names_any(text: &str, words: &[impl AsRef<str>]) -> bool {
+pub(super) fn names_any(text: &str, words: &[Str]) -> bool {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|name| !name.is_empty())
         .any(|name| words.iter().any(|w| name.eq_ignore_ascii_case(w.as_ref())))
 }
 
 /// Whether a text holds one of `words` in any letter case (`createWriteStream` holds `write`).
-pub(super) fn holds_any_case(text: &str, words: &[impl AsRef<str>]) -> bool {
+pub(super) fn holds_any_case(text: &str, words: &[Str]) -> bool {
     let lower = text.to_lowercase();
     words
         .iter()
@@ -150,7 +152,7 @@ pub(super) fn holds_any_case(text: &str, words: &[impl AsRef<str>]) -> bool {
 /// Whether a text reaches the home: it holds one of `home_words` (`expanduser`, `HOME`), a
 /// piece of it starts at the home (`~/x`), or it is `~` or quotes it (`'~'`) — not perl's
 /// `=~` nor a bitwise `~x`.
-pub(super) fn reaches_home(text: &str, pieces: &[String], home_words: &[impl AsRef<str>]) -> bool {
+pub(super) fn reaches_home(text: &str, pieces: &[String], home_words: &[Str]) -> bool {
     holds_any(text, home_words)
         || text == "~"
         || text.contains("'~'")
@@ -180,7 +182,7 @@ struct Items {
 
 /// Reads a text's strings and groups (see [`Items`]); a spelling of the home outside a string
 /// (`os.environ['HOME']`, `homedir()`) is a string `~` where it stands.
-fn items(text: &str, home_words: &[impl AsRef<str>]) -> Items {
+fn items(text: &str, home_words: &[Str]) -> Items {
     let indices: Vec<(usize, char)> = text.char_indices().collect();
     let chars: Vec<char> = indices.iter().map(|(_, c)| *c).collect();
     let is_home = |content: &str| home_words.iter().any(|w| w.as_ref() == content);
@@ -283,7 +285,7 @@ fn items(text: &str, home_words: &[impl AsRef<str>]) -> Items {
 
 /// A template string's `${…}` spelling the home (`${process.env.HOME}`, `${os.homedir()}`) as
 /// `~`.
-fn homes_in_templates(content: &str, home_words: &[impl AsRef<str>]) -> String {
+fn homes_in_templates(content: &str, home_words: &[Str]) -> String {
     let mut out = String::with_capacity(content.len());
     let mut rest = content;
     while let Some(at) = rest.find("${") {
@@ -351,11 +353,7 @@ fn closing(opening: char) -> char {
 /// (fzf's `execute(rm -rf ~)`), a string right after its name (perl's `system "rm -rf ~"`); and
 /// every command string (`` `rm -rf ~` ``, `qx(rm -rf ~)`, `%x{rm -rf ~}`). Other strings are
 /// text (`print('run pre-commit install')`).
-pub(super) fn code_lines(
-    text: &str,
-    home_words: &[impl AsRef<str>],
-    runs: &[impl AsRef<str>],
-) -> Vec<String> {
+pub(super) fn code_lines(text: &str, home_words: &[Str], runs: &[Str]) -> Vec<String> {
     let Items { strings, groups } = items(text, home_words);
     let chars: Vec<char> = text.chars().collect();
     let called = |at: usize| {
@@ -415,7 +413,7 @@ fn name_before(chars: &[char], at: usize) -> String {
 /// `Path('.git')/'hooks'/'pre-commit'`, `Path.home()/'.kube'/'config'`): each run of strings
 /// with nothing but `/`, `+`, `,`, brackets and blanks between them, from a hidden name on,
 /// joined by `/` — every path of the run's start (`.git/hooks`, `.git/hooks/pre-commit`).
-pub(super) fn joined_paths(text: &str, home_words: &[impl AsRef<str>]) -> Vec<String> {
+pub(super) fn joined_paths(text: &str, home_words: &[Str]) -> Vec<String> {
     let Items { strings, .. } = items(text, home_words);
     let chars: Vec<char> = text.chars().collect();
     let joins = |before: &Quoted, after: &Quoted| {
@@ -479,7 +477,7 @@ pub(super) fn looks_like_code(text: &str) -> bool {
 pub(super) fn without_prose(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
     let mut out: Vec<char> = chars.clone();
-    for quoted in items(text, &[] as &[&str]).strings {
+    for quoted in items(text, &[]).strings {
         if quoted.content.contains(char::is_whitespace) {
             for c in out
                 .iter_mut()
@@ -495,7 +493,7 @@ pub(super) fn without_prose(text: &str) -> String {
 
 /// Whether a line of code names the home alone: a string that is `~`, or a spelling of the
 /// home outside a string (`expanduser('~')`, `os.homedir()`, `Dir.home`).
-pub(super) fn quotes_the_home(text: &str, home_words: &[impl AsRef<str>]) -> bool {
+pub(super) fn quotes_the_home(text: &str, home_words: &[Str]) -> bool {
     items(text, home_words)
         .strings
         .iter()
@@ -504,7 +502,7 @@ pub(super) fn quotes_the_home(text: &str, home_words: &[impl AsRef<str>]) -> boo
 
 /// The folders a line of code moves into (`os.chdir('.git')`, `Dir.chdir("x")`,
 /// `process.chdir('x')`): the strings of each group after `chdir`.
-pub(super) fn folders_entered(text: &str, home_words: &[impl AsRef<str>]) -> Vec<String> {
+pub(super) fn folders_entered(text: &str, home_words: &[Str]) -> Vec<String> {
     let Items { strings, groups } = items(text, home_words);
     let chars: Vec<char> = text.chars().collect();
     groups
@@ -531,7 +529,7 @@ pub(super) fn folders_entered(text: &str, home_words: &[impl AsRef<str>]) -> Vec
 /// `"c"`), or a string starting as perl's modes do (`">>/x"`, `"+<"`).
 pub(super) fn opens_to_write(text: &str) -> bool {
     let chars: Vec<char> = text.chars().collect();
-    items(text, &[] as &[&str]).strings.iter().any(|quoted| {
+    items(text, &[]).strings.iter().any(|quoted| {
         let mode = quoted.content.as_str();
         let mut before = quoted.at;
         while before > 0 && chars.get(before - 1) == Some(&' ') {
@@ -548,9 +546,9 @@ pub(super) fn opens_to_write(text: &str) -> bool {
 
 /// Whether a line of code holds one of `words` outside its strings, in any letter case
 /// (`createWriteStream` holds `write`; `'editor.formatOnSave'` is text).
-pub(super) fn holds_outside_strings(text: &str, words: &[impl AsRef<str>]) -> bool {
+pub(super) fn holds_outside_strings(text: &str, words: &[Str]) -> bool {
     let mut code: Vec<char> = text.chars().collect();
-    for quoted in items(text, &[] as &[&str]).strings {
+    for quoted in items(text, &[]).strings {
         for c in code
             .iter_mut()
             .take(quoted.end.saturating_sub(1))
@@ -566,17 +564,17 @@ pub(super) fn holds_outside_strings(text: &str, words: &[impl AsRef<str>]) -> bo
 mod tests {
     use super::*;
 
-    const HOME: [&str; 3] = ["HOME", "expanduser", "homedir"];
-    const RUNS: [&str; 6] = [
-        "system",
-        "run",
-        "spawn",
-        "execSync",
-        "execFileSync",
-        "execute",
+    const HOME: [Str; 3] = [Str("HOME"), Str("expanduser"), Str("homedir")];
+    const RUNS: [Str; 6] = [
+        Str("system"),
+        Str("run"),
+        Str("spawn"),
+        Str("execSync"),
+        Str("execFileSync"),
+        Str("execute"),
     ];
 
-    fn code_lines_(text: &str, home_words: &[&str]) -> Vec<String> {
+    fn code_lines_(text: &str, home_words: &[Str]) -> Vec<String> {
         code_lines(text, home_words, &RUNS)
     }
 
@@ -653,7 +651,7 @@ mod tests {
         let text = "os.path.expanduser('~')";
         assert!(reaches_home(text, &path_pieces(text), &HOME));
         let text = "open('~/.x')";
-        assert!(reaches_home(text, &path_pieces(text), &[] as &[&str]));
+        assert!(reaches_home(text, &path_pieces(text), &[]));
     }
 
     #[test]
@@ -732,9 +730,12 @@ mod tests {
 
     #[test]
     fn a_name_is_matched_whole() {
-        assert!(names_any("shutil.move('a', 'b')", &["move"]));
-        assert!(names_any("rmSync(x, {recursive: true})", &["RECURSIVE"]));
-        assert!(!names_any("a warning removed", &["move"]));
+        assert!(names_any("shutil.move('a', 'b')", &[Str("move")]));
+        assert!(names_any(
+            "rmSync(x, {recursive: true})",
+            &[Str("RECURSIVE")]
+        ));
+        assert!(!names_any("a warning removed", &[Str("move")]));
     }
 
     #[test]
@@ -776,10 +777,13 @@ mod tests {
         assert!(!opens_to_write("open('x.txt', 'r')"));
         assert!(!opens_to_write("print('x' if a else 'y')"));
         assert!(opens_to_write("open(F, \">>/home/u/.bashrc\")"));
-        assert!(holds_outside_strings("fs.createWriteStream(p)", &["write"]));
+        assert!(holds_outside_strings(
+            "fs.createWriteStream(p)",
+            &[Str("write")]
+        ));
         assert!(!holds_outside_strings(
             "s.get('editor.formatOnSave')",
-            &["save"]
+            &[Str("save")]
         ));
     }
 }
