@@ -391,6 +391,91 @@ pub(super) fn code_lines(text: &str, home_words: &[Str], runs: &[Str]) -> Vec<St
     lines
 }
 
+/// The arguments of each call a line of code makes to one of `calls` (`shutil.rmtree(…)`,
+/// `fs.rmSync(…)`, `shutil.move(…)`), each as the path its strings spell joined by `/`
+/// (`os.path.join(os.path.expanduser('~'), '.cache')`: `~/.cache`); one that names the folder
+/// the code runs in (`os.getcwd()`, `folder_words`) is `.`.
+pub(super) fn call_arguments(
+    text: &str,
+    home_words: &[Str],
+    calls: &[Str],
+    folder_words: &[Str],
+) -> Vec<String> {
+    let Items { strings, groups } = items(text, home_words);
+    let chars: Vec<char> = text.chars().collect();
+    let in_string = |at: usize| {
+        strings
+            .iter()
+            .any(|q| q.at < at && at < q.end.saturating_sub(1))
+    };
+    let mut out = Vec::new();
+    for (start, end) in groups.iter().take(MAX_GROUPS) {
+        let name = name_before(&chars, *start);
+        if name.is_empty() || !calls.iter().any(|c| c.eq_ignore_ascii_case(&name)) {
+            continue;
+        }
+        // A method's receiver is moved or deleted too (`Path('.git').rename(…)`): the strings
+        // of the group right before `.name`.
+        let dot = start.checked_sub(name.chars().count() + 1);
+        if let Some(dot) = dot.filter(|d| chars.get(*d) == Some(&'.')) {
+            let receiver = groups.iter().find(|(_, close)| *close + 1 == dot);
+            if let Some((from, to)) = receiver {
+                out.extend(
+                    strings
+                        .iter()
+                        .filter(|q| q.at > *from && q.at < *to && !q.content.is_empty())
+                        .map(|q| q.content.clone()),
+                );
+            }
+        }
+        // Its arguments: cut at each `,` outside strings and inner brackets.
+        let mut cuts = vec![*start];
+        let mut depth = 0usize;
+        for at in start + 1..*end {
+            if in_string(at) {
+                continue;
+            }
+            match chars.get(at) {
+                Some('(' | '[' | '{') => depth += 1,
+                Some(')' | ']' | '}') => depth = depth.saturating_sub(1),
+                Some(',') if depth == 0 => cuts.push(at),
+                _ => {}
+            }
+        }
+        cuts.push(*end);
+        for pair in cuts.windows(2) {
+            let (from, to) = (pair[0], pair[1]);
+            let mut parts: Vec<&str> = Vec::new();
+            for quoted in strings
+                .iter()
+                .filter(|q| q.at > from && q.at < to && !q.content.is_empty())
+            {
+                // `expanduser('~')`: the home once.
+                if !(quoted.content == "~" && parts.last() == Some(&"~")) {
+                    parts.push(quoted.content.as_str());
+                }
+            }
+            // `join(require('os').homedir(), 'x')`: a path starts at the home.
+            if let Some(home) = parts.iter().rposition(|p| *p == "~") {
+                parts.drain(..home);
+            }
+            let argument: String = chars.get(from + 1..to).unwrap_or(&[]).iter().collect();
+            if holds_any(&argument, folder_words) {
+                out.push(".".to_string());
+            }
+            if parts.is_empty() {
+                continue;
+            }
+            let mut path = parts.join("/");
+            while path.contains("//") {
+                path = path.replace("//", "/");
+            }
+            out.push(path);
+        }
+    }
+    out
+}
+
 /// The name right before a place of a text, blanks passed over (`system (` and `system "`:
 /// `system`): a run of letters, digits, `_` and `$`.
 fn name_before(chars: &[char], at: usize) -> String {
@@ -489,15 +574,6 @@ pub(super) fn without_prose(text: &str) -> String {
         }
     }
     out.into_iter().collect()
-}
-
-/// Whether a line of code names the home alone: a string that is `~`, or a spelling of the
-/// home outside a string (`expanduser('~')`, `os.homedir()`, `Dir.home`).
-pub(super) fn quotes_the_home(text: &str, home_words: &[Str]) -> bool {
-    items(text, home_words)
-        .strings
-        .iter()
-        .any(|quoted| quoted.content == "~")
 }
 
 /// The folders a line of code moves into (`os.chdir('.git')`, `Dir.chdir("x")`,
@@ -729,6 +805,33 @@ mod tests {
     }
 
     #[test]
+    fn what_a_call_deletes_is_its_arguments() {
+        let deletes = [Str("rmtree"), Str("rmSync"), Str("move"), Str("remove")];
+        let here = [Str("getcwd")];
+        let targets = |text: &str| call_arguments(text, &HOME, &deletes, &here);
+        assert_eq!(targets("shutil.rmtree(os.path.expanduser('~'))"), ["~"]);
+        assert_eq!(
+            targets("os.remove(os.path.join(os.path.expanduser('~'), 'Downloads', 'x.zip'))"),
+            ["~/Downloads/x.zip"]
+        );
+        assert_eq!(targets("shutil.rmtree(os.getcwd())"), ["."]);
+        assert_eq!(
+            targets("shutil.move('/home/u/proj', '/tmp/p')"),
+            ["/home/u/proj", "/tmp/p"]
+        );
+        assert_eq!(
+            targets("fs.rmSync(require('os').homedir(), {recursive: true})"),
+            ["~"]
+        );
+        assert!(targets("[p.unlink() for p in Path('.').rglob('*.pyc')]").is_empty());
+        assert_eq!(
+            targets("shutil.rmtree(Path('build') / 'cache')"),
+            ["build/cache"]
+        );
+        assert_eq!(targets("Path('.git').move('/tmp/g')"), [".git", "/tmp/g"]);
+    }
+
+    #[test]
     fn a_name_is_matched_whole() {
         assert!(names_any("shutil.move('a', 'b')", &[Str("move")]));
         assert!(names_any(
@@ -750,13 +853,6 @@ mod tests {
         let left = path_pieces(&without_prose(text));
         assert!(left.contains(&"docs/a.md".to_string()), "{left:?}");
         assert!(!left.iter().any(|p| p.contains("bashrc")), "{left:?}");
-    }
-
-    #[test]
-    fn the_home_alone_is_a_string_of_its_own() {
-        assert!(quotes_the_home("rmtree(os.path.expanduser('~'))", &HOME));
-        assert!(quotes_the_home("rmSync(require('os').homedir())", &HOME));
-        assert!(!quotes_the_home("rmtree('tmp'); print('cleaned ~')", &HOME));
     }
 
     #[test]

@@ -14,9 +14,9 @@
 //! How the text is cut: `code_text.rs`.
 
 use super::code_text::{
-    code_lines, folders_entered, from_first_hidden, hidden_name, holds_any, holds_outside_strings,
-    joined_paths, looks_like_code, names_a_path, names_any, opens_to_write, path_pieces,
-    quotes_the_home, reaches_home, read_as_glob, without_prose,
+    call_arguments, code_lines, folders_entered, from_first_hidden, hidden_name,
+    holds_outside_strings, joined_paths, looks_like_code, names_a_path, names_any, opens_to_write,
+    path_pieces, reaches_home, read_as_glob, without_prose,
 };
 use super::program_lists::program_lists;
 use super::values::Scope;
@@ -230,51 +230,16 @@ impl Walker<'_> {
             }
         }
         let written_pieces = path_pieces(&opened);
-        let under_home: Vec<String> = if home {
-            joined_paths(&opened, &spelled.home_words)
-                .into_iter()
-                .filter(|p| read_as_glob(p))
-                .map(|p| format!("~/{p}"))
-                .chain(
-                    written_pieces
-                        .iter()
-                        .filter_map(|p| from_first_hidden(p))
-                        .map(|rest| format!("~{rest}")),
-                )
-                .collect()
-        } else {
-            Vec::new()
-        };
-        // `shutil.rmtree(PATH)`, `fs.rmSync(os.homedir(), …)`: each path deleted whole — the
-        // folder it is in (`rmtree('.')`, `os.getcwd()`), the home where it is a string of its
-        // own or a spelling of it (`rmtree(os.path.expanduser('~'))`) and the text names nothing
-        // under it (`expanduser('~') + '/.cache/pip'`).
-        if writes && names_any(text, &spelled.deletes) {
-            let mut deleted: Vec<String> = written_pieces
-                .iter()
-                .filter(|p| {
-                    (names_a_path(p) || matches!(p.as_str(), "." | ".."))
-                        && p.as_str() != "~"
-                        && p.contains(|c: char| c != '/')
-                        && plain_shell_word(p)
-                })
-                .cloned()
-                .collect();
-            if holds_any(text, &spelled.folder_words) {
-                deleted.push(".".to_string());
-            }
-            let home_alone = home && quotes_the_home(text, &spelled.home_words);
-            let below: Vec<String> = under_home
-                .iter()
-                .filter(|path| plain_shell_word(path))
-                .cloned()
-                .collect();
-            if !below.is_empty() {
-                deleted.extend(below);
-            } else if home_alone {
-                deleted.push("~".to_string());
-            }
-            for path in deleted {
+        // `shutil.rmtree(PATH)`, `fs.rmSync(os.homedir(), …)`, `shutil.move(PATH, …)`: each
+        // argument of a call that deletes or moves folders, deleted whole as `rm -rf` would.
+        if writes {
+            let targets = call_arguments(
+                text,
+                &spelled.home_words,
+                &spelled.deletes,
+                &spelled.folder_words,
+            );
+            for path in targets.iter().filter(|p| plain_shell_word(p)) {
                 self.hardline_of_line(&format!("rm -rf {path}"), Some(scope), depth);
             }
         }
