@@ -444,7 +444,9 @@ pub(super) fn call_arguments(
         }
         cuts.push(*end);
         for pair in cuts.windows(2) {
-            let (from, to) = (pair[0], pair[1]);
+            let [from, to] = *pair else {
+                continue;
+            };
             let mut parts: Vec<&str> = Vec::new();
             for quoted in strings
                 .iter()
