@@ -4,14 +4,16 @@
 //! one), a script, a tool of the project — does with the paths its words name whatever it
 //! does: a path the hardline guards from writes, named whole or as a piece of its text
 //! (`python3 x.py ~/.bashrc`, `--out=~/.zshrc`, `open('.git/hooks/pre-commit','w')`), is judged
-//! as a write of it (for a line of code, where it shows a sign of writing: `'w'`, `unlink`);
-//! a path no tool may read, as a read of it. A text that reaches the home by a name of its own
-//! (`os.path.expanduser('~')`, `process.env.HOME`) may put under the home any hidden name it
-//! holds (`joinpath('.bashrc')`, `os.path.join(h, '.local', 'bin', 'ls')`), and any piece may
-//! hold the home's path before its first hidden name (`'%s/.local/bin/ls' % home`). The lines
-//! its strings hold (`os.system('rm -rf ~')`) are read for what the hardline refuses, and a
-//! text that deletes folders (`shutil.rmtree`) deletes each path it names as `rm -rf` does.
-//! How the text is cut: `code_text.rs`.
+//! as a write of it (for a line of code, where it shows a sign of writing outside its strings —
+//! `unlink`, `write` — or opens a file with a writing mode, `'w'`; prose, a string with blanks,
+//! is no path it writes); a path no tool may read, as a read of it. A text that reaches the home
+//! by a name of its own (`os.path.expanduser('~')`, `process.env.HOME`) may put under the home
+//! any hidden name it holds (`joinpath('.bashrc')`, `os.path.join(h, '.local', 'bin', 'ls')`),
+//! and any piece may hold the home's path before its first hidden name (`'%s/.local/bin/ls' %
+//! home`). The lines a call that runs a command is given (`os.system('rm -rf ~')`, backquotes)
+//! are read for what the hardline refuses, and each argument of a call that deletes or moves
+//! folders (`shutil.rmtree`, `rename`) is deleted as `rm -rf` would. How the text is cut:
+//! `code_text.rs`.
 
 use super::code_text::{
     call_arguments, code_lines, folders_entered, from_first_hidden, hidden_name,
