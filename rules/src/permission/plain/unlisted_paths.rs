@@ -164,6 +164,69 @@ impl Walker<'_> {
         }
     }
 
+    /// The values a line gives variables (`F=~/.bashrc python3 -c …`, `export F=…; node -e
+    /// …process.env.F`), where a command of it runs code or is a program lembas knows nothing
+    /// of: such a program may take a path from its environment as from its words, and each is
+    /// read as one of its words.
+    pub(super) fn values_given_to_code(
+        &mut self,
+        reading: &Reading,
+        scope: &Scope<'_>,
+        depth: usize,
+    ) {
+        if self.text_as_a_line {
+            return;
+        }
+        // Most lines give no variable a value: nothing more to look at.
+        let mut texts: Vec<String> = Vec::new();
+        let plainly = &self.hardline.plain.setting_commands.plainly;
+        for cmd in &reading.commands {
+            let words = cmd.argv();
+            // `export F=…`: its `NAME=value` words, as the assignments before a command.
+            let exported = words
+                .first()
+                .is_some_and(|w| !w.dynamic() && plainly.iter().any(|p| *p == w.text));
+            let given = words
+                .iter()
+                .skip(1)
+                .filter(|_| exported)
+                .filter(|w| shell::assignment_name(&w.text).is_some());
+            texts.extend(
+                cmd.assignments()
+                    .map(|(_, word)| word)
+                    .chain(given)
+                    .filter_map(shell::value_of_assignment)
+                    .filter(|value| !value.dynamic())
+                    .map(|value| value.text),
+            );
+        }
+        for binding in &reading.bindings {
+            texts.extend(
+                binding
+                    .values
+                    .iter()
+                    .flatten()
+                    .filter(|value| !value.dynamic())
+                    .map(|value| value.text.clone()),
+            );
+        }
+        if texts.is_empty() {
+            return;
+        }
+        let fed = reading
+            .commands
+            .iter()
+            .any(|cmd| !matches!(self.runs_what_it_is_fed(cmd.argv()), Fed::Nothing));
+        if !fed {
+            return;
+        }
+        texts.sort();
+        texts.dedup();
+        for text in &texts {
+            self.code_text(text, TextSource::Word, scope, depth);
+        }
+    }
+
     /// What a command runs of what it is fed: code, where one of its words names an
     /// interpreter (programs.json `effects`, `runs`, with no subcommands: `xargs python3 -c`,
     /// `uv run node`); its input, where its program is one lembas knows nothing of.

@@ -211,6 +211,7 @@ impl Walker<'_> {
             self.spelled_secret_reads(reading, scope);
         }
         self.code_fed(reading, scope, depth);
+        self.values_given_to_code(reading, scope, depth);
     }
 
     /// A redirection: a connection to the network, a file it reads, a file it writes.
