@@ -186,15 +186,19 @@ impl Walker<'_> {
             let exported = words
                 .first()
                 .is_some_and(|w| !w.dynamic() && plainly.iter().any(|p| *p == w.text));
-            let given = words
-                .iter()
-                .skip(1)
-                .filter(|_| exported)
-                .filter(|w| shell::assignment_name(&w.text).is_some());
+            let given = if exported {
+                words.get(1..).unwrap_or(&[])
+            } else {
+                &[]
+            };
             texts.extend(
                 cmd.assignments()
                     .map(|(_, word)| word)
-                    .chain(given)
+                    .chain(
+                        given
+                            .iter()
+                            .filter(|w| shell::assignment_name(&w.text).is_some()),
+                    )
                     .filter_map(shell::value_of_assignment)
                     .filter(|value| !value.dynamic())
                     .map(|value| value.text),
