@@ -559,13 +559,14 @@ pub(super) fn looks_like_code(text: &str) -> bool {
     text.contains(['(', '\'', '"', ';', '=', '{', '`'])
 }
 
-/// A line of code with the content of each quoted string that holds a blank (prose, a shell
-/// line) blanked out: the paths left are those it may open.
+/// A line of code with the content of each quoted string that holds a blank between words
+/// (prose, a shell line) blanked out: the paths left are those it may open.
 pub(super) fn without_prose(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
     let mut out: Vec<char> = chars.clone();
     for quoted in items(text, &[]).strings {
-        if quoted.content.contains(char::is_whitespace) {
+        // Blanks only around a path (`' ~/.bashrc'.strip()`) make no prose.
+        if quoted.content.trim().contains(char::is_whitespace) {
             for c in out
                 .iter_mut()
                 .take(quoted.end.saturating_sub(1))
@@ -855,6 +856,8 @@ mod tests {
         let left = path_pieces(&without_prose(text));
         assert!(left.contains(&"docs/a.md".to_string()), "{left:?}");
         assert!(!left.iter().any(|p| p.contains("bashrc")), "{left:?}");
+        let left = path_pieces(&without_prose("open(' ~/.bashrc'.strip(), 'a')"));
+        assert!(left.contains(&"~/.bashrc".to_string()), "{left:?}");
     }
 
     #[test]

@@ -270,12 +270,13 @@ impl Walker<'_> {
         // A word with blanks given to a program lembas does not know is text (`llm "explain
         // ~/.bashrc"`) unless it reads as code, and prose in a line of code is no path it
         // opens (`write('Add to ~/.bashrc')`): what they name is judged as read, not written.
-        let code = source == TextSource::Code
-            || (text.contains(char::is_whitespace) && looks_like_code(text));
+        // Blanks only around it (`"/home/u/.bashrc "`) make no prose: a program may trim them.
+        let words_in_it = text.trim().contains(char::is_whitespace);
+        let code = source == TextSource::Code || (words_in_it && looks_like_code(text));
         let writes = if code {
             holds_outside_strings(text, &spelled.writes) || opens_to_write(text)
         } else {
-            !text.contains(char::is_whitespace)
+            !words_in_it
         };
         let opened = if code && writes {
             without_prose(text)
