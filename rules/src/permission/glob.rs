@@ -242,6 +242,22 @@ pub(crate) fn tokens_meet_crossing(ta: &[Token], tb: &[Token], b_crosses: bool) 
     meet_from(ta, tb, b_crosses, (start_a, start_b))
 }
 
+/// Whether two globs agree up to the first `*` of either, read as their tokens come (a
+/// pattern's `~` read as a home's tokens, not gathered into one list): the walk
+/// [`tokens_meet_crossing`] makes first. False: they cannot meet, and that walk would say so.
+pub(crate) fn heads_meet<'t>(
+    mut a: impl Iterator<Item = &'t Token>,
+    mut b: impl Iterator<Item = &'t Token>,
+) -> bool {
+    loop {
+        match (a.next(), b.next()) {
+            (None, None) | (Some(Token::Star), _) | (_, Some(Token::Star)) => return true,
+            (Some(x), Some(y)) if one_meets(x, y) => {}
+            _ => return false,
+        }
+    }
+}
+
 /// Whether `a[start.0..]` and `b[start.1..]` can meet, every way on tried once (a table of the
 /// places reached).
 fn meet_from(ta: &[Token], tb: &[Token], b_crosses: bool, start: (usize, usize)) -> bool {
@@ -286,7 +302,7 @@ fn meet_from(ta: &[Token], tb: &[Token], b_crosses: bool, start: (usize, usize))
 
 /// Whether one token of a path glob and one of a pattern, neither a `*`, can stand for the same
 /// character: a glob's `?` or `[…]` never stands for a `/`.
-fn one_meets(x: &Token, y: &Token) -> bool {
+pub(crate) fn one_meets(x: &Token, y: &Token) -> bool {
     single_meets(x, y) && !(*y == Token::Char('/') && matches!(x, Token::Any | Token::Class(..)))
 }
 

@@ -186,6 +186,8 @@ fn items(text: &str, home_words: &[Str]) -> Items {
     let indices: Vec<(usize, char)> = text.char_indices().collect();
     let chars: Vec<char> = indices.iter().map(|(_, c)| *c).collect();
     let is_home = |content: &str| home_words.iter().any(|w| w.as_ref() == content);
+    // The letters a spelling of the home starts with: only where one stands is one looked for.
+    let home_starts: Vec<char> = home_words.iter().filter_map(|w| w.chars().next()).collect();
     let mut strings: Vec<Quoted> = Vec::new();
     let mut open: Vec<usize> = Vec::new();
     let mut groups: Vec<(usize, usize)> = Vec::new();
@@ -254,7 +256,7 @@ fn items(text: &str, home_words: &[Str]) -> Items {
                     groups.push((start, at));
                 }
             }
-            _ => {
+            _ if home_starts.contains(&c) => {
                 let rest = indices
                     .get(at)
                     .and_then(|(byte, _)| text.get(*byte..))
@@ -275,6 +277,7 @@ fn items(text: &str, home_words: &[Str]) -> Items {
                     continue;
                 }
             }
+            _ => {}
         }
         at += 1;
     }

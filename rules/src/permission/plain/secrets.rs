@@ -1,7 +1,7 @@
 //! Secrets a command may read (hardline.json `paths` with the class `read`): keys and a process's
 //! environment, named plainly, through a glob or through a value known only when the line runs.
 
-use super::super::glob::{hidden_names_spelled, may_match_under, tokens, tokens_meet_crossing};
+use super::super::glob::{hidden_names_spelled, may_match_under, tokens};
 use super::super::hardline::{self, lower, Hit, HomeGlob, LowerPath, LowerPattern};
 use super::super::path::SOME_HOME;
 use super::super::shell::{Reading, RedirectOp, Word};
@@ -832,11 +832,12 @@ pub(super) fn secret_glob(path: &str, home: Option<&str>) -> Option<Hit> {
     let path_tokens = hidden_names_spelled(tokens(&lower(path)));
     let home = home.map(|h| lower(h.trim_end_matches('/')));
     let home = HomeGlob::new(home.as_deref().unwrap_or(SOME_HOME));
+    let facts = home.facts(&path_tokens);
     for e in refusing_reads() {
         let found = e
             .patterns
             .iter()
-            .any(|p| tokens_meet_crossing(&path_tokens, &p.glob(&home), true));
+            .any(|p| p.meets_glob(&path_tokens, &home, facts));
         if found {
             return Some(Hit {
                 entry: e.entry.id.to_string(),
@@ -878,14 +879,11 @@ impl Walker<'_> {
         let home = self.place.home.map(|h| lower(h.trim_end_matches('/')));
         let under = |e: &LowerPath| {
             e.patterns.iter().any(|p| {
-                let p = p.as_str();
                 // The pattern's text before its first wildcard, its `~` as the home: unless it
                 // and the folder start alike (one the other's start), nothing it names is
                 // under the folder — found without making the anchored pattern.
-                let literal = p
-                    .find(['*', '?', '['])
-                    .and_then(|at| p.get(..at))
-                    .unwrap_or(p);
+                let literal = p.literal();
+                let p = p.as_str();
                 let (first, rest) = match (literal.strip_prefix('~'), &home) {
                     (Some(rest), Some(h)) => (h.as_ref(), rest),
                     (Some(rest), None) if !folder.starts_with('~') => (SOME_HOME, rest),
