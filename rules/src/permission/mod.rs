@@ -21,6 +21,7 @@ pub mod approval;
 mod first_then_rest;
 pub mod glob;
 pub mod hardline;
+mod path_patterns;
 pub mod judge;
 pub mod path;
 pub mod plain;
