@@ -4,8 +4,8 @@
 
 use super::glob::{hidden_names_spelled, tokens, tokens_meet_crossing, PathGlob};
 use super::path::inside;
-pub(crate) use super::path_patterns::{lower_paths, HomeGlob, LowerPath, LowerPattern};
 use super::path_patterns::PathKey;
+pub(crate) use super::path_patterns::{lower_paths, HomeGlob, LowerPath, LowerPattern};
 use super::RiskClass;
 use crate::spec::spec;
 use std::borrow::Cow;

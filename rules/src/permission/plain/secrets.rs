@@ -877,6 +877,13 @@ impl Walker<'_> {
         };
         let folder = lower(path);
         let home = self.place.home.map(|h| lower(h.trim_end_matches('/')));
+        // How the folder meets the home a pattern's `~` stands for, found once for every
+        // pattern.
+        let home_meeting = match &home {
+            Some(h) => HomeMeeting::of(h, &folder),
+            None if !folder.starts_with('~') => HomeMeeting::of(SOME_HOME, &folder),
+            None => HomeMeeting::Unread,
+        };
         let under = |e: &LowerPath| {
             e.patterns.iter().any(|p| {
                 // The pattern's text before its first wildcard, its `~` as the home: unless it
@@ -884,12 +891,7 @@ impl Walker<'_> {
                 // under the folder — found without making the anchored pattern.
                 let literal = p.literal();
                 let p = p.as_str();
-                let (first, rest) = match (literal.strip_prefix('~'), &home) {
-                    (Some(rest), Some(h)) => (h.as_ref(), rest),
-                    (Some(rest), None) if !folder.starts_with('~') => (SOME_HOME, rest),
-                    _ => ("", literal),
-                };
-                if !starts_alike(first, rest, &folder) {
+                if !home_meeting.starts_alike(literal, &folder) {
                     return false;
                 }
                 let anchored = match (p.strip_prefix('~'), &home) {
@@ -1027,14 +1029,67 @@ impl Walker<'_> {
 }
 
 /// Whether `first` then `rest`, as one text, and `other` start alike: one of them starts with
-/// the other.
+/// the other (what [`HomeMeeting::starts_alike`] finds with the home met once; kept as the
+/// tests' reference).
+#[cfg(test)]
 fn starts_alike(first: &str, rest: &str, other: &str) -> bool {
     if other.len() <= first.len() {
         return first.starts_with(other);
     }
     other
         .strip_prefix(first)
-        .is_some_and(|after| rest.starts_with(after) || after.starts_with(rest))
+        .is_some_and(|after| one_starts_the_other(rest, after))
+}
+
+/// Whether one text starts the other (either may be the longer), the first two bytes compared
+/// before a call compares the rest (most part there: `/.ssh` and `/proj`).
+fn one_starts_the_other(one: &str, other: &str) -> bool {
+    let common = one.len().min(other.len());
+    let (one, other) = (one.as_bytes(), other.as_bytes());
+    one.iter().zip(other).take(2).all(|(a, b)| a == b) && one.get(..common) == other.get(..common)
+}
+
+/// How a folder meets a home (in lower case), for every pattern that starts with `~`: what
+/// [`starts_alike`] finds of the home's part of the pattern's text, found once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HomeMeeting<'f> {
+    /// The folder is the home or a folder above it: it starts alike with every such pattern.
+    Holds,
+    /// The folder is under the home: this follows the home in it, compared with what follows
+    /// each pattern's `~`.
+    After(&'f str),
+    /// Neither starts the other: no such pattern starts alike with the folder.
+    Parts,
+    /// The pattern's `~` stands for no home (the folder is spelled from `~` and the home is not
+    /// known): the pattern's text is compared as written.
+    Unread,
+}
+
+impl<'f> HomeMeeting<'f> {
+    fn of(home: &str, folder: &'f str) -> HomeMeeting<'f> {
+        if folder.len() <= home.len() {
+            return if home.starts_with(folder) {
+                HomeMeeting::Holds
+            } else {
+                HomeMeeting::Parts
+            };
+        }
+        match folder.strip_prefix(home) {
+            Some(after) => HomeMeeting::After(after),
+            None => HomeMeeting::Parts,
+        }
+    }
+
+    /// Whether a pattern's text before its first wildcard (`literal`), its `~` read as this
+    /// meeting says, and `folder` start alike: what [`starts_alike`] says of them.
+    fn starts_alike(self, literal: &str, folder: &str) -> bool {
+        match (literal.strip_prefix('~'), self) {
+            (Some(_), HomeMeeting::Parts) => false,
+            (Some(_), HomeMeeting::Holds) => true,
+            (Some(rest), HomeMeeting::After(after)) => one_starts_the_other(rest, after),
+            (Some(_), HomeMeeting::Unread) | (None, _) => one_starts_the_other(literal, folder),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -1051,7 +1106,7 @@ mod tests {
         assert!(!super::text_not_path("../.ssh/id rsa"));
     }
 
-    use super::{secret_fragments, secret_may, starts_alike};
+    use super::{secret_fragments, secret_may, starts_alike, HomeMeeting, SOME_HOME};
 
     #[test]
     fn two_texts_start_alike_when_one_starts_the_other() {
@@ -1072,6 +1127,63 @@ mod tests {
                 "{first}{rest} {other}"
             );
         }
+    }
+
+    /// The home met once gives what comparing each pattern's text with the home spelled out
+    /// gives: for every pattern, homes known and not, and folders above, at, under and beside
+    /// the home.
+    #[test]
+    fn the_home_met_once_is_each_pattern_s_answer() {
+        let folders = [
+            "/",
+            "/home",
+            "/home/u",
+            "/home/u/.ssh",
+            "/home/u/.ssh/keys",
+            "/home/u/proj",
+            "/home/u/.config",
+            "/home/u/.conf",
+            "/home/v",
+            "/etc",
+            "/etc/ssh",
+            "/proc/1",
+            "~",
+            "~/.ssh",
+            "~/proj",
+            "",
+            "/home/uu",
+        ];
+        let mut alike = 0;
+        for home in [Some("/home/u"), None] {
+            for folder in folders {
+                let meeting = match home {
+                    Some(h) => HomeMeeting::of(h, folder),
+                    None if !folder.starts_with('~') => HomeMeeting::of(SOME_HOME, folder),
+                    None => HomeMeeting::Unread,
+                };
+                for e in crate::permission::hardline::lower_paths() {
+                    for p in &e.patterns {
+                        let literal = p.literal();
+                        let (first, rest) = match (literal.strip_prefix('~'), home) {
+                            (Some(rest), Some(h)) => (h, rest),
+                            (Some(rest), None) if !folder.starts_with('~') => (SOME_HOME, rest),
+                            _ => ("", literal),
+                        };
+                        let whole = starts_alike(first, rest, folder);
+                        assert_eq!(
+                            meeting.starts_alike(literal, folder),
+                            whole,
+                            "{literal} and {folder} (home {home:?})"
+                        );
+                        alike += usize::from(whole);
+                    }
+                }
+            }
+        }
+        assert!(
+            alike > 100,
+            "only {alike} alike: the folders meet too few patterns"
+        );
     }
 
     /// Every variable of `variable_paths` names, when not set, a path no tool may read or a
