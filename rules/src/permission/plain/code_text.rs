@@ -7,9 +7,11 @@
 //! option (quotes, brackets, blanks, `,;+=:<>|&!#@`), `\/` read as `/`; a piece after a scheme's
 //! `:` (`https://…`) is an address, not a path. Its quoted strings (and perl's and ruby's
 //! `q(…)`, `qq{…}`, `qx(…)`, `%x{…}`, `%q(…)`) are read in order, with each spelling of the
-//! home outside them (`os.environ['HOME']`) standing for `~`.
+//! home outside them (`os.environ['HOME']`) standing for `~`: once per text ([`Code`]), for
+//! every question asked of it.
 
 use crate::spec::types::Str;
+use std::cell::OnceCell;
 
 /// At most this many bracketed groups of one text are read for the lines they hold.
 const MAX_GROUPS: usize = 64;
@@ -349,138 +351,6 @@ fn closing(opening: char) -> char {
     }
 }
 
-/// The lines a line of code runs through a shell or as a program's words — what a call that
-/// runs a command (`runs`: `system`, `run`, `execSync`, `spawn`, fzf's `execute`) is given: the
-/// strings of its bracketed group joined by a space (`os.system('rm -rf ~')`, `spawn('rm',
-/// ['-rf', '~'])`, `subprocess.run(['rm', '-rf', os.environ['HOME']])`) and the group's own text
-/// (fzf's `execute(rm -rf ~)`), a string right after its name (perl's `system "rm -rf ~"`); and
-/// every command string (`` `rm -rf ~` ``, `qx(rm -rf ~)`, `%x{rm -rf ~}`). Other strings are
-/// text (`print('run pre-commit install')`).
-pub(super) fn code_lines(text: &str, home_words: &[Str], runs: &[Str]) -> Vec<String> {
-    let Items { strings, groups } = items(text, home_words);
-    let chars: Vec<char> = text.chars().collect();
-    let called = |at: usize| {
-        let name = name_before(&chars, at);
-        !name.is_empty() && runs.iter().any(|r| r.as_ref() == name)
-    };
-    let run_groups: Vec<&(usize, usize)> = groups
-        .iter()
-        .take(MAX_GROUPS)
-        .filter(|(start, _)| called(*start))
-        .collect();
-    let raw = run_groups.iter().filter_map(|(start, end)| {
-        let inside: String = chars.get(start + 1..*end)?.iter().collect();
-        super::unlisted::holds_a_line(&inside).then_some(inside)
-    });
-    let alone = strings
-        .iter()
-        .filter(|quoted| quoted.command || called(quoted.at))
-        .map(|quoted| quoted.content.clone())
-        .filter(|content| super::unlisted::holds_a_line(content));
-    let grouped = run_groups.iter().filter_map(|(start, end)| {
-        let inside: Vec<&str> = strings
-            .iter()
-            .filter(|quoted| quoted.at > *start && quoted.at < *end)
-            .map(|quoted| quoted.content.as_str())
-            .collect();
-        (!inside.is_empty()).then(|| inside.join(" "))
-    });
-    let mut lines: Vec<String> = Vec::new();
-    for line in grouped.chain(alone).chain(raw) {
-        if !lines.contains(&line) {
-            lines.push(line);
-        }
-    }
-    lines
-}
-
-/// The arguments of each call a line of code makes to one of `calls` (`shutil.rmtree(…)`,
-/// `fs.rmSync(…)`, `shutil.move(…)`), each as the path its strings spell joined by `/`
-/// (`os.path.join(os.path.expanduser('~'), '.cache')`: `~/.cache`); one that names the folder
-/// the code runs in (`os.getcwd()`, `folder_words`) is `.`.
-pub(super) fn call_arguments(
-    text: &str,
-    home_words: &[Str],
-    calls: &[Str],
-    folder_words: &[Str],
-) -> Vec<String> {
-    let Items { strings, groups } = items(text, home_words);
-    let chars: Vec<char> = text.chars().collect();
-    let in_string = |at: usize| {
-        strings
-            .iter()
-            .any(|q| q.at < at && at < q.end.saturating_sub(1))
-    };
-    let mut out = Vec::new();
-    for (start, end) in groups.iter().take(MAX_GROUPS) {
-        let name = name_before(&chars, *start);
-        if name.is_empty() || !calls.iter().any(|c| c.eq_ignore_ascii_case(&name)) {
-            continue;
-        }
-        // A method's receiver is moved or deleted too (`Path('.git').rename(…)`): the strings
-        // of the group right before `.name`.
-        let dot = start.checked_sub(name.chars().count() + 1);
-        if let Some(dot) = dot.filter(|d| chars.get(*d) == Some(&'.')) {
-            let receiver = groups.iter().find(|(_, close)| *close + 1 == dot);
-            if let Some((from, to)) = receiver {
-                out.extend(
-                    strings
-                        .iter()
-                        .filter(|q| q.at > *from && q.at < *to && !q.content.is_empty())
-                        .map(|q| q.content.clone()),
-                );
-            }
-        }
-        // Its arguments: cut at each `,` outside strings and inner brackets.
-        let mut cuts = vec![*start];
-        let mut depth = 0usize;
-        for at in start + 1..*end {
-            if in_string(at) {
-                continue;
-            }
-            match chars.get(at) {
-                Some('(' | '[' | '{') => depth += 1,
-                Some(')' | ']' | '}') => depth = depth.saturating_sub(1),
-                Some(',') if depth == 0 => cuts.push(at),
-                _ => {}
-            }
-        }
-        cuts.push(*end);
-        for pair in cuts.windows(2) {
-            let [from, to] = *pair else {
-                continue;
-            };
-            let mut parts: Vec<&str> = Vec::new();
-            for quoted in strings
-                .iter()
-                .filter(|q| q.at > from && q.at < to && !q.content.is_empty())
-            {
-                // `expanduser('~')`: the home once.
-                if !(quoted.content == "~" && parts.last() == Some(&"~")) {
-                    parts.push(quoted.content.as_str());
-                }
-            }
-            // `join(require('os').homedir(), 'x')`: a path starts at the home.
-            if let Some(home) = parts.iter().rposition(|p| *p == "~") {
-                parts.drain(..home);
-            }
-            let argument: String = chars.get(from + 1..to).unwrap_or(&[]).iter().collect();
-            if holds_any(&argument, folder_words) {
-                out.push(".".to_string());
-            }
-            if parts.is_empty() {
-                continue;
-            }
-            let mut path = parts.join("/");
-            while path.contains("//") {
-                path = path.replace("//", "/");
-            }
-            out.push(path);
-        }
-    }
-    out
-}
-
 /// The name right before a place of a text, blanks passed over (`system (` and `system "`:
 /// `system`): a run of letters, digits, `_` and `$`.
 fn name_before(chars: &[char], at: usize) -> String {
@@ -499,78 +369,294 @@ fn name_before(chars: &[char], at: usize) -> String {
     chars.get(start..end).unwrap_or(&[]).iter().collect()
 }
 
-/// The paths a line of code builds of strings (`os.path.join(h, '.local', 'bin', 'ls')`,
-/// `Path('.git')/'hooks'/'pre-commit'`, `Path.home()/'.kube'/'config'`): each run of strings
-/// with nothing but `/`, `+`, `,`, brackets and blanks between them, from a hidden name on,
-/// joined by `/` — every path of the run's start (`.git/hooks`, `.git/hooks/pre-commit`).
-pub(super) fn joined_paths(text: &str, home_words: &[Str]) -> Vec<String> {
-    let Items { strings, .. } = items(text, home_words);
-    let chars: Vec<char> = text.chars().collect();
-    let joins = |before: &Quoted, after: &Quoted| {
-        chars.get(before.end..after.at).is_some_and(|between| {
-            let between: String = between.iter().collect();
-            // `Path(a).joinpath(b)`, `File.join(a, b)`.
-            let between = between.replace(".joinpath(", "").replace(".join(", "");
-            between
-                .chars()
-                .all(|c| c.is_whitespace() || matches!(c, '/' | '+' | ',' | '(' | ')' | '*' | '['))
-        })
-    };
-    let mut out = Vec::new();
-    for (at, first) in strings.iter().enumerate() {
-        let start = first.content.trim_start_matches('/');
-        if !hidden_name(start.split('/').next().unwrap_or("")) {
-            continue;
-        }
-        // `os.path.join('..', '.local', …)`: the folders before it in the run.
-        let mut path = start.to_string();
-        for before in strings.get(..at).unwrap_or(&[]).iter().rev() {
-            let next_after = strings.iter().find(|q| q.at > before.at).unwrap_or(first);
-            let dots = !before.content.is_empty()
-                && before
-                    .content
-                    .split('/')
-                    .all(|p| matches!(p, "" | "." | ".."));
-            if !dots || !joins(before, next_after) {
-                break;
-            }
-            path = format!("{}/{path}", before.content.trim_end_matches('/'));
-        }
-        let mut previous = first;
-        for next in strings.iter().skip(at + 1).take(MAX_GROUPS) {
-            if !joins(previous, next)
-                || next.content.is_empty()
-                || next.content.contains(char::is_whitespace)
-            {
-                break;
-            }
-            path = format!(
-                "{}/{}",
-                path.trim_end_matches('/'),
-                next.content.trim_start_matches('/')
-            );
-            out.push(path.clone());
-            previous = next;
-        }
-    }
-    out
-}
-
 /// Whether a text with blanks reads as code rather than prose: it holds a bracket, a quote, a
 /// `;`, `=` or `{` (`print(open('x').read())`, not `explain what ~/.bashrc does`).
 pub(super) fn looks_like_code(text: &str) -> bool {
     text.contains(['(', '\'', '"', ';', '=', '{', '`'])
 }
 
-/// A line of code with the content of each quoted string that holds a blank between words
-/// (prose, a shell line) blanked out: the paths left are those it may open.
-pub(super) fn without_prose(text: &str) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out: Vec<char> = chars.clone();
-    for quoted in items(text, &[]).strings {
-        // Blanks only around a path (`' ~/.bashrc'.strip()`) make no prose.
-        if quoted.content.trim().contains(char::is_whitespace) {
-            for c in out
+/// A line of code read once for its strings and groups: with the home's spellings read as the
+/// string `~` (`os.environ['HOME']`, `homedir()`), and, when first asked for, as written.
+pub(super) struct Code<'t> {
+    /// The text, a character at a time.
+    chars: Vec<char>,
+    /// Its strings and groups, the home's spellings read as `~`.
+    with_home: Items,
+    /// Its text, for its strings as written.
+    text: &'t str,
+    /// Its strings and groups as written, read when first asked for.
+    bare: OnceCell<Items>,
+}
+
+impl<'t> Code<'t> {
+    /// `text` read, `home_words` the names that spell the home (hardline.json `plain.code`).
+    pub(super) fn read(text: &'t str, home_words: &[Str]) -> Code<'t> {
+        Code {
+            chars: text.chars().collect(),
+            with_home: items(text, home_words),
+            text,
+            bare: OnceCell::new(),
+        }
+    }
+
+    /// Its strings and groups as written.
+    fn bare(&self) -> &Items {
+        self.bare.get_or_init(|| items(self.text, &[]))
+    }
+
+    /// The lines a line of code runs through a shell or as a program's words — what a call
+    /// that runs a command (`runs`: `system`, `run`, `execSync`, `spawn`, fzf's `execute`) is
+    /// given: the strings of its bracketed group joined by a space (`os.system('rm -rf ~')`,
+    /// `spawn('rm', ['-rf', '~'])`, `subprocess.run(['rm', '-rf', os.environ['HOME']])`) and the
+    /// group's own text (fzf's `execute(rm -rf ~)`), a string right after its name (perl's
+    /// `system "rm -rf ~"`); and every command string (`` `rm -rf ~` ``, `qx(rm -rf ~)`,
+    /// `%x{rm -rf ~}`). Other strings are text (`print('run pre-commit install')`).
+    pub(super) fn lines(&self, runs: &[Str]) -> Vec<String> {
+        let Items { strings, groups } = &self.with_home;
+        let chars = &self.chars;
+        let called = |at: usize| {
+            let name = name_before(chars, at);
+            !name.is_empty() && runs.iter().any(|r| r.as_ref() == name)
+        };
+        let run_groups: Vec<&(usize, usize)> = groups
+            .iter()
+            .take(MAX_GROUPS)
+            .filter(|(start, _)| called(*start))
+            .collect();
+        let raw = run_groups.iter().filter_map(|(start, end)| {
+            let inside: String = chars.get(start + 1..*end)?.iter().collect();
+            super::unlisted::holds_a_line(&inside).then_some(inside)
+        });
+        let alone = strings
+            .iter()
+            .filter(|quoted| quoted.command || called(quoted.at))
+            .map(|quoted| quoted.content.clone())
+            .filter(|content| super::unlisted::holds_a_line(content));
+        let grouped = run_groups.iter().filter_map(|(start, end)| {
+            let inside: Vec<&str> = strings
+                .iter()
+                .filter(|quoted| quoted.at > *start && quoted.at < *end)
+                .map(|quoted| quoted.content.as_str())
+                .collect();
+            (!inside.is_empty()).then(|| inside.join(" "))
+        });
+        let mut lines: Vec<String> = Vec::new();
+        for line in grouped.chain(alone).chain(raw) {
+            if !lines.contains(&line) {
+                lines.push(line);
+            }
+        }
+        lines
+    }
+
+    /// The arguments of each call a line of code makes to one of `calls` (`shutil.rmtree(…)`,
+    /// `fs.rmSync(…)`, `shutil.move(…)`), each as the path its strings spell joined by `/`
+    /// (`os.path.join(os.path.expanduser('~'), '.cache')`: `~/.cache`); one that names the folder
+    /// the code runs in (`os.getcwd()`, `folder_words`) is `.`.
+    pub(super) fn call_arguments(&self, calls: &[Str], folder_words: &[Str]) -> Vec<String> {
+        let Items { strings, groups } = &self.with_home;
+        let chars = &self.chars;
+        let in_string = |at: usize| {
+            strings
+                .iter()
+                .any(|q| q.at < at && at < q.end.saturating_sub(1))
+        };
+        let mut out = Vec::new();
+        for (start, end) in groups.iter().take(MAX_GROUPS) {
+            let name = name_before(chars, *start);
+            if name.is_empty() || !calls.iter().any(|c| c.eq_ignore_ascii_case(&name)) {
+                continue;
+            }
+            // A method's receiver is moved or deleted too (`Path('.git').rename(…)`): the strings
+            // of the group right before `.name`.
+            let dot = start.checked_sub(name.chars().count() + 1);
+            if let Some(dot) = dot.filter(|d| chars.get(*d) == Some(&'.')) {
+                let receiver = groups.iter().find(|(_, close)| *close + 1 == dot);
+                if let Some((from, to)) = receiver {
+                    out.extend(
+                        strings
+                            .iter()
+                            .filter(|q| q.at > *from && q.at < *to && !q.content.is_empty())
+                            .map(|q| q.content.clone()),
+                    );
+                }
+            }
+            // Its arguments: cut at each `,` outside strings and inner brackets.
+            let mut cuts = vec![*start];
+            let mut depth = 0usize;
+            for at in start + 1..*end {
+                if in_string(at) {
+                    continue;
+                }
+                match chars.get(at) {
+                    Some('(' | '[' | '{') => depth += 1,
+                    Some(')' | ']' | '}') => depth = depth.saturating_sub(1),
+                    Some(',') if depth == 0 => cuts.push(at),
+                    _ => {}
+                }
+            }
+            cuts.push(*end);
+            for pair in cuts.windows(2) {
+                let [from, to] = *pair else {
+                    continue;
+                };
+                let mut parts: Vec<&str> = Vec::new();
+                for quoted in strings
+                    .iter()
+                    .filter(|q| q.at > from && q.at < to && !q.content.is_empty())
+                {
+                    // `expanduser('~')`: the home once.
+                    if !(quoted.content == "~" && parts.last() == Some(&"~")) {
+                        parts.push(quoted.content.as_str());
+                    }
+                }
+                // `join(require('os').homedir(), 'x')`: a path starts at the home.
+                if let Some(home) = parts.iter().rposition(|p| *p == "~") {
+                    parts.drain(..home);
+                }
+                let argument: String = chars.get(from + 1..to).unwrap_or(&[]).iter().collect();
+                if holds_any(&argument, folder_words) {
+                    out.push(".".to_string());
+                }
+                if parts.is_empty() {
+                    continue;
+                }
+                let mut path = parts.join("/");
+                while path.contains("//") {
+                    path = path.replace("//", "/");
+                }
+                out.push(path);
+            }
+        }
+        out
+    }
+
+    /// The paths a line of code builds of strings (`os.path.join(h, '.local', 'bin', 'ls')`,
+    /// `Path('.git')/'hooks'/'pre-commit'`, `Path.home()/'.kube'/'config'`): each run of strings
+    /// with nothing but `/`, `+`, `,`, brackets and blanks between them, from a hidden name on,
+    /// joined by `/` — every path of the run's start (`.git/hooks`, `.git/hooks/pre-commit`).
+    pub(super) fn joined_paths(&self) -> Vec<String> {
+        let strings = &self.with_home.strings;
+        let chars = &self.chars;
+        let joins = |before: &Quoted, after: &Quoted| {
+            chars.get(before.end..after.at).is_some_and(|between| {
+                let between: String = between.iter().collect();
+                // `Path(a).joinpath(b)`, `File.join(a, b)`.
+                let between = between.replace(".joinpath(", "").replace(".join(", "");
+                between.chars().all(|c| {
+                    c.is_whitespace() || matches!(c, '/' | '+' | ',' | '(' | ')' | '*' | '[')
+                })
+            })
+        };
+        let mut out = Vec::new();
+        for (at, first) in strings.iter().enumerate() {
+            let start = first.content.trim_start_matches('/');
+            if !hidden_name(start.split('/').next().unwrap_or("")) {
+                continue;
+            }
+            // `os.path.join('..', '.local', …)`: the folders before it in the run.
+            let mut path = start.to_string();
+            for before in strings.get(..at).unwrap_or(&[]).iter().rev() {
+                let next_after = strings.iter().find(|q| q.at > before.at).unwrap_or(first);
+                let dots = !before.content.is_empty()
+                    && before
+                        .content
+                        .split('/')
+                        .all(|p| matches!(p, "" | "." | ".."));
+                if !dots || !joins(before, next_after) {
+                    break;
+                }
+                path = format!("{}/{path}", before.content.trim_end_matches('/'));
+            }
+            let mut previous = first;
+            for next in strings.iter().skip(at + 1).take(MAX_GROUPS) {
+                if !joins(previous, next)
+                    || next.content.is_empty()
+                    || next.content.contains(char::is_whitespace)
+                {
+                    break;
+                }
+                path = format!(
+                    "{}/{}",
+                    path.trim_end_matches('/'),
+                    next.content.trim_start_matches('/')
+                );
+                out.push(path.clone());
+                previous = next;
+            }
+        }
+        out
+    }
+
+    /// A line of code with the content of each quoted string that holds a blank between words
+    /// (prose, a shell line) blanked out: the paths left are those it may open.
+    pub(super) fn without_prose(&self) -> String {
+        let mut out: Vec<char> = self.chars.clone();
+        for quoted in &self.bare().strings {
+            // Blanks only around a path (`' ~/.bashrc'.strip()`) make no prose.
+            if quoted.content.trim().contains(char::is_whitespace) {
+                for c in out
+                    .iter_mut()
+                    .take(quoted.end.saturating_sub(1))
+                    .skip(quoted.at + 1)
+                {
+                    *c = ' ';
+                }
+            }
+        }
+        out.into_iter().collect()
+    }
+
+    /// The folders a line of code moves into (`os.chdir('.git')`, `Dir.chdir("x")`,
+    /// `process.chdir('x')`): the strings of each group after `chdir`.
+    pub(super) fn folders_entered(&self) -> Vec<String> {
+        let Items { strings, groups } = &self.with_home;
+        let chars = &self.chars;
+        groups
+            .iter()
+            .filter(|(start, _)| {
+                let before: String = chars
+                    .get(start.saturating_sub(5)..*start)
+                    .unwrap_or(&[])
+                    .iter()
+                    .collect();
+                before == "chdir"
+            })
+            .flat_map(|(start, end)| {
+                strings
+                    .iter()
+                    .filter(move |quoted| quoted.at > *start && quoted.at < *end)
+                    .map(|quoted| quoted.content.clone())
+            })
+            .collect()
+    }
+
+    /// Whether a line of code opens a file to write it by its mode: a short string of mode letters
+    /// with a writing one among them after a `,` (`open(f, 'w')`, `'a'`, `'ta'`, `'r+'`, PHP's
+    /// `"c"`), or a string starting as perl's modes do (`">>/x"`, `"+<"`).
+    pub(super) fn opens_to_write(&self) -> bool {
+        let chars = &self.chars;
+        self.bare().strings.iter().any(|quoted| {
+            let mode = quoted.content.as_str();
+            let mut before = quoted.at;
+            while before > 0 && chars.get(before - 1) == Some(&' ') {
+                before -= 1;
+            }
+            let argument = before > 0 && chars.get(before - 1) == Some(&',');
+            let letters = argument
+                && (1..=3).contains(&mode.len())
+                && mode.chars().all(|c| "rwaxbtcU+".contains(c))
+                && mode.contains(['w', 'a', 'x', 'c', '+']);
+            letters || mode.starts_with('>') || mode.starts_with("+<") || mode.starts_with("+>")
+        })
+    }
+
+    /// Whether a line of code holds one of `words` outside its strings, in any letter case
+    /// (`createWriteStream` holds `write`; `'editor.formatOnSave'` is text).
+    pub(super) fn holds_outside_strings(&self, words: &[Str]) -> bool {
+        let mut code: Vec<char> = self.chars.clone();
+        for quoted in &self.bare().strings {
+            for c in code
                 .iter_mut()
                 .take(quoted.end.saturating_sub(1))
                 .skip(quoted.at + 1)
@@ -578,68 +664,8 @@ pub(super) fn without_prose(text: &str) -> String {
                 *c = ' ';
             }
         }
+        holds_any_case(&code.into_iter().collect::<String>(), words)
     }
-    out.into_iter().collect()
-}
-
-/// The folders a line of code moves into (`os.chdir('.git')`, `Dir.chdir("x")`,
-/// `process.chdir('x')`): the strings of each group after `chdir`.
-pub(super) fn folders_entered(text: &str, home_words: &[Str]) -> Vec<String> {
-    let Items { strings, groups } = items(text, home_words);
-    let chars: Vec<char> = text.chars().collect();
-    groups
-        .iter()
-        .filter(|(start, _)| {
-            let before: String = chars
-                .get(start.saturating_sub(5)..*start)
-                .unwrap_or(&[])
-                .iter()
-                .collect();
-            before == "chdir"
-        })
-        .flat_map(|(start, end)| {
-            strings
-                .iter()
-                .filter(move |quoted| quoted.at > *start && quoted.at < *end)
-                .map(|quoted| quoted.content.clone())
-        })
-        .collect()
-}
-
-/// Whether a line of code opens a file to write it by its mode: a short string of mode letters
-/// with a writing one among them after a `,` (`open(f, 'w')`, `'a'`, `'ta'`, `'r+'`, PHP's
-/// `"c"`), or a string starting as perl's modes do (`">>/x"`, `"+<"`).
-pub(super) fn opens_to_write(text: &str) -> bool {
-    let chars: Vec<char> = text.chars().collect();
-    items(text, &[]).strings.iter().any(|quoted| {
-        let mode = quoted.content.as_str();
-        let mut before = quoted.at;
-        while before > 0 && chars.get(before - 1) == Some(&' ') {
-            before -= 1;
-        }
-        let argument = before > 0 && chars.get(before - 1) == Some(&',');
-        let letters = argument
-            && (1..=3).contains(&mode.len())
-            && mode.chars().all(|c| "rwaxbtcU+".contains(c))
-            && mode.contains(['w', 'a', 'x', 'c', '+']);
-        letters || mode.starts_with('>') || mode.starts_with("+<") || mode.starts_with("+>")
-    })
-}
-
-/// Whether a line of code holds one of `words` outside its strings, in any letter case
-/// (`createWriteStream` holds `write`; `'editor.formatOnSave'` is text).
-pub(super) fn holds_outside_strings(text: &str, words: &[Str]) -> bool {
-    let mut code: Vec<char> = text.chars().collect();
-    for quoted in items(text, &[]).strings {
-        for c in code
-            .iter_mut()
-            .take(quoted.end.saturating_sub(1))
-            .skip(quoted.at + 1)
-        {
-            *c = ' ';
-        }
-    }
-    holds_any_case(&code.into_iter().collect::<String>(), words)
 }
 
 #[cfg(test)]
@@ -657,7 +683,36 @@ mod tests {
     ];
 
     fn code_lines_(text: &str, home_words: &[Str]) -> Vec<String> {
-        code_lines(text, home_words, &RUNS)
+        Code::read(text, home_words).lines(&RUNS)
+    }
+
+    fn joined_paths(text: &str, home_words: &[Str]) -> Vec<String> {
+        Code::read(text, home_words).joined_paths()
+    }
+
+    fn call_arguments(
+        text: &str,
+        home_words: &[Str],
+        calls: &[Str],
+        folder_words: &[Str],
+    ) -> Vec<String> {
+        Code::read(text, home_words).call_arguments(calls, folder_words)
+    }
+
+    fn without_prose(text: &str) -> String {
+        Code::read(text, &HOME).without_prose()
+    }
+
+    fn folders_entered(text: &str, home_words: &[Str]) -> Vec<String> {
+        Code::read(text, home_words).folders_entered()
+    }
+
+    fn opens_to_write(text: &str) -> bool {
+        Code::read(text, &HOME).opens_to_write()
+    }
+
+    fn holds_outside_strings(text: &str, words: &[Str]) -> bool {
+        Code::read(text, &HOME).holds_outside_strings(words)
     }
 
     #[test]

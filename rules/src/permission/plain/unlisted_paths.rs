@@ -16,9 +16,8 @@
 //! `code_text.rs`.
 
 use super::code_text::{
-    call_arguments, code_lines, folders_entered, from_first_hidden, hidden_name,
-    holds_outside_strings, joined_paths, looks_like_code, names_a_path, names_any, opens_to_write,
-    path_pieces, reaches_home, read_as_glob, without_prose,
+    from_first_hidden, hidden_name, looks_like_code, names_a_path, names_any, path_pieces,
+    reaches_home, read_as_glob, Code,
 };
 use super::program_lists::program_lists;
 use super::values::Scope;
@@ -265,6 +264,7 @@ impl Walker<'_> {
         depth: usize,
     ) {
         let spelled = &self.hardline.plain.code;
+        let read = Code::read(text, &spelled.home_words);
         let pieces = path_pieces(text);
         let home = reaches_home(text, &pieces, &spelled.home_words);
         // A word with blanks given to a program lembas does not know is text (`llm "explain
@@ -274,22 +274,23 @@ impl Walker<'_> {
         let words_in_it = text.trim().contains(char::is_whitespace);
         let code = source == TextSource::Code || (words_in_it && looks_like_code(text));
         let writes = if code {
-            holds_outside_strings(text, &spelled.writes) || opens_to_write(text)
+            read.holds_outside_strings(&spelled.writes) || read.opens_to_write()
         } else {
             !words_in_it
         };
         let opened = if code && writes {
-            without_prose(text)
+            read.without_prose()
         } else {
             text.to_string()
         };
-        let named = self.named_in(text, &pieces, home);
+        let named = self.named_in(&read, &pieces, home);
         let written: Vec<String> = if !writes {
             Vec::new()
         } else if code {
             let opened_pieces = path_pieces(&opened);
             let opened_home = reaches_home(&opened, &opened_pieces, &spelled.home_words);
-            self.named_in(&opened, &opened_pieces, opened_home)
+            let opened_read = Code::read(&opened, &spelled.home_words);
+            self.named_in(&opened_read, &opened_pieces, opened_home)
         } else {
             named.clone()
         };
@@ -303,12 +304,7 @@ impl Walker<'_> {
         // `shutil.rmtree(PATH)`, `fs.rmSync(os.homedir(), …)`, `shutil.move(PATH, …)`: each
         // argument of a call that deletes or moves folders, deleted whole as `rm -rf` would.
         if writes {
-            let targets = call_arguments(
-                text,
-                &spelled.home_words,
-                &spelled.deletes,
-                &spelled.folder_words,
-            );
+            let targets = read.call_arguments(&spelled.deletes, &spelled.folder_words);
             for path in targets.iter().filter(|p| plain_shell_word(p)) {
                 self.hardline_of_line(&format!("rm -rf {path}"), Some(scope), depth);
             }
@@ -333,7 +329,7 @@ impl Walker<'_> {
         if source == TextSource::Code || super::unlisted::holds_a_line(text) {
             let paths = &self.hardline.paths;
             let read_class = RiskClass::Read.as_str();
-            for line in code_lines(text, &spelled.home_words, &spelled.runs) {
+            for line in read.lines(&spelled.runs) {
                 let before = self.out.hits.len();
                 self.hardline_of_line(&line, Some(scope), depth);
                 let mut at = before;
@@ -354,9 +350,8 @@ impl Walker<'_> {
     /// The paths a text names (see the module's docs): its path-like pieces, in the folders
     /// it moves into too; the end of each from its first hidden name on, under the home; and
     /// where it reaches the home, its hidden names and the paths its strings join there.
-    fn named_in(&self, text: &str, pieces: &[String], home: bool) -> Vec<String> {
-        let spelled = &self.hardline.plain.code;
-        let entered = folders_entered(text, &spelled.home_words);
+    fn named_in(&self, read: &Code<'_>, pieces: &[String], home: bool) -> Vec<String> {
+        let entered = read.folders_entered();
         let mut named: Vec<String> = Vec::new();
         for piece in pieces.iter().filter(|p| read_as_glob(p)) {
             if names_a_path(piece) {
@@ -373,10 +368,7 @@ impl Walker<'_> {
                 named.push(format!("~/{piece}"));
             }
         }
-        for path in joined_paths(text, &spelled.home_words)
-            .into_iter()
-            .filter(|p| read_as_glob(p))
-        {
+        for path in read.joined_paths().into_iter().filter(|p| read_as_glob(p)) {
             if home {
                 named.push(format!("~/{path}"));
             }
