@@ -30,9 +30,11 @@ pub(crate) struct LowerPattern {
     /// Which bytes of a [`PathKey`]'s start the head's first bytes fill.
     head_mask: u128,
     /// The pairs of bytes the needle holds (see [`PathKey`]): a path holding it holds them all.
-    needle_pairs: u128,
+    needle_pairs: u64,
     /// Its text holds `/.`, which every path it matches holds (a hidden name: `*/.ssh/*`).
     hidden_segment: bool,
+    /// Comparing a path's first bytes with the head's says whether the path starts with it.
+    head_compared_whole: bool,
 }
 
 /// How many of a path's first bytes a [`PathKey`] holds.
@@ -48,7 +50,7 @@ const START_BYTES: usize = 16;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct PathKey {
     start: u128,
-    pairs: u128,
+    pairs: u64,
 }
 
 impl PathKey {
@@ -65,13 +67,14 @@ impl PathKey {
     }
 }
 
-/// The pairs of neighbouring bytes of a text, each set as one bit of 128 (two pairs may share
-/// one: a bit set says the pair may be there, a bit not set that it is not).
-fn pairs_of(bytes: &[u8]) -> u128 {
-    bytes.windows(2).fold(0u128, |pairs, pair| match pair {
+/// The pairs of neighbouring bytes of a text, each set as one bit of 64 (two pairs may share
+/// one: a bit set says the pair may be there, a bit not set that it is not). 64, not more: a
+/// number of 64 bits is one of WebAssembly's own.
+fn pairs_of(bytes: &[u8]) -> u64 {
+    bytes.windows(2).fold(0u64, |pairs, pair| match pair {
         [first, second] => {
-            let bit = (u32::from(*first) * 31 + u32::from(*second)) % 128;
-            pairs | (1u128 << bit)
+            let bit = (u32::from(*first) * 31 + u32::from(*second)) % 64;
+            pairs | (1u64 << bit)
         }
         _ => pairs,
     })
@@ -177,6 +180,9 @@ impl LowerPattern {
         for byte in mask.iter_mut().take(head.len()) {
             *byte = 0xff;
         }
+        // A head of up to 16 bytes, none of them zero, is compared whole by the first bytes: a
+        // path shorter than it parts from it at its end (where the key holds zeros).
+        let head_compared_whole = head.len() <= START_BYTES && !head.contains('\0');
         LowerPattern {
             text,
             head,
@@ -187,6 +193,7 @@ impl LowerPattern {
             head_mask: u128::from_le_bytes(mask),
             needle_pairs,
             hidden_segment,
+            head_compared_whole,
         }
     }
 
@@ -244,12 +251,11 @@ impl LowerPattern {
         self.matches_with(lower_path, PathKey::of(lower_path))
     }
 
-    /// [`Self::matches`], the path's [`PathKey`] made already (once for every pattern). A head's
-    /// bytes are never zero, so a path shorter than the head parts from it at its end.
+    /// [`Self::matches`], the path's [`PathKey`] made already (once for every pattern).
     #[inline]
     pub(crate) fn matches_with(&self, lower_path: &str, key: PathKey) -> bool {
         key.start & self.head_mask == self.head_start
-            && (self.head.len() <= START_BYTES || lower_path.starts_with(self.head.as_str()))
+            && (self.head_compared_whole || lower_path.starts_with(self.head.as_str()))
             && key.pairs & self.needle_pairs == self.needle_pairs
             // A needle is kept only where the head is empty: looking for an empty one is a call.
             && (self.needle.is_empty() || lower_path.contains(self.needle.as_str()))
