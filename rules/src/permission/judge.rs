@@ -412,7 +412,7 @@ impl Judge<'_> {
         class: RiskClass,
     ) -> Decision {
         let own = self.rule_or_mode(permission, Subject::of(path, class));
-        let lower = path.to_lowercase();
+        let lower = super::hardline::lower(path);
         let own = if lower == path {
             own
         } else {

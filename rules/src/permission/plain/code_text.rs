@@ -10,6 +10,7 @@
 //! home outside them (`os.environ['HOME']`) standing for `~`: once per text ([`Code`]), for
 //! every question asked of it.
 
+use crate::permission::hardline::lower;
 use crate::spec::types::Str;
 use std::cell::OnceCell;
 
@@ -145,10 +146,10 @@ pub(super) fn names_any(text: &str, words: &[Str]) -> bool {
 
 /// Whether a text holds one of `words` in any letter case (`createWriteStream` holds `write`).
 pub(super) fn holds_any_case(text: &str, words: &[Str]) -> bool {
-    let lower = text.to_lowercase();
+    let text = lower(text);
     words
         .iter()
-        .any(|w| lower.contains(w.as_ref().to_lowercase().as_str()))
+        .any(|w| text.contains(lower(w.as_ref()).as_ref()))
 }
 
 /// Whether a text reaches the home: it holds one of `home_words` (`expanduser`, `HOME`), a

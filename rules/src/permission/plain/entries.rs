@@ -2,7 +2,7 @@
 //! program, subcommand, options, targets and their sets.
 
 use super::super::glob::{broad_contents, Segments};
-use super::super::hardline::{self, PathSet};
+use super::super::hardline::{self, lower, PathSet};
 use super::super::shell::Word;
 use super::super::wildcard;
 use super::values::{strip_word_prefix, Scope};
@@ -151,11 +151,11 @@ impl Walker<'_> {
         if !e.operands.is_empty() {
             // An operand as written, in lower case, and as the number it spells (`-01` is -1).
             let spelled = |w: &Word| {
-                let lower = w.text.to_lowercase();
+                let lower = lower(&w.text);
                 let number = w.text.trim().parse::<i64>().ok().map(|n| n.to_string());
                 e.operands.iter().any(|p| {
                     wildcard::matches(p, &w.text)
-                        || wildcard::matches(&p.to_lowercase(), &lower)
+                        || wildcard::matches(&hardline::lower(p), &lower)
                         || number.as_deref().is_some_and(|n| wildcard::matches(p, n))
                 })
             };
@@ -172,11 +172,8 @@ impl Walker<'_> {
         }
         if !e.words.is_empty() {
             let holds = if args.iter().any(|w| {
-                let lower = w.text.to_lowercase();
-                !w.dynamic()
-                    && e.words
-                        .iter()
-                        .any(|p| wildcard::matches(&p.to_lowercase(), &lower))
+                let text = lower(&w.text);
+                !w.dynamic() && e.words.iter().any(|p| wildcard::matches(&lower(p), &text))
             }) {
                 Holds::Yes
             } else if args.iter().any(Word::dynamic) {

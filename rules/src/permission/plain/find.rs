@@ -262,11 +262,14 @@ impl Walker<'_> {
     fn guarded_path(&self, pattern: &str) -> bool {
         let find = &self.hardline.plain.find;
         let root = self.place.root.trim_end_matches('/');
-        let pattern = pattern.to_lowercase();
+        let pattern = crate::permission::hardline::lower(pattern);
         let prefixes = ["./".to_string(), format!("{root}/")];
         prefixes.iter().any(|prefix| {
             let at = |path: &str| {
-                wildcard::matches(&pattern, &format!("{prefix}{}", path.to_lowercase()))
+                wildcard::matches(
+                    &pattern,
+                    &format!("{prefix}{}", crate::permission::hardline::lower(path)),
+                )
             };
             find.root_names.iter().any(|name| at(name))
                 || find.hidden_folders.iter().any(|(folder, names)| {

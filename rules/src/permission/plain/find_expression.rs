@@ -13,6 +13,7 @@
 
 use super::super::shell::Word;
 use super::super::wildcard;
+use crate::permission::hardline::lower;
 use crate::spec::types::FindWords;
 
 /// A token of find's expression.
@@ -257,7 +258,7 @@ pub(super) fn guarded_among<'g>(names: &Names<'_>, guarded: &'g [impl AsRef<str>
     let may_be = |pattern: &Option<&str>, name: &str| match pattern {
         None => true,
         Some(p) if p.contains(['?', '[', '\\']) => true,
-        Some(p) => wildcard::matches(&p.to_lowercase(), &name.to_lowercase()),
+        Some(p) => wildcard::matches(&lower(p), &lower(name)),
     };
     guarded
         .iter()

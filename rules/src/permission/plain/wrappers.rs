@@ -57,7 +57,7 @@ impl<'a> Walker<'a> {
     ) {
         // A word that makes it run what cannot be read (`ssh -o ProxyCommand=…`, tmux's `;`).
         let opaque_word = args.iter().any(|w| {
-            let lower = w.text.to_lowercase();
+            let lower = super::super::hardline::lower(&w.text);
             spec.opaque_values
                 .iter()
                 .any(|p| wildcard::matches(p, &lower))

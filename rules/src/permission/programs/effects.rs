@@ -10,6 +10,7 @@
 use super::scripts;
 use super::types::Effects;
 use super::wildcard;
+use crate::permission::hardline::lower;
 
 /// An effect a command's words ask for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -170,13 +171,12 @@ fn code(entry: &Effects, args: &[EffectWord<'_>], settings: Option<&Effects>) ->
                 _ => t.strip_prefix("--config-env="),
             };
             if let Some((key, _)) = from_environment.and_then(|s| s.split_once('=')) {
-                let key = key.to_lowercase();
+                let key = lower(key);
                 let named = |keys: &[crate::spec::types::Str]| {
-                    keys.iter()
-                        .any(|p| wildcard::matches(&p.to_lowercase(), &key))
+                    keys.iter().any(|p| wildcard::matches(&lower(p), &key))
                 };
                 if named(&settings.config_lines) || named(&settings.config_unreadable) {
-                    out.push(Code::Unreadable(key));
+                    out.push(Code::Unreadable(key.into_owned()));
                 }
             }
         }
@@ -221,7 +221,7 @@ fn code(entry: &Effects, args: &[EffectWord<'_>], settings: Option<&Effects>) ->
                 entry
                     .line_operands
                     .iter()
-                    .any(|p| wildcard::matches(&p.to_lowercase(), &t.to_lowercase()))
+                    .any(|p| wildcard::matches(&lower(p), &lower(t)))
             }) {
                 if value.contains('$') && !w.expanded {
                     // make expands it (`$(shell …)`, `$A$B`, `$$`): known only when it runs.
@@ -266,11 +266,9 @@ fn code(entry: &Effects, args: &[EffectWord<'_>], settings: Option<&Effects>) ->
 /// runs code the line does not give (`include.path=FILE`); `persists`: kept in a file, so what
 /// it runs runs later, outside the sandbox: opaque unless it names no code.
 fn config_code(settings: &Effects, key: &str, value: &str, persists: bool, out: &mut Vec<Code>) {
-    let key = key.to_lowercase();
-    let named = |keys: &[crate::spec::types::Str]| {
-        keys.iter()
-            .any(|p| wildcard::matches(&p.to_lowercase(), &key))
-    };
+    let key = lower(key);
+    let named =
+        |keys: &[crate::spec::types::Str]| keys.iter().any(|p| wildcard::matches(&lower(p), &key));
     let trimmed = value.trim();
     // One of the safe programs, alone or with plain flags (`less -FRX`, `code --wait`): no word
     // a flag could take as code (`vim -c CMD`, `--cmd=…` are not plain flags). An editor is
@@ -301,7 +299,7 @@ fn config_code(settings: &Effects, key: &str, value: &str, persists: bool, out: 
         && !matches!(trimmed, "/dev/null" | ":" | "true")
         && !(editor && safe)
     {
-        out.push(Code::Unreadable(key));
+        out.push(Code::Unreadable(key.into_owned()));
         return;
     }
     if named(&settings.config_lines) {
@@ -312,7 +310,7 @@ fn config_code(settings: &Effects, key: &str, value: &str, persists: bool, out: 
                 w.starts_with("-c") || w.starts_with("--config-env") || w.starts_with("--exec-path")
             });
             if sets {
-                out.push(Code::Unreadable(key));
+                out.push(Code::Unreadable(key.into_owned()));
             }
             return;
         }
@@ -327,7 +325,7 @@ fn config_code(settings: &Effects, key: &str, value: &str, persists: bool, out: 
             || (named(&settings.config_path_programs) && plain_word)
             || (named(&settings.config_helper_words) && plain_word);
         if persists && !names_no_code {
-            out.push(Code::Unreadable(key));
+            out.push(Code::Unreadable(key.into_owned()));
             return;
         }
         out.push(Code::Line(value.trim_start_matches('!').to_string()));
@@ -411,7 +409,7 @@ fn scan(entry: &Effects, args: &[EffectWord<'_>], out: &mut Vec<Effect>) {
             if entry
                 .runs_operands
                 .iter()
-                .any(|p| wildcard::matches(&p.to_lowercase(), &text.to_lowercase()))
+                .any(|p| wildcard::matches(&lower(p), &lower(text)))
             {
                 out.push(Effect::Runs(text.to_string()));
             }
