@@ -458,7 +458,14 @@ mod tests {
             "/home/me/proj/*/.git/config",
         ];
         let mut met = 0;
-        for home in ["/home/me", "/home/x*", "/h[o]me/me", ""] {
+        for home in [
+            "/home/me",
+            "/home/x*",
+            "/h[o]me/me",
+            "",
+            "/home/a\\b",
+            "/home/~home",
+        ] {
             let home_glob = HomeGlob::new(home);
             for glob in globs {
                 let path = hidden_names_spelled(tokens(glob));
