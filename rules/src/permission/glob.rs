@@ -403,8 +403,41 @@ pub(crate) fn hidden_names_spelled(glob: Vec<Token>) -> Vec<Token> {
 /// segment, a hidden name only by a `.` spelled out) can name a path a rule's pattern matches
 /// (`*` any run of characters, `/` too).
 pub fn glob_may_match(glob: &str, pattern: &str) -> bool {
-    let path = hidden_names_spelled(tokens(glob));
-    tokens_meet_crossing(&path, &tokens(pattern), true)
+    GlobPath::new(glob).may_match(pattern)
+}
+
+/// A path that is a bash glob, read once for every rule's pattern it is compared with (see
+/// [`glob_may_match`]).
+pub(crate) struct GlobPath {
+    /// Its tokens, hidden names spelled.
+    tokens: Vec<Token>,
+}
+
+impl GlobPath {
+    /// The glob `glob`, read.
+    pub(crate) fn new(glob: &str) -> GlobPath {
+        GlobPath {
+            tokens: hidden_names_spelled(tokens(glob)),
+        }
+    }
+
+    /// Whether the glob can name a path `pattern` matches. The pattern's letters before its
+    /// first wildcard are compared with the glob's first tokens before the pattern is read (a
+    /// rule's `/etc/*` parts from `src/*.rs` at its first letter).
+    pub(crate) fn may_match(&self, pattern: &str) -> bool {
+        let literal = pattern
+            .find(['*', '?', '[', '\\'])
+            .and_then(|at| pattern.get(..at))
+            .unwrap_or(pattern);
+        for (at, letter) in literal.chars().enumerate() {
+            match self.tokens.get(at) {
+                Some(Token::Star) => break,
+                Some(token) if one_meets(token, &Token::Char(letter)) => {}
+                _ => return false,
+            }
+        }
+        tokens_meet_crossing(&self.tokens, &tokens(pattern), true)
+    }
 }
 
 #[cfg(test)]
@@ -414,6 +447,50 @@ mod tests {
     /// Whether two globs of one segment can match a common name.
     fn glob_meets(a: &str, b: &str) -> bool {
         segment_meets(a, has_wildcard(a), b, has_wildcard(b))
+    }
+
+    /// Comparing a pattern's first letters first changes no answer: `may_match` is the whole
+    /// meeting, for every default rule's pattern and rules' patterns of other shapes.
+    #[test]
+    fn a_glob_read_once_meets_as_the_whole_meeting() {
+        let mut patterns: Vec<String> = crate::permission::request::default_rules()
+            .iter()
+            .map(|r| r.pattern.clone())
+            .collect();
+        patterns.extend(
+            [
+                "/etc/*", "src/*.rs", "*.env", ".env", "a\\*b", "[ab]*", "?x", "", "*",
+            ]
+            .map(String::from),
+        );
+        let globs = [
+            ".en?",
+            "src/*",
+            "/etc/*/x",
+            "*",
+            ".*",
+            "a?.txt",
+            "/home/u/proj/*/*",
+            "[a]b",
+            "",
+            "/etc/pass?d",
+            ".git/*",
+            "x\\y*",
+        ];
+        let mut met = 0;
+        for glob in globs {
+            let read = GlobPath::new(glob);
+            let path = hidden_names_spelled(tokens(glob));
+            for pattern in &patterns {
+                let whole = tokens_meet_crossing(&path, &tokens(pattern), true);
+                assert_eq!(read.may_match(pattern), whole, "{glob} against {pattern}");
+                met += usize::from(whole);
+            }
+        }
+        assert!(
+            met > 10,
+            "only {met} meetings: the globs meet too few patterns"
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! class, then the place outside the root; the strictest part wins.
 
 use super::first_then_rest::FirstThenRest;
-use super::glob::{glob_may_match, may_match_under};
+use super::glob::{may_match_under, GlobPath};
 use super::hardline;
 use super::path::{inside, resolve, Place, OUTSIDE_ROOT};
 use super::plain;
@@ -426,10 +426,13 @@ impl Judge<'_> {
         }
         // A glob (`.en?`) is every path it can name: a rule that asks or refuses one of them
         // holds for it.
+        let as_written = GlobPath::new(path);
+        let lowered = (lower != path).then(|| GlobPath::new(&lower));
         let guards = self.ctx.all_rules().chain(self.extra).filter(|r| {
             r.action != Action::Allow
                 && Judge::is_for(r, permission)
-                && (glob_may_match(path, &r.pattern) || glob_may_match(&lower, &r.pattern))
+                && (as_written.may_match(&r.pattern)
+                    || lowered.as_ref().is_some_and(|l| l.may_match(&r.pattern)))
         });
         strictest(own, guards.map(rule_decision))
     }
