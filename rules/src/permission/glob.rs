@@ -1,5 +1,6 @@
 //! Globs of paths (a `*`, `?` or `[…]` stands within one segment) and whether two of them can name
 //! the same path. Rules' and hardline entries' wildcards are [`super::wildcard`]'s.
+use std::borrow::Borrow;
 
 /// When the last segment of a glob matches all of a folder's entries (`*`, `.*`, `?*`), the
 /// folder.
@@ -245,12 +246,16 @@ pub(crate) fn tokens_meet_crossing(ta: &[Token], tb: &[Token], b_crosses: bool) 
 /// Whether two globs agree up to the first `*` of either, read as their tokens come (a
 /// pattern's `~` read as a home's tokens, not gathered into one list): the walk
 /// [`tokens_meet_crossing`] makes first. False: they cannot meet, and that walk would say so.
-pub(crate) fn heads_meet<'t>(
-    mut a: impl Iterator<Item = &'t Token>,
-    mut b: impl Iterator<Item = &'t Token>,
+pub(crate) fn heads_meet<A: Borrow<Token>, B: Borrow<Token>>(
+    mut a: impl Iterator<Item = A>,
+    mut b: impl Iterator<Item = B>,
 ) -> bool {
     loop {
-        match (a.next(), b.next()) {
+        let (x, y) = (a.next(), b.next());
+        match (
+            x.as_ref().map(Borrow::borrow),
+            y.as_ref().map(Borrow::borrow),
+        ) {
             (None, None) | (Some(Token::Star), _) | (_, Some(Token::Star)) => return true,
             (Some(x), Some(y)) if one_meets(x, y) => {}
             _ => return false,
@@ -429,14 +434,14 @@ impl GlobPath {
             .find(['*', '?', '[', '\\'])
             .and_then(|at| pattern.get(..at))
             .unwrap_or(pattern);
-        for (at, letter) in literal.chars().enumerate() {
-            match self.tokens.get(at) {
-                Some(Token::Star) => break,
-                Some(token) if one_meets(token, &Token::Char(letter)) => {}
-                _ => return false,
-            }
-        }
-        tokens_meet_crossing(&self.tokens, &tokens(pattern), true)
+        // Its letters, then a `*` standing for what follows them: a walk that reaches it says
+        // nothing yet, and the pattern is read.
+        let letters = literal
+            .chars()
+            .map(Token::Char)
+            .chain(std::iter::once(Token::Star));
+        heads_meet(self.tokens.iter(), letters)
+            && tokens_meet_crossing(&self.tokens, &tokens(pattern), true)
     }
 }
 
