@@ -113,10 +113,11 @@ pub fn prepare<'call>(req: &'call Request, ctx: &Context) -> Prepared<'call> {
             // A file a read rule guards (`*.env` asks) named by a command is read as the read
             // tool would read it: `git show HEAD:.env` asks as `read .env` does.
             let read_key = read_key();
-            let defaults: &[ReadGuard<'static>] = if ctx.defaults {
-                default_read_guards()
+            let (defaults, mut starts): (&[ReadGuard<'static>], PieceStarts) = if ctx.defaults {
+                let defaults = default_read_guards();
+                (&defaults.0, defaults.1)
             } else {
-                &[]
+                (&[], PieceStarts::default())
             };
             let own: Vec<ReadGuard<'_>> = ctx
                 .rules
@@ -126,10 +127,14 @@ pub fn prepare<'call>(req: &'call Request, ctx: &Context) -> Prepared<'call> {
                 .filter(|r| r.action != Action::Allow && r.permission == read_key)
                 .map(ReadGuard::new)
                 .collect();
+            for guard in &own {
+                starts.add(guard.piece);
+            }
             let guarded = |word: &str| {
                 let guards = || defaults.iter().chain(own.iter());
-                // Most words hold no guard's piece, and are not resolved.
-                guards().any(|g| g.may_match(word)) && {
+                // Most words hold no guard's piece, and are not resolved; most hold no byte a
+                // piece starts with, and are not searched.
+                starts.any_in(word) && guards().any(|g| g.may_match(word)) && {
                     let abs = resolve(place, &ctx.root, word);
                     let subject = inside(&ctx.root, &abs).unwrap_or(abs);
                     let lower = subject.to_lowercase();
@@ -229,15 +234,49 @@ impl<'a> ReadGuard<'a> {
     }
 }
 
-/// The default rules that keep a file from being read without asking (`*.env`), found once.
-fn default_read_guards() -> &'static [ReadGuard<'static>] {
-    static GUARDS: std::sync::OnceLock<Vec<ReadGuard<'static>>> = std::sync::OnceLock::new();
+/// The bytes the pieces of some guards start with, in either letter case: a word holding none of
+/// them holds none of their pieces ([`ReadGuard::may_match`] is false for each).
+#[derive(Debug, Clone, Copy, Default)]
+struct PieceStarts([u64; 4]);
+
+impl PieceStarts {
+    /// A guard's piece added (an empty piece is in no word: it adds nothing).
+    fn add(&mut self, piece: &str) {
+        if let Some(&first) = piece.as_bytes().first() {
+            for byte in [first.to_ascii_lowercase(), first.to_ascii_uppercase()] {
+                if let Some(bits) = self.0.get_mut(usize::from(byte >> 6)) {
+                    *bits |= 1 << (byte & 63);
+                }
+            }
+        }
+    }
+
+    /// Whether `word` holds a byte some piece starts with.
+    fn any_in(&self, word: &str) -> bool {
+        word.bytes().any(|byte| {
+            self.0
+                .get(usize::from(byte >> 6))
+                .is_some_and(|bits| bits & (1 << (byte & 63)) != 0)
+        })
+    }
+}
+
+/// The default rules that keep a file from being read without asking (`*.env`), found once, and
+/// the bytes their pieces start with.
+fn default_read_guards() -> &'static (Vec<ReadGuard<'static>>, PieceStarts) {
+    static GUARDS: std::sync::OnceLock<(Vec<ReadGuard<'static>>, PieceStarts)> =
+        std::sync::OnceLock::new();
     GUARDS.get_or_init(|| {
-        default_rules()
+        let guards: Vec<ReadGuard<'static>> = default_rules()
             .iter()
             .filter(|r| r.action != Action::Allow && r.permission == read_key())
             .map(ReadGuard::new)
-            .collect()
+            .collect();
+        let mut starts = PieceStarts::default();
+        for guard in &guards {
+            starts.add(guard.piece);
+        }
+        (guards, starts)
     })
 }
 
@@ -763,4 +802,43 @@ pub fn decide(
         unattended,
     }
     .decide(prepared)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// A word holding none of the bytes the guards' pieces start with holds none of their
+        /// pieces: the bytes pass over only words no guard may match (any word, any pieces, in
+        /// any letter case, bytes beyond ASCII too).
+        #[test]
+        fn a_word_passed_over_by_its_bytes_matches_no_guard(
+            word in "[a-fA-F./é*]{0,12}",
+            patterns in proptest::collection::vec("[a-fA-F./é*?]{0,6}", 0..4),
+        ) {
+            let rules: Vec<Rule> = patterns
+                .iter()
+                .map(|p| Rule::new("read", p, Action::Ask, crate::permission::RuleSource::Session))
+                .collect();
+            let guards: Vec<ReadGuard<'_>> = rules.iter().map(ReadGuard::new).collect();
+            let mut starts = PieceStarts::default();
+            for guard in &guards {
+                starts.add(guard.piece);
+            }
+            let matched = guards.iter().any(|g| g.may_match(&word));
+            proptest::prop_assert!(starts.any_in(&word) || !matched);
+        }
+    }
+
+    /// The default guards' bytes are what lets `.env` through and passes `main` over.
+    #[test]
+    fn the_default_guards_starts_pass_over_plain_words() {
+        let (guards, starts) = default_read_guards();
+        assert!(!guards.is_empty());
+        assert!(starts.any_in("HEAD:.env"));
+        assert!(starts.any_in("CONFIG/master.key"));
+        assert!(!starts.any_in("main"));
+        assert!(!starts.any_in("push"));
+    }
 }

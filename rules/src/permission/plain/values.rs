@@ -564,10 +564,14 @@ impl Walker<'_> {
 /// The values written inside a word, each a suffix of it: after `=` (`--file=PATH`), after `:`
 /// (`HEAD:.env`), a short option's (`-fPATH`), and each of these and the word after a leading
 /// `@` (curl's `@PATH`).
-pub(super) fn values_inside(t: &str) -> impl Iterator<Item = &str> {
+pub(super) fn values_inside(t: &str) -> ValuesInside<'_> {
     // At most the four values and, after a leading `@`, each of them and the word.
-    let mut found: [Option<&str>; 9] = [None; 9];
-    let mut filled = 0;
+    let mut inside = ValuesInside {
+        word: t,
+        starts: [0; 9],
+        filled: 0,
+        next: 0,
+    };
     // Most words hold none of the characters a value follows: nothing to split.
     if t.bytes().any(|b| matches!(b, b'=' | b':' | b'-' | b'@')) {
         let short = (t.starts_with('-') && !t.starts_with("--"))
@@ -585,13 +589,42 @@ pub(super) fn values_inside(t: &str) -> impl Iterator<Item = &str> {
             .flatten()
             .chain(std::iter::once(t))
             .filter_map(|v| v.strip_prefix('@'));
-        for (slot, value) in found.iter_mut().zip(values.into_iter().flatten().chain(at)) {
-            *slot = Some(value);
-            filled += 1;
+        for (slot, value) in inside
+            .starts
+            .iter_mut()
+            .zip(values.into_iter().flatten().chain(at))
+        {
+            // Each value is a suffix of the word: kept as where it starts.
+            *slot = t.len() - value.len();
+            inside.filled += 1;
         }
     }
-    // Only the slots filled are looked at: none, for most words.
-    found.into_iter().take(filled).flatten()
+    inside
+}
+
+/// The values [`values_inside`] finds in a word, in order: each a suffix of the word, kept as
+/// where it starts (a list of nine slices was copied whole each time it moved, for every word).
+#[derive(Debug, Clone)]
+pub(super) struct ValuesInside<'t> {
+    word: &'t str,
+    starts: [usize; 9],
+    filled: usize,
+    next: usize,
+}
+
+impl<'t> Iterator for ValuesInside<'t> {
+    type Item = &'t str;
+
+    fn next(&mut self) -> Option<&'t str> {
+        while self.next < self.filled {
+            let start = self.starts.get(self.next).copied();
+            self.next += 1;
+            if let Some(value) = start.and_then(|start| self.word.get(start..)) {
+                return Some(value);
+            }
+        }
+        None
+    }
 }
 
 /// A word with known text and pieces known only when it runs, as a glob: each unknown piece a
