@@ -100,7 +100,7 @@ fn pattern_words(cmd: &Command) -> PatternWords<'_> {
         }
         let Some(wrapper) = rest
             .first()
-            .and_then(|w| plain.wrappers.get(shell::program_name(&w.text)))
+            .and_then(|w| plain::wrapper_named(shell::program_name(&w.text)))
         else {
             break;
         };

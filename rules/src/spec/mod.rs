@@ -5,6 +5,7 @@
 
 #[macro_use]
 pub mod rust;
+pub mod hashed;
 pub mod types;
 
 use crate::permission::words::{Action, Mode, RiskClass};

@@ -4,8 +4,9 @@
 //! naming its program by a wildcard (`mkfs.*`) is tested as before.
 
 use super::walk::names;
+use crate::spec::hashed::{HashedMap, NamePlaces};
 use crate::spec::spec;
-use crate::spec::types::{cmp_names, HardCommand, HiddenWrite, Str, TreeRead};
+use crate::spec::types::{HardCommand, HiddenWrite, Str, TreeRead, Wrapper};
 use std::sync::OnceLock;
 
 /// The entries of a list by each program name, in the order of the spec data.
@@ -15,6 +16,8 @@ pub(super) struct ProgramIndex {
     by_name: Vec<(&'static str, Vec<usize>)>,
     /// The entries naming a program by a wildcard, with the wildcards.
     by_wildcard: Vec<(usize, Vec<&'static str>)>,
+    /// The place of each name in `by_name`, hashed.
+    places: NamePlaces,
 }
 
 impl ProgramIndex {
@@ -44,9 +47,11 @@ impl ProgramIndex {
                 by_wildcard.push((at, wildcards));
             }
         }
+        let places = NamePlaces::of(by_name.iter().map(|(name, _)| *name));
         ProgramIndex {
             by_name,
             by_wildcard,
+            places,
         }
     }
 
@@ -68,9 +73,8 @@ impl ProgramIndex {
 
     /// The places of the entries that spell `program` plainly, in order.
     pub(super) fn naming_plainly(&self, program: &str) -> &[usize] {
-        self.by_name
-            .binary_search_by(|(known, _)| cmp_names(known, program))
-            .ok()
+        self.places
+            .place(program)
             .and_then(|found| self.by_name.get(found))
             .map_or(&[][..], |(_, entries)| entries.as_slice())
     }
@@ -203,9 +207,8 @@ pub(super) fn spells_a_subcommand<'w>(
         ..
     } = commands_index();
     let plainly = index
-        .by_name
-        .binary_search_by(|(known, _)| cmp_names(known, program))
-        .ok()
+        .places
+        .place(program)
         .and_then(|found| named.by_name.get(found))
         .map_or(&[][..], Vec::as_slice);
     let by_wildcard = || {
@@ -216,6 +219,15 @@ pub(super) fn spells_a_subcommand<'w>(
     };
     words.clone().any(|w| plainly.binary_search(&w).is_ok())
         || by_wildcard().any(|(_, e)| words.any(|w| e.subcommands.iter().any(|s| *s == w)))
+}
+
+/// The wrapper the hardline's `plain.wrappers` names `program`, when it is one (its table hashed
+/// once).
+pub(crate) fn wrapper_named(program: &str) -> Option<&'static Wrapper> {
+    static WRAPPERS: OnceLock<HashedMap<Wrapper>> = OnceLock::new();
+    WRAPPERS
+        .get_or_init(|| HashedMap::of(&spec().hardline.plain.wrappers))
+        .get(program)
 }
 
 /// The hardline's `writes` entries that name `program` (plainly or by a wildcard), in the order

@@ -37,6 +37,7 @@ mod wrappers;
 
 pub use super::glob::path_meets;
 pub use super::path::{resolve, Place};
+pub(crate) use index::wrapper_named;
 pub(crate) use wrappers::{scan_wrapper, WrapperPart};
 
 use super::hardline::Hit;

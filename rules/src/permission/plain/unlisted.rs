@@ -167,7 +167,7 @@ impl Walker<'_> {
         }
         plain.opaque.get(name).is_none()
             && (super::index::entries_naming(name).next().is_some()
-                || plain.wrappers.get(name).is_some())
+                || super::index::wrapper_named(name).is_some())
     }
 
     /// What the hardline refuses in a text read as a line, and nothing else of it: its other

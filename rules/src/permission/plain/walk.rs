@@ -397,7 +397,7 @@ impl Walker<'_> {
         if program == "find" {
             self.find(args, scope, stdin_fed, depth);
         }
-        if let Some(w) = plain.wrappers.get(program) {
+        if let Some(w) = super::index::wrapper_named(program) {
             // A wrapper is a program too (`strace -p 1`).
             self.entries(program, words, scope, None);
             self.wrapper(w, args, scope, stdin_fed, depth);

@@ -7,9 +7,11 @@ pub mod grammar;
 pub mod scripts;
 
 use super::wildcard;
+use crate::spec::hashed::HashedMap;
 use crate::spec::spec;
 use crate::spec::types;
 use crate::spec::types::{Effects, Grammar};
+use std::sync::OnceLock;
 
 /// The one-letter option `-LETTER` (a cluster `-rf` is `-r` and `-f`), written without the
 /// formatting machinery: this is asked for every letter of every cluster.
@@ -20,19 +22,27 @@ pub(crate) fn short_option(letter: char) -> String {
     option
 }
 
+/// What the file says of a program, when it names it (its table hashed once).
+fn program_entry(program: &str) -> Option<&'static types::Program> {
+    static PROGRAMS: OnceLock<HashedMap<types::Program>> = OnceLock::new();
+    PROGRAMS
+        .get_or_init(|| HashedMap::of(&spec().programs.programs))
+        .get(program)
+}
+
 /// The grammar of a program's read-only forms, when it has one.
 pub fn read_only(program: &str) -> Option<&'static Grammar> {
-    spec().programs.programs.get(program)?.read_only.as_ref()
+    program_entry(program)?.read_only.as_ref()
 }
 
 /// What makes an approval not cover a program's commands, when the file says.
 pub fn effects_of(program: &str) -> Option<&'static Effects> {
-    spec().programs.programs.get(program)?.effects.as_ref()
+    program_entry(program)?.effects.as_ref()
 }
 
 /// The files a program's operands name for reading, when the file says it reads them.
 pub fn reads_of(program: &str) -> Option<&'static types::Reads> {
-    spec().programs.programs.get(program)?.reads.as_ref()
+    program_entry(program)?.reads.as_ref()
 }
 
 /// Whether a program's read-only grammar says `option` (spelled whole) never takes the next
