@@ -419,6 +419,13 @@ impl Word {
         self.add_to_piece(start, false);
     }
 
+    /// Unquoted characters that stand for themselves, added at once from the line's text.
+    pub(super) fn push_plain_str(&mut self, run: &str) {
+        let start = self.text.len();
+        self.text.push_str(run);
+        self.add_to_piece(start, false);
+    }
+
     /// One character, quoted or not.
     pub(super) fn push_text(&mut self, c: char, quoted: bool) {
         let start = self.text.len();

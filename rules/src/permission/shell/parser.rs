@@ -19,21 +19,21 @@ pub fn read_nested(line: &str, depth: usize) -> Reading {
         reading.opaque = Some(Construct::TooDeep);
         return reading;
     }
-    if let Some(c) = line
-        .chars()
-        .find(|c| c.is_control() && !matches!(c, '\t' | '\n'))
-    {
-        reading.opaque = Some(if c == '\r' {
-            Construct::CarriageReturn
-        } else {
-            Construct::ControlCharacter
-        });
-        return reading;
-    }
     let mut chars: Vec<char> = Vec::with_capacity(line.len());
-    chars.extend(line.chars());
+    for c in line.chars() {
+        if c.is_control() && !matches!(c, '\t' | '\n') {
+            reading.opaque = Some(if c == '\r' {
+                Construct::CarriageReturn
+            } else {
+                Construct::ControlCharacter
+            });
+            return reading;
+        }
+        chars.push(c);
+    }
     let mut p = Parser {
         s: &chars,
+        ascii: (chars.len() == line.len()).then_some(line),
         i: 0,
         depth,
         out: reading,
@@ -52,6 +52,9 @@ type Step = Result<(), Stop>;
 
 struct Parser<'a> {
     s: &'a [char],
+    /// The line, when every character of it is one byte (most lines): the characters at `i..j`
+    /// are its bytes at `i..j`, copied into a word at once.
+    ascii: Option<&'a str>,
     i: usize,
     depth: usize,
     out: Reading,
@@ -712,11 +715,12 @@ impl<'a> Parser<'a> {
     fn word(&mut self) -> Result<Word, Stop> {
         // Room for the text up to the next metacharacter: all of a word without quotes.
         let rest = self.s.get(self.i..).unwrap_or(&[]);
-        let bytes = rest
-            .iter()
-            .take_while(|&&c| !is_meta(c))
-            .map(|c| c.len_utf8())
-            .sum();
+        let unquoted = rest.iter().take_while(|&&c| !is_meta(c));
+        let bytes = if self.ascii.is_some() {
+            unquoted.count()
+        } else {
+            unquoted.map(|c| c.len_utf8()).sum()
+        };
         let mut w = Word::with_capacity(bytes);
         while let Some(c) = self.peek() {
             if is_meta(c) {
@@ -757,7 +761,10 @@ impl<'a> Parser<'a> {
                     let start = self.i - 1;
                     let run = self.s.get(start..).unwrap_or(&[]);
                     let plain = run.iter().take_while(|&&c| stands_for_itself(c)).count();
-                    w.push_plain(run.get(..plain).unwrap_or(&[]));
+                    match self.ascii.and_then(|line| line.get(start..start + plain)) {
+                        Some(bytes) => w.push_plain_str(bytes),
+                        None => w.push_plain(run.get(..plain).unwrap_or(&[])),
+                    }
                     self.i = start + plain.max(1);
                 }
             }
@@ -776,16 +783,17 @@ impl<'a> Parser<'a> {
                 quoted: false,
             } = p
             {
-                let mut prev = '\0';
-                for c in text.chars() {
+                // By bytes: the four are ASCII, which no byte of another character is.
+                let mut prev = 0;
+                for c in text.bytes() {
                     match c {
-                        '{' => {
+                        b'{' => {
                             open = true;
                             inside = false;
                         }
-                        ',' if open => inside = true,
-                        '.' if open && prev == '.' => inside = true,
-                        '}' if open && inside => return Err(self.fail(Construct::BraceExpansion)),
+                        b',' if open => inside = true,
+                        b'.' if open && prev == b'.' => inside = true,
+                        b'}' if open && inside => return Err(self.fail(Construct::BraceExpansion)),
                         _ => {}
                     }
                     prev = c;
