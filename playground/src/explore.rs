@@ -48,8 +48,8 @@ pub fn Delegation() -> impl IntoView {
             .lines()
             .filter(|l| !l.trim().is_empty())
             .map(|l| Grant {
-                tool: req.tool.clone(),
-                permission: req.permission.clone(),
+                tool: req.tool.to_string(),
+                permission: req.permission.to_string(),
                 pattern: l.trim().to_string(),
             })
             .collect();

@@ -605,7 +605,7 @@ mod tests {
             let sub_mode = Mode::ALL.get((main.index() + extra).min(3)).copied().unwrap();
             let mut ctx = Context::new(main);
             ctx.unattended = unattended;
-            let grants: Vec<Grant> = grant.map(|g| Grant { tool: req.tool.clone(), permission: req.permission.clone(), pattern: g.into() }).into_iter().collect();
+            let grants: Vec<Grant> = grant.map(|g| Grant { tool: req.tool.to_string(), permission: req.permission.to_string(), pattern: g.into() }).into_iter().collect();
             let v = who_decides(&req, &ctx, &Subagent { mode: sub_mode, request: &kinds, grants: &grants }, main);
             let main_answer = CallAnswer::of(evaluate(&req, &ctx).action);
             prop_assert!(v.answer >= main_answer, "{:?} for the subagent, {:?} for the main agent", v.answer, main_answer);

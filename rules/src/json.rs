@@ -939,7 +939,8 @@ mod tests {
         let key = prop::sample::select(vec!["a", "ab", "a_b", "b", "in", "open_slots", "z"]);
         let leaf = prop_oneof![
             any::<u64>().prop_map(Member::Number),
-            prop::collection::vec("[a-z\"\\\u{1}é ]{0,4}", 0..3).prop_map(Member::Words),
+            prop::collection::vec("[a-z\"\\\u{1}\u{1f}\u{7f}é ]{0,4}", 0..3)
+                .prop_map(Member::Words),
         ];
         leaf.prop_recursive(3, 24, 6, move |inner| {
             prop::collection::vec((key.clone().prop_map(String::from), inner), 0..7)

@@ -9,6 +9,7 @@ use crate::json::{Fields, Json, Keys, ToJson};
 use crate::schema::{Field, Shape};
 use crate::spec::{spec, types::Setting, types::SettingValue};
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// `{ permission, pattern, action }`: for calls of this permission key whose subject (a command
 /// line's part, a path) matches the pattern.
@@ -169,10 +170,11 @@ pub enum Target {
 /// given for a tool the spec does not have), and what it touches.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Request {
-    /// The tool's name.
-    pub tool: String,
-    /// Its permission key (edit and write share `edit`).
-    pub permission: String,
+    /// The tool's name: borrowed from the spec data for a tool it has.
+    pub tool: Cow<'static, str>,
+    /// Its permission key (edit and write share `edit`): borrowed from the spec data for a tool
+    /// it has.
+    pub permission: Cow<'static, str>,
     /// Its risk class.
     pub class: RiskClass,
     /// What it touches.
@@ -184,8 +186,8 @@ impl Request {
     pub fn tool(tool: &str, target: Target) -> Option<Request> {
         let info = spec().tool(tool)?;
         Some(Request {
-            tool: tool.to_string(),
-            permission: info.permission.to_string(),
+            tool: Cow::Borrowed(info.name),
+            permission: Cow::Borrowed(info.permission),
             class: info.risk,
             target,
         })
@@ -194,10 +196,8 @@ impl Request {
     /// A `bash` call running `line`.
     pub fn bash(line: &str) -> Request {
         Request {
-            tool: "bash".into(),
-            permission: spec()
-                .tool("bash")
-                .map_or_else(|| "bash".into(), |t| t.permission.into()),
+            tool: Cow::Borrowed("bash"),
+            permission: Cow::Borrowed(spec().tool("bash").map_or("bash", |t| t.permission)),
             class: RiskClass::Execute,
             target: Target::Line(line.to_string()),
         }
@@ -276,7 +276,7 @@ impl Request {
             (None, Some(p)) => Target::Path(p.to_string()),
             (None, None) => Target::Tool,
         };
-        let (class, permission) = match spec().tool(tool) {
+        let (class, permission, name) = match spec().tool(tool) {
             Some(info) => {
                 if let Some(c) = class.filter(|c| *c != info.risk) {
                     return Err(InputError::Invalid {
@@ -295,13 +295,23 @@ impl Request {
                         ),
                     });
                 }
-                (info.risk, info.permission.to_string())
+                (
+                    info.risk,
+                    Cow::Borrowed(info.permission),
+                    Cow::Borrowed(info.name),
+                )
             }
             None => match (class, unknown_file_tool, &target) {
-                (Some(class), _, _) => (class, permission.unwrap_or(tool).to_string()),
-                (None, Some((class, key)), Target::Path(_)) => {
-                    (class, permission.unwrap_or(key).to_string())
-                }
+                (Some(class), _, _) => (
+                    class,
+                    Cow::Owned(permission.unwrap_or(tool).to_string()),
+                    Cow::Owned(tool.to_string()),
+                ),
+                (None, Some((class, key)), Target::Path(_)) => (
+                    class,
+                    Cow::Owned(permission.unwrap_or(key).to_string()),
+                    Cow::Owned(tool.to_string()),
+                ),
                 (None, _, _) => {
                     return Err(InputError::Unknown {
                         path: o.at("tool"),
@@ -315,7 +325,7 @@ impl Request {
             return Err(InputError::Missing { path: o.at("line") });
         }
         Ok(Request {
-            tool: tool.to_string(),
+            tool: name,
             permission,
             class,
             target,

@@ -174,7 +174,7 @@ fn requests_read_from_json_name_their_fields() {
         &serde_json::json!({"tool": "mcp_x", "class": "read"}),
     )
     .unwrap();
-    assert_eq!((r.class, r.permission.as_str()), (RiskClass::Read, "mcp_x"));
+    assert_eq!((r.class, r.permission.as_ref()), (RiskClass::Read, "mcp_x"));
 }
 
 #[test]
@@ -467,7 +467,7 @@ fn a_call_never_picks_its_own_permission_key() {
     // A tool the spec does not have names its key.
     let value = serde_json::json!({ "tool": "mcp_x", "class": "read", "permission": "mcp" });
     assert_eq!(
-        Request::from_json("request", &value).map(|r| r.permission),
+        Request::from_json("request", &value).map(|r| r.permission.into_owned()),
         Ok("mcp".to_string())
     );
 }
