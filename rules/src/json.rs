@@ -508,7 +508,9 @@ pub trait ToJson {
     /// The value as JSON text, its keys spelled `keys`: the same bytes as serde_json's text of
     /// [`ToJson::write_json`]'s value, with no value written between.
     fn write_text(&self, keys: Keys) -> Text {
-        let mut text = Text::with_capacity(128);
+        // Room for most answers of one call (a decision by a rule, with its reason, is about
+        // 250 bytes): growing the text was a copy of it and two calls to the allocator.
+        let mut text = Text::with_capacity(512);
         self.write(keys, &mut text);
         text
     }

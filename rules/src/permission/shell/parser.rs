@@ -232,7 +232,7 @@ impl<'a> Parser<'a> {
         KEYWORDS
             .iter()
             .chain(&[TIME_POSIX])
-            .find(|k| k.len() == w.len() && k.chars().eq(w.iter().copied()))
+            .find(|k| k.len() == w.len() && k.bytes().zip(w).all(|(b, &c)| char::from(b) == c))
             .copied()
     }
 
