@@ -285,7 +285,7 @@ fn default_read_guards() -> &'static (Vec<ReadGuard<'static>>, PieceStarts) {
 /// revision (`HEAD`, `HEAD~1`, `main^`, `@{u}`, `a..b`, an abbreviated hash), which
 /// `git diff A B` compares as commits.
 fn may_be_folder(path: &str) -> bool {
-    let last = path.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+    let last = super::path::last_name(path.trim_end_matches('/'));
     let revision = last.contains(['~', '^'])
         || last.contains("@{")
         || last.contains("..")

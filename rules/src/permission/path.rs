@@ -5,6 +5,16 @@
 
 use std::borrow::Cow;
 
+/// The last name of a path: what follows its last `/` (all of it when it has none; nothing
+/// when it ends with `/`). Found by a byte (a reverse search by a character set a searcher up
+/// each time).
+pub fn last_name(path: &str) -> &str {
+    match path.as_bytes().iter().rposition(|&b| b == b'/') {
+        Some(slash) => path.get(slash + 1..).unwrap_or(""),
+        None => path,
+    }
+}
+
 /// `.`, `..` and doubled slashes folded, lexically.
 pub fn normalize(path: &str) -> String {
     let absolute = path.starts_with('/');
@@ -141,6 +151,19 @@ pub fn resolve(place: Place<'_>, cwd: &str, path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A path's last name is what splitting it at `/` gives last, for every path of up to four
+    /// characters of `/`, `a` and `é`.
+    #[test]
+    fn the_last_name_is_the_last_piece() {
+        for path in crate::permission::every_text(&["/", "a", "é"], 4) {
+            assert_eq!(
+                last_name(&path),
+                path.rsplit('/').next().unwrap(),
+                "{path:?}"
+            );
+        }
+    }
 
     #[test]
     fn is_inside_says_what_inside_finds() {

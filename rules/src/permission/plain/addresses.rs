@@ -137,7 +137,7 @@ pub(super) fn address_file_names(word: &str) -> Vec<String> {
     };
     let path = rest.split(['?', '#']).next().unwrap_or("");
     let last = match path.split_once('/') {
-        Some((_, path)) => path.rsplit('/').next().unwrap_or(""),
+        Some((_, path)) => crate::permission::path::last_name(path),
         None => "",
     };
     let name = if last.is_empty() { "index.html" } else { last };

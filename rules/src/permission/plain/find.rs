@@ -321,7 +321,7 @@ impl Walker<'_> {
                     std::iter::once(path).chain(ancestors.clone().skip(1).filter(|_| test.pruned));
                 paths.any(|p| {
                     if test.by_name {
-                        let name = p.rsplit('/').next().unwrap_or(p);
+                        let name = crate::permission::path::last_name(p);
                         return wildcard::matches(test.pattern, name);
                     }
                     [format!("{base}/{p}"), format!("./{p}"), p.to_string()]

@@ -201,7 +201,7 @@ impl Walker<'_> {
                 }
                 kept
             } else {
-                text.trim_end_matches('/').rsplit('/').next().unwrap_or("")
+                crate::permission::path::last_name(text.trim_end_matches('/'))
             };
             if name.is_empty() || name == ".." {
                 continue;
@@ -258,7 +258,7 @@ impl Walker<'_> {
             return;
         }
         for file in &opts.operands {
-            let name = file.text.rsplit('/').next().unwrap_or(&file.text);
+            let name = crate::permission::path::last_name(&file.text);
             let backup = if suffix.contains('*') {
                 suffix.replace('*', name)
             } else {

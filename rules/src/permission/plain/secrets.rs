@@ -261,7 +261,7 @@ pub(super) fn turns_text_into_values(reading: &Reading) -> bool {
     reading.commands.iter().any(|cmd| {
         let words = cmd.argv();
         words.iter().enumerate().any(|(at, w)| {
-            let name = w.text.rsplit('/').next().unwrap_or(&w.text);
+            let name = crate::permission::path::last_name(&w.text);
             let Some(options) = names.options(name) else {
                 return false;
             };
@@ -359,7 +359,7 @@ impl Walker<'_> {
     pub(super) fn spelled_secret_reads(&mut self, reading: &Reading, scope: &Scope<'_>) {
         for cmd in &reading.commands {
             let lists = cmd.argv().first().is_some_and(|program| {
-                let name = program.text.rsplit('/').next().unwrap_or(&program.text);
+                let name = crate::permission::path::last_name(&program.text);
                 // ripgrep lists files only with `--files`; without it the first word is a pattern.
                 self.hardline.plain.listers.get(name).is_some_and(|needs| {
                     needs.is_empty()
@@ -415,7 +415,7 @@ impl Walker<'_> {
         // here-string.
         for cmd in &reading.commands {
             let writes_text = cmd.argv().first().is_some_and(|program| {
-                let name = program.text.rsplit('/').next().unwrap_or(&program.text);
+                let name = crate::permission::path::last_name(&program.text);
                 self.hardline.plain.text_programs.iter().any(|p| *p == name)
             });
             let words = cmd
@@ -466,7 +466,7 @@ impl Walker<'_> {
     fn listed_outside_the_root(&mut self, words: &[Word]) {
         let program = words
             .first()
-            .map_or("", |w| w.text.rsplit('/').next().unwrap_or(&w.text));
+            .map_or("", |w| crate::permission::path::last_name(&w.text));
         if matches!(program, "locate" | "plocate" | "mlocate") {
             self.secret_tree("/");
             return;

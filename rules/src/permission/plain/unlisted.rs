@@ -364,7 +364,7 @@ fn repository_package(word: &str) -> Option<&str> {
         return None;
     }
     let path = word.split('#').next().unwrap_or(word).trim_end_matches('/');
-    let last = path.rsplit('/').next().unwrap_or(path);
+    let last = crate::permission::path::last_name(path);
     let name = last.strip_suffix(".git").unwrap_or(last);
     // A tarball's file name is not its program's (see [`package_source`]).
     if spelled.archives.iter().any(|a| name.contains(a.as_ref())) {

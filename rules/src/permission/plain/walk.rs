@@ -682,7 +682,7 @@ impl Walker<'_> {
     /// Whether the line wrote a file with one of these names, in any folder.
     pub(super) fn wrote_a_file_named(&self, names: &[crate::spec::types::Str]) -> bool {
         self.out.writes.iter().any(|(written, _)| {
-            let name = written.rsplit('/').next().unwrap_or(written);
+            let name = crate::permission::path::last_name(written);
             names.iter().any(|n| n.as_ref() == name)
         })
     }

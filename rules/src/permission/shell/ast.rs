@@ -669,5 +669,5 @@ pub fn is_name(s: &str) -> bool {
 
 /// A command's program word read plainly: `/usr/bin/rm` → `rm`.
 pub fn program_name(word: &str) -> &str {
-    word.rsplit('/').next().unwrap_or(word)
+    crate::permission::path::last_name(word)
 }
