@@ -24,12 +24,12 @@ pub fn normalize(path: &str) -> String {
         out.push('/');
     }
     let base = out.len();
-    for seg in path.split('/') {
+    for seg in segments(path) {
         match seg {
             "" | "." => {}
             ".." => {
                 let kept = out.get(base..).unwrap_or("");
-                let last_at = kept.rfind('/').map_or(0, |at| at + 1);
+                let last_at = kept.len() - last_name(kept).len();
                 let last = kept.get(last_at..).unwrap_or("");
                 if !kept.is_empty() && last != ".." && last != "~" {
                     // The last segment goes, with the `/` before it.
@@ -42,6 +42,26 @@ pub fn normalize(path: &str) -> String {
         }
     }
     out
+}
+
+/// A path's pieces between its `/`s, as `path.split('/')` gives them, found by bytes (a split by
+/// a character set a searcher up for every path).
+fn segments(path: &str) -> impl Iterator<Item = &str> {
+    let mut start = Some(0);
+    std::iter::from_fn(move || {
+        let from = start?;
+        let rest = path.get(from..).unwrap_or("");
+        match rest.as_bytes().iter().position(|&b| b == b'/') {
+            Some(slash) => {
+                start = Some(from + slash + 1);
+                rest.get(..slash)
+            }
+            None => {
+                start = None;
+                Some(rest)
+            }
+        }
+    })
 }
 
 /// A segment added at the end of a path being written from `base` on.
@@ -162,6 +182,15 @@ mod tests {
                 path.rsplit('/').next().unwrap(),
                 "{path:?}"
             );
+        }
+    }
+
+    /// A path's pieces are what splitting it at `/` gives, for every path of up to five
+    /// characters of `/`, `a` and `é`.
+    #[test]
+    fn the_segments_are_the_pieces_between_slashes() {
+        for path in crate::permission::every_text(&["/", "a", "é"], 5) {
+            assert!(segments(&path).eq(path.split('/')), "{path:?}");
         }
     }
 
