@@ -747,16 +747,27 @@ pub(super) fn secret_may(t: &str) -> bool {
             return false;
         }
         let rest = bytes.get(at..).unwrap_or(&[]);
+        let second = second.to_ascii_lowercase();
         lookup
             .by_first
             .get(usize::from(first.to_ascii_lowercase()))
             .is_some_and(|fragments| {
-                fragments.iter().any(|f| {
-                    rest.get(..f.len())
-                        .is_some_and(|piece| piece.eq_ignore_ascii_case(f.as_bytes()))
-                })
+                // Shortest first: the pieces longer than the rest of the text cannot be in it.
+                fragments
+                    .iter()
+                    .take_while(|f| f.len() <= rest.len())
+                    .filter(|f| second_byte(f) == second)
+                    .any(|f| {
+                        rest.get(..f.len())
+                            .is_some_and(|piece| piece.eq_ignore_ascii_case(f.as_bytes()))
+                    })
             })
     })
+}
+
+/// A piece's second byte, in lower case (every piece has one: they are three bytes or more).
+fn second_byte(piece: &str) -> u8 {
+    piece.as_bytes().get(1).map_or(0, u8::to_ascii_lowercase)
 }
 
 /// [`secret_fragments`] arranged for [`secret_may`]: which pairs of bytes (in lower case) start a
@@ -766,7 +777,7 @@ pub(super) fn secret_may(t: &str) -> bool {
 struct FragmentLookup {
     /// Bit `first * 256 + second` is set when a piece starts with those two bytes.
     pairs: Vec<u64>,
-    /// The pieces, by their first byte in lower case.
+    /// The pieces, by their first byte in lower case; each byte's shortest first.
     by_first: Vec<Vec<&'static str>>,
 }
 
@@ -800,6 +811,10 @@ fn fragment_lookup() -> &'static FragmentLookup {
             if let Some(group) = lookup.by_first.get_mut(usize::from(first)) {
                 group.push(f.as_str());
             }
+        }
+        // Each byte's pieces shortest first.
+        for group in &mut lookup.by_first {
+            group.sort_by_key(|f| f.len());
         }
         lookup
     })
@@ -1095,6 +1110,29 @@ impl<'f> HomeMeeting<'f> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// A text may name a secret exactly when it holds one of the pieces, letter case aside:
+        /// texts made of the pieces' own letters, cut from the pieces and joined, in any case.
+        #[test]
+        fn a_text_may_name_a_secret_when_it_holds_a_piece(
+            picks in proptest::collection::vec((0usize..10_000, 0usize..8, 0usize..8, proptest::bool::ANY), 0..4),
+            noise in "[a-zA-Z._/-]{0,6}",
+        ) {
+            let pieces = secret_fragments();
+            let mut text = noise.clone();
+            for (which, cut_front, cut_back, upper) in picks {
+                let piece = &pieces[which % pieces.len()];
+                let end = piece.len().saturating_sub(cut_back % 3);
+                let part = piece.get((cut_front % 3).min(end)..end).unwrap_or("");
+                text.push_str(&if upper { part.to_ascii_uppercase() } else { part.to_string() });
+                text.push_str(&noise);
+            }
+            let lowered = text.to_ascii_lowercase();
+            let holds = pieces.iter().any(|p| lowered.contains(p.as_str()));
+            proptest::prop_assert_eq!(secret_may(&text), holds, "{:?}", text);
+        }
+    }
 
     #[test]
     fn text_with_a_blank_before_its_first_slash_is_no_path() {
