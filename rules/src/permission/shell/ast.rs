@@ -382,6 +382,11 @@ impl Word {
     /// Whether an unquoted `*`, `?`, or `[` with a `]` after it makes it a glob (a lone `[` is
     /// the test command).
     pub fn glob(&self) -> bool {
+        // Its pieces of text are runs of its text: a text holding none of `*`, `?` and `[` (most
+        // words) makes no glob, without its pieces read.
+        if !self.text.bytes().any(|b| matches!(b, b'*' | b'?' | b'[')) {
+            return false;
+        }
         let mut open = false;
         for p in self.piece_views() {
             if let PieceView::Text {

@@ -146,6 +146,14 @@ fn words_keep_their_pieces() {
     assert!(c.words[2].dynamic());
     assert!(!c.words[4].glob());
     assert!(c.words[5].glob());
+    // A glob character quoted, a `[` with no `]`, none at all, a quoted `[` before a `]`, and
+    // unquoted after a quoted piece.
+    let words = &read(r#"ls 'a*'b x[ plain \? "["x] 'a'* x[y]"#).commands[0].words;
+    let globs: Vec<bool> = words.iter().map(Word::glob).collect();
+    assert_eq!(
+        globs,
+        [false, false, false, false, false, false, true, true]
+    );
     let r = read("X=/usr; rm -rf $X");
     assert_eq!(r.bindings[0].name, "X");
     assert_eq!(r.commands[0].text(), "rm -rf $X");
