@@ -31,8 +31,13 @@ impl Walker<'_> {
         // The entries that hold only for a subcommand, when no word spells one of theirs and
         // none is known only when the line runs, are passed over at once (`entry`'s first test,
         // made once for all of them).
+        let subcommands = super::index::subcommands_of(program);
         let no_subcommand = (shared.is_some() || !args.iter().any(Word::dynamic))
-            && !super::index::spells_a_subcommand(program, args.iter().map(|w| w.text.as_str()));
+            && !subcommands.spelled(args.iter().map(|w| w.text.as_str()));
+        if no_subcommand && subcommands.every_entry_needs_one {
+            // Every entry naming the program would be passed over below.
+            return;
+        }
         for named in super::index::commands_naming(program) {
             if no_subcommand && named.needs_a_subcommand {
                 continue;

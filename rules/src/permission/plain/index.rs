@@ -156,9 +156,11 @@ pub(super) fn needs_a_subcommand(e: &HardCommand) -> bool {
 /// of those entries holds (`git push origin main` and git's twelve entries, each of which names
 /// subcommands other than `push`).
 pub(super) struct SubcommandsNamed {
-    /// The subcommands of the entries naming a program plainly, sorted, by the program's place
+    /// The subcommands of the entries naming a program plainly, hashed, by the program's place
     /// in the index's names.
-    by_name: Vec<Vec<&'static str>>,
+    by_name: Vec<NamePlaces>,
+    /// Whether every entry naming a program plainly needs a subcommand, by its place.
+    every_plain_needs_one: Vec<bool>,
     /// The entries naming a program by a wildcard that need a subcommand, with the wildcards.
     by_wildcard: Vec<(Vec<&'static str>, &'static HardCommand)>,
 }
@@ -177,7 +179,17 @@ impl SubcommandsNamed {
                     .collect();
                 words.sort_unstable();
                 words.dedup();
-                words
+                NamePlaces::of(words.into_iter())
+            })
+            .collect();
+        let every_plain_needs_one = index
+            .by_name
+            .iter()
+            .map(|(_, places)| {
+                places
+                    .iter()
+                    .filter_map(|at| entries.get(*at))
+                    .all(needs_a_subcommand)
             })
             .collect();
         let by_wildcard = index
@@ -190,35 +202,72 @@ impl SubcommandsNamed {
             .collect();
         SubcommandsNamed {
             by_name,
+            every_plain_needs_one,
             by_wildcard,
         }
     }
 }
 
+/// The subcommands of the hardline's command entries naming a program that need one, found
+/// once for a command ([`subcommands_of`]).
+pub(super) struct SubcommandsFor<'p> {
+    program: &'p str,
+    plainly: Option<&'static NamePlaces>,
+    /// Every entry naming the program needs a subcommand (or none names it).
+    pub(super) every_entry_needs_one: bool,
+}
+
+impl SubcommandsFor<'_> {
+    /// Whether one of `words` spells a subcommand of an entry naming the program that needs one
+    /// ([`needs_a_subcommand`]): when none does, none of those entries holds for them.
+    pub(super) fn spelled<'w>(&self, mut words: impl Iterator<Item = &'w str> + Clone) -> bool {
+        let named = &commands_index().subcommands;
+        let program = self.program;
+        let by_wildcard = || {
+            named
+                .by_wildcard
+                .iter()
+                .filter(|(wildcards, _)| wildcards.iter().any(|w| names(w, program)))
+        };
+        words
+            .clone()
+            .any(|w| self.plainly.is_some_and(|set| set.place(w).is_some()))
+            || by_wildcard().any(|(_, e)| words.any(|w| e.subcommands.iter().any(|s| *s == w)))
+    }
+}
+
+/// The subcommands of the command entries naming `program`, looked up once.
+pub(super) fn subcommands_of(program: &str) -> SubcommandsFor<'_> {
+    let index = commands_index();
+    let place = index.programs.places.place(program);
+    let plain_needs = place.is_none_or(|at| {
+        index
+            .subcommands
+            .every_plain_needs_one
+            .get(at)
+            .copied()
+            .unwrap_or(false)
+    });
+    let every_entry_needs_one = plain_needs
+        && index
+            .programs
+            .naming_by_wildcard(program)
+            .all(|at| index.needs_a_subcommand.get(at).copied().unwrap_or(false));
+    SubcommandsFor {
+        program,
+        plainly: place.and_then(|at| index.subcommands.by_name.get(at)),
+        every_entry_needs_one,
+    }
+}
+
 /// Whether one of `words` spells a subcommand of an entry naming `program` that needs one
-/// ([`needs_a_subcommand`]): when none does, none of those entries holds for them.
+/// ([`SubcommandsFor::spelled`]).
+#[cfg(test)]
 pub(super) fn spells_a_subcommand<'w>(
     program: &str,
-    mut words: impl Iterator<Item = &'w str> + Clone,
+    words: impl Iterator<Item = &'w str> + Clone,
 ) -> bool {
-    let CommandsIndex {
-        programs: index,
-        subcommands: named,
-        ..
-    } = commands_index();
-    let plainly = index
-        .places
-        .place(program)
-        .and_then(|found| named.by_name.get(found))
-        .map_or(&[][..], Vec::as_slice);
-    let by_wildcard = || {
-        named
-            .by_wildcard
-            .iter()
-            .filter(|(wildcards, _)| wildcards.iter().any(|w| names(w, program)))
-    };
-    words.clone().any(|w| plainly.binary_search(&w).is_ok())
-        || by_wildcard().any(|(_, e)| words.any(|w| e.subcommands.iter().any(|s| *s == w)))
+    subcommands_of(program).spelled(words)
 }
 
 /// The wrapper the hardline's `plain.wrappers` names `program`, when it is one (its table hashed
@@ -341,6 +390,27 @@ mod tests {
             assert_eq!(found, every, "{program}");
         }
         assert!(writes_naming("git").next().is_some());
+    }
+
+    /// Every entry naming a program needs a subcommand exactly when each of the entries
+    /// `commands_naming` gives does: for every program an entry names, and names none does.
+    #[test]
+    fn every_entry_needs_one_when_each_named_does() {
+        let mut programs = programs_named();
+        programs.extend(["gitx", "", "mkfs.ext4", "newfs_x", "x"].map(String::from));
+        let (mut some, mut none) = (0, 0);
+        for program in &programs {
+            let each = commands_naming(program).all(|named| named.needs_a_subcommand);
+            let found = subcommands_of(program).every_entry_needs_one;
+            assert_eq!(found, each, "{program}");
+            if found {
+                some += 1;
+            } else {
+                none += 1;
+            }
+        }
+        assert!(some > 5 && none > 5, "{some} {none}");
+        assert!(subcommands_of("git").every_entry_needs_one);
     }
 
     /// A word spells a subcommand of the entries naming a program (that need one) exactly when
