@@ -59,9 +59,16 @@ impl<'a> Wildcard<'a> {
     pub fn matches(&self, subject: &str) -> bool {
         match self.shape {
             Shape::Literal => self.text == subject,
-            Shape::LiteralThenAny { head } => subject
-                .strip_prefix(head)
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with(' ')),
+            Shape::LiteralThenAny { head } => {
+                // The byte after the literal's place first (the end, or a space): most subjects
+                // are told apart there, before the literal is compared.
+                let bytes = subject.as_bytes();
+                match bytes.get(head.len()) {
+                    None if bytes.len() == head.len() => subject == head,
+                    Some(b' ') => bytes.get(..head.len()) == Some(head.as_bytes()),
+                    _ => false,
+                }
+            }
             Shape::AnyThenLiteral { tail } => subject.ends_with(tail),
             Shape::AnyLiteralAny { middle } => holds(subject.as_bytes(), middle.as_bytes()),
             Shape::Glob => {
