@@ -5,6 +5,9 @@
 /// Whether `subject` matches `pattern`: the general matcher at once, for a pattern tested once
 /// (telling its shape first costs more than it saves; [`Wildcard`] reads it for many subjects).
 pub fn matches(pattern: &str, subject: &str) -> bool {
+    if first_letters_differ(pattern, subject) {
+        return false;
+    }
     glob(pattern, subject)
         || pattern
             .strip_suffix(" *")
@@ -72,13 +75,26 @@ impl<'a> Wildcard<'a> {
             Shape::AnyThenLiteral { tail } => subject.ends_with(tail),
             Shape::AnyLiteralAny { middle } => holds(subject.as_bytes(), middle.as_bytes()),
             Shape::Glob => {
-                glob(self.text, subject)
-                    || self
-                        .text
-                        .strip_suffix(" *")
-                        .is_some_and(|head| glob(head, subject))
+                !first_letters_differ(self.text, subject)
+                    && (glob(self.text, subject)
+                        || self
+                            .text
+                            .strip_suffix(" *")
+                            .is_some_and(|head| glob(head, subject)))
             }
         }
+    }
+}
+
+/// Whether a pattern starting with a letter of its own cannot match `subject` for it starts with
+/// another: the pattern and the pattern without a ` *` ending both need the subject to start as
+/// they do (but the bare ` *`, whose empty rest matches only an empty subject).
+fn first_letters_differ(pattern: &str, subject: &str) -> bool {
+    match (pattern.as_bytes().first(), subject.as_bytes().first()) {
+        (Some(&first), Some(subject_first)) => {
+            first != b'*' && first != b'?' && first != *subject_first
+        }
+        _ => false,
     }
 }
 
