@@ -20,6 +20,10 @@ impl Walker<'_> {
         opts: &Options<'w>,
         part: &dyn Fn() -> String,
     ) {
+        let first = opts.operands.first().map(|w| w.text.as_str());
+        if !super::index::writes_may_hold(program, first) {
+            return;
+        }
         for wr in super::index::writes_naming(program) {
             if !wr.subcommands.is_empty()
                 && !opts

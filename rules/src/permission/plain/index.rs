@@ -286,6 +286,69 @@ pub(super) fn writes_naming(program: &str) -> impl Iterator<Item = &'static Hidd
     naming_in(&INDEX, &spec().hardline.writes, |e| &e.programs, program)
 }
 
+/// The subcommands of the hardline's `writes` entries by the programs they name plainly, for
+/// telling at once that none of a program's entries holds for a command.
+struct WritesBySubcommand {
+    /// Each name an entry spells plainly, its place below.
+    places: NamePlaces,
+    /// By place: whether every entry naming the program lists subcommands, and all of theirs.
+    subcommands: Vec<(bool, NamePlaces)>,
+    /// The wildcards of the entries naming programs by one.
+    wildcards: Vec<&'static str>,
+}
+
+/// Whether a `writes` entry naming `program` may hold for a command whose first operand is
+/// `first`: not when each of them holds only for its subcommands and none is `first` (git's nine
+/// entries for `git push origin main`; `hidden_writes` tests each entry so before anything else).
+pub(super) fn writes_may_hold(program: &str, first: Option<&str>) -> bool {
+    static INDEX: OnceLock<WritesBySubcommand> = OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let mut names: Vec<&'static str> = Vec::new();
+        let mut lists: Vec<(bool, Vec<&'static str>)> = Vec::new();
+        let mut wildcards = Vec::new();
+        for entry in spec().hardline.writes.iter() {
+            for name in entry.programs.iter().map(|p| &**p) {
+                if name.contains(['*', '?']) {
+                    wildcards.push(name);
+                    continue;
+                }
+                let at = match names.iter().position(|known| *known == name) {
+                    Some(at) => at,
+                    None => {
+                        names.push(name);
+                        lists.push((true, Vec::new()));
+                        names.len() - 1
+                    }
+                };
+                if let Some((every, words)) = lists.get_mut(at) {
+                    *every &= !entry.subcommands.is_empty();
+                    words.extend(entry.subcommands.iter().map(|s| &**s));
+                }
+            }
+        }
+        WritesBySubcommand {
+            places: NamePlaces::of(names.into_iter()),
+            subcommands: lists
+                .into_iter()
+                .map(|(every, words)| (every, NamePlaces::of(words.into_iter())))
+                .collect(),
+            wildcards,
+        }
+    });
+    if index.wildcards.iter().any(|w| names(w, program)) {
+        return true;
+    }
+    match index
+        .places
+        .place(program)
+        .and_then(|at| index.subcommands.get(at))
+    {
+        None => false,
+        Some((false, _)) => true,
+        Some((true, words)) => first.is_some_and(|word| words.place(word).is_some()),
+    }
+}
+
 /// The hardline's `tree_reads` entries that name `program`, in the order of the spec data.
 pub(super) fn tree_reads_naming(program: &str) -> impl Iterator<Item = &'static TreeRead> + '_ {
     static INDEX: OnceLock<ProgramIndex> = OnceLock::new();
@@ -390,6 +453,44 @@ mod tests {
             assert_eq!(found, every, "{program}");
         }
         assert!(writes_naming("git").next().is_some());
+    }
+
+    /// A program's `writes` entries may hold for a first operand exactly when one of them lists
+    /// no subcommands or lists it: for every program an entry names, every subcommand one lists,
+    /// and names and words none does.
+    #[test]
+    fn writes_may_hold_when_an_entry_lists_no_subcommand_or_the_word() {
+        let writes = &spec().hardline.writes;
+        let mut programs: Vec<&str> = writes
+            .iter()
+            .flat_map(|e| e.programs.iter().map(|p| &**p))
+            .collect();
+        programs.extend(["gitx", "", "x"]);
+        let mut words: Vec<Option<&str>> = writes
+            .iter()
+            .flat_map(|e| e.subcommands.iter().map(|s| Some(&**s)))
+            .collect();
+        words.extend([None, Some("push"), Some(""), Some("-o")]);
+        let (mut held, mut passed) = (0, 0);
+        for program in &programs {
+            for first in &words {
+                let each = writes_naming(program).any(|e| {
+                    e.subcommands.is_empty()
+                        || first.is_some_and(|w| e.subcommands.iter().any(|s| *s == w))
+                });
+                assert_eq!(
+                    writes_may_hold(program, *first),
+                    each,
+                    "{program} {first:?}"
+                );
+                if each {
+                    held += 1;
+                } else {
+                    passed += 1;
+                }
+            }
+        }
+        assert!(held > 100 && passed > 100, "{held} {passed}");
     }
 
     /// Every entry naming a program needs a subcommand exactly when each of the entries
