@@ -41,13 +41,14 @@
 // interpreters' code and unlisted programs' words for the paths they name and the lines they run,
 // find's actions by the tests of their own branch, and what three hostile reviews of it found —
 // 51.5 KB more, 6.8 KB of it the data; 830 KB and 340 KB until stop 48 found a command's program
-// in the spec's tables by a hash of its name (rustc-hash) — 6.2 KB more with the byte-wise
-// readings of paths and patterns, for a fifth fewer instructions an evaluate — docs/figures.md).
+// and its entries' subcommands in the spec's tables by a hash of the name (rustc-hash) — 9.3 KB
+// more with the byte-wise readings of paths and patterns, for three tenths fewer instructions
+// an evaluate — docs/figures.md).
 // `--report` prints the figures and never fails.
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 const BUDGET = { raw: 480_000, gz: 200_000 };
-const GUARD = { raw: 840_000, gz: 340_000 };
+const GUARD = { raw: 845_000, gz: 345_000 };
 const file = new URL("../pkg/lembas_wasm_bg.wasm", import.meta.url);
 const bytes = readFileSync(file);
 const gz = gzipSync(bytes, { level: 9 }).length;
