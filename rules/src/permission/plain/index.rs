@@ -279,66 +279,66 @@ pub(crate) fn wrapper_named(program: &str) -> Option<&'static Wrapper> {
         .get(program)
 }
 
+/// The hardline's `writes` entries by the programs they name, with the subcommands of each
+/// program's entries: for telling at once that none of them holds for a command.
+struct WritesIndex {
+    programs: ProgramIndex,
+    /// By a name's place in `programs`: whether every entry naming it plainly lists
+    /// subcommands, and all of theirs.
+    subcommands: Vec<(bool, NamePlaces)>,
+}
+
+/// The index of the hardline's `writes` entries, made on first use.
+fn writes_index() -> &'static WritesIndex {
+    static INDEX: OnceLock<WritesIndex> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let entries = &spec().hardline.writes;
+        let programs = ProgramIndex::of(
+            entries
+                .iter()
+                .map(|e| e.programs.iter().map(|p| &**p).collect())
+                .collect(),
+        );
+        let subcommands = programs
+            .by_name
+            .iter()
+            .map(|(_, places)| {
+                let named: Vec<&'static HiddenWrite> =
+                    places.iter().filter_map(|at| entries.get(*at)).collect();
+                let every = named.iter().all(|e| !e.subcommands.is_empty());
+                let words = named
+                    .iter()
+                    .flat_map(|e| e.subcommands.iter().map(|s| &**s));
+                (every, NamePlaces::of(words))
+            })
+            .collect();
+        WritesIndex {
+            programs,
+            subcommands,
+        }
+    })
+}
+
 /// The hardline's `writes` entries that name `program` (plainly or by a wildcard), in the order
 /// of the spec data.
 pub(super) fn writes_naming(program: &str) -> impl Iterator<Item = &'static HiddenWrite> + '_ {
-    static INDEX: OnceLock<ProgramIndex> = OnceLock::new();
-    naming_in(&INDEX, &spec().hardline.writes, |e| &e.programs, program)
-}
-
-/// The subcommands of the hardline's `writes` entries by the programs they name plainly, for
-/// telling at once that none of a program's entries holds for a command.
-struct WritesBySubcommand {
-    /// Each name an entry spells plainly, its place below.
-    places: NamePlaces,
-    /// By place: whether every entry naming the program lists subcommands, and all of theirs.
-    subcommands: Vec<(bool, NamePlaces)>,
-    /// The wildcards of the entries naming programs by one.
-    wildcards: Vec<&'static str>,
+    let entries = &spec().hardline.writes;
+    writes_index()
+        .programs
+        .naming(program)
+        .filter_map(move |at| entries.get(at))
 }
 
 /// Whether a `writes` entry naming `program` may hold for a command whose first operand is
 /// `first`: not when each of them holds only for its subcommands and none is `first` (git's nine
 /// entries for `git push origin main`; `hidden_writes` tests each entry so before anything else).
 pub(super) fn writes_may_hold(program: &str, first: Option<&str>) -> bool {
-    static INDEX: OnceLock<WritesBySubcommand> = OnceLock::new();
-    let index = INDEX.get_or_init(|| {
-        let mut names: Vec<&'static str> = Vec::new();
-        let mut lists: Vec<(bool, Vec<&'static str>)> = Vec::new();
-        let mut wildcards = Vec::new();
-        for entry in spec().hardline.writes.iter() {
-            for name in entry.programs.iter().map(|p| &**p) {
-                if name.contains(['*', '?']) {
-                    wildcards.push(name);
-                    continue;
-                }
-                let at = match names.iter().position(|known| *known == name) {
-                    Some(at) => at,
-                    None => {
-                        names.push(name);
-                        lists.push((true, Vec::new()));
-                        names.len() - 1
-                    }
-                };
-                if let Some((every, words)) = lists.get_mut(at) {
-                    *every &= !entry.subcommands.is_empty();
-                    words.extend(entry.subcommands.iter().map(|s| &**s));
-                }
-            }
-        }
-        WritesBySubcommand {
-            places: NamePlaces::of(names.into_iter()),
-            subcommands: lists
-                .into_iter()
-                .map(|(every, words)| (every, NamePlaces::of(words.into_iter())))
-                .collect(),
-            wildcards,
-        }
-    });
-    if index.wildcards.iter().any(|w| names(w, program)) {
+    let index = writes_index();
+    if index.programs.naming_by_wildcard(program).next().is_some() {
         return true;
     }
     match index
+        .programs
         .places
         .place(program)
         .and_then(|at| index.subcommands.get(at))
