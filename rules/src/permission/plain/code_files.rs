@@ -6,14 +6,15 @@
 
 use super::super::shell::{Construct, Word};
 use super::super::wildcard;
+use super::known::Known;
 use super::walk::{option_values, Walker};
 use crate::spec::spec;
 
 impl Walker<'_> {
     /// `program`'s code files (`args`, its words after its name), each judged: opaque when it
     /// is the input or a file the line wrote.
-    pub(super) fn code_files(&mut self, program: &str, args: &[Word]) {
-        let Some(code) = spec().hardline.plain.code_files.get(program) else {
+    pub(super) fn code_files(&mut self, program: &str, known: &Known, args: &[Word]) {
+        let Some(code) = known.code_files else {
             return;
         };
         let named = option_values(args, &code.options);

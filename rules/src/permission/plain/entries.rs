@@ -5,6 +5,7 @@ use super::super::glob::{broad_contents, Segments};
 use super::super::hardline::{self, lower, PathSet};
 use super::super::shell::Word;
 use super::super::wildcard;
+use super::known::Known;
 use super::values::{strip_word_prefix, Scope};
 use super::walk::{command_text, option_values, Holds, Options, Walker};
 use crate::spec::types::HardCommand;
@@ -17,6 +18,7 @@ impl Walker<'_> {
     pub(super) fn entries<'w>(
         &mut self,
         program: &str,
+        known: &Known,
         words: &'w [Word],
         scope: &Scope<'_>,
         shared: Option<&Options<'w>>,
@@ -31,14 +33,14 @@ impl Walker<'_> {
         // The entries that hold only for a subcommand, when no word spells one of theirs and
         // none is known only when the line runs, are passed over at once (`entry`'s first test,
         // made once for all of them).
-        let subcommands = super::index::subcommands_of(program);
+        let subcommands = super::index::subcommands_at(program, known.commands);
         let no_subcommand = (shared.is_some() || !args.iter().any(Word::dynamic))
             && !subcommands.spelled(args.iter().map(|w| w.text.as_str()));
         if no_subcommand && subcommands.every_entry_needs_one {
             // Every entry naming the program would be passed over below.
             return;
         }
-        for named in super::index::commands_naming(program) {
+        for named in super::index::commands_naming_at(program, known.commands) {
             if no_subcommand && named.needs_a_subcommand {
                 continue;
             }

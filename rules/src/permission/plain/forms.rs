@@ -10,7 +10,7 @@ use super::walk::Walker;
 use super::ReadOnly;
 use crate::permission::hardline;
 use crate::permission::RiskClass;
-use crate::spec::types::Reads;
+use crate::spec::types::{Effects, Reads};
 use smallvec::SmallVec;
 use std::borrow::Cow;
 
@@ -137,14 +137,11 @@ impl Walker<'_> {
     /// line's command it is part of.
     pub(super) fn effects(
         &mut self,
-        program: &str,
+        entry: &'static Effects,
         args: &[Word],
         scope: &Scope<'_>,
         depth: usize,
     ) {
-        let Some(entry) = programs::effects_of(program) else {
-            return;
-        };
         let words: SmallVec<[effects::EffectWord<'_>; 8]> = args
             .iter()
             .map(|w| effects::EffectWord {
@@ -219,10 +216,13 @@ impl Walker<'_> {
 impl Walker<'_> {
     /// The files a program that reads its operands names (permission/programs.json `reads`):
     /// each is judged as the read tool would judge it, whatever rule allows the command.
-    pub(super) fn operand_reads(&mut self, program: &str, args: &[Word], scope: &Scope<'_>) {
-        let Some(reads) = programs::reads_of(program) else {
-            return;
-        };
+    pub(super) fn operand_reads(
+        &mut self,
+        program: &str,
+        reads: &'static Reads,
+        args: &[Word],
+        scope: &Scope<'_>,
+    ) {
         let part = || {
             std::iter::once(program)
                 .chain(args.iter().map(|w| w.text.as_str()))

@@ -3,6 +3,7 @@
 //! address (`curl -O`), and the backups it leaves (`sed -i.bak`).
 
 use super::super::hardline::Hit;
+use super::known::Known;
 use super::values::{strip_word_prefix, Scope};
 use super::walk::{device, next_word_values, option_values, Options, Walker, UNKNOWN_WRITE};
 use crate::permission::shell::Word;
@@ -15,16 +16,17 @@ impl Walker<'_> {
     pub(super) fn hidden_writes<'w>(
         &mut self,
         program: &str,
+        known: &Known,
         args: &'w [Word],
         scope: &Scope<'_>,
         opts: &Options<'w>,
         part: &dyn Fn() -> String,
     ) {
         let first = opts.operands.first().map(|w| w.text.as_str());
-        if !super::index::writes_may_hold(program, first) {
+        if !super::index::writes_may_hold_at(program, known.writes, first) {
             return;
         }
-        for wr in super::index::writes_naming(program) {
+        for wr in super::index::writes_naming_at(program, known.writes) {
             if !wr.subcommands.is_empty()
                 && !opts
                     .operands

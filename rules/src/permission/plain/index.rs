@@ -6,7 +6,7 @@
 use super::walk::names;
 use crate::spec::hashed::{HashedMap, NamePlaces};
 use crate::spec::spec;
-use crate::spec::types::{HardCommand, HiddenWrite, Str, TreeRead, Wrapper};
+use crate::spec::types::{HardCommand, HiddenWrite, TreeRead, Wrapper};
 use std::sync::OnceLock;
 
 /// The entries of a list by each program name, in the order of the spec data.
@@ -55,10 +55,15 @@ impl ProgramIndex {
         }
     }
 
-    /// The places of the entries that name `program` (plainly or by a wildcard), in order.
-    pub(super) fn naming<'p>(&'static self, program: &'p str) -> impl Iterator<Item = usize> + 'p {
+    /// The places of the entries that name `program` (plainly or by a wildcard), in order;
+    /// `place` is `program`'s place among the names spelled plainly.
+    pub(super) fn naming_at<'p>(
+        &'static self,
+        program: &'p str,
+        place: Option<usize>,
+    ) -> impl Iterator<Item = usize> + 'p {
         // Both lists are in the spec data's order: merged, an entry in both given once.
-        let mut plainly = self.naming_plainly(program).iter().copied().peekable();
+        let mut plainly = self.plainly_at(place).iter().copied().peekable();
         let mut by_wildcard = self.naming_by_wildcard(program).peekable();
         std::iter::from_fn(move || match (plainly.peek(), by_wildcard.peek()) {
             (Some(a), Some(b)) if a == b => {
@@ -73,8 +78,12 @@ impl ProgramIndex {
 
     /// The places of the entries that spell `program` plainly, in order.
     pub(super) fn naming_plainly(&self, program: &str) -> &[usize] {
-        self.places
-            .place(program)
+        self.plainly_at(self.places.place(program))
+    }
+
+    /// The places of the entries spelling the name at `place` plainly, in order.
+    fn plainly_at(&self, place: Option<usize>) -> &[usize] {
+        place
             .and_then(|found| self.by_name.get(found))
             .map_or(&[][..], |(_, entries)| entries.as_slice())
     }
@@ -107,14 +116,30 @@ pub(super) struct CommandEntry {
 /// The hardline's command entries that name `program` (plainly or by a wildcard), in the order
 /// of the spec data, each with whether it needs a subcommand.
 pub(super) fn commands_naming(program: &str) -> impl Iterator<Item = CommandEntry> + '_ {
+    commands_naming_at(program, commands_place(program))
+}
+
+/// `program`'s place among the names the command entries spell plainly.
+pub(super) fn commands_place(program: &str) -> Option<usize> {
+    commands_index().programs.places.place(program)
+}
+
+/// [`commands_naming`], `place` being [`commands_place`].
+pub(super) fn commands_naming_at(
+    program: &str,
+    place: Option<usize>,
+) -> impl Iterator<Item = CommandEntry> + '_ {
     let entries = &spec().hardline.commands;
     let index = commands_index();
-    index.programs.naming(program).filter_map(move |at| {
-        Some(CommandEntry {
-            entry: entries.get(at)?,
-            needs_a_subcommand: index.needs_a_subcommand.get(at).copied().unwrap_or(true),
+    index
+        .programs
+        .naming_at(program, place)
+        .filter_map(move |at| {
+            Some(CommandEntry {
+                entry: entries.get(at)?,
+                needs_a_subcommand: index.needs_a_subcommand.get(at).copied().unwrap_or(true),
+            })
         })
-    })
 }
 
 /// The index of the hardline's command entries: by program, and their subcommands.
@@ -237,9 +262,14 @@ impl SubcommandsFor<'_> {
 }
 
 /// The subcommands of the command entries naming `program`, looked up once.
+#[cfg(test)]
 pub(super) fn subcommands_of(program: &str) -> SubcommandsFor<'_> {
+    subcommands_at(program, commands_place(program))
+}
+
+/// [`subcommands_of`], `place` being [`commands_place`].
+pub(super) fn subcommands_at(program: &str, place: Option<usize>) -> SubcommandsFor<'_> {
     let index = commands_index();
-    let place = index.programs.places.place(program);
     let plain_needs = place.is_none_or(|at| {
         index
             .subcommands
@@ -321,63 +351,78 @@ fn writes_index() -> &'static WritesIndex {
 
 /// The hardline's `writes` entries that name `program` (plainly or by a wildcard), in the order
 /// of the spec data.
+#[cfg(test)]
 pub(super) fn writes_naming(program: &str) -> impl Iterator<Item = &'static HiddenWrite> + '_ {
+    writes_naming_at(program, writes_place(program))
+}
+
+/// `program`'s place among the names the `writes` entries spell plainly.
+pub(super) fn writes_place(program: &str) -> Option<usize> {
+    writes_index().programs.places.place(program)
+}
+
+/// [`writes_naming`], `place` being [`writes_place`].
+pub(super) fn writes_naming_at(
+    program: &str,
+    place: Option<usize>,
+) -> impl Iterator<Item = &'static HiddenWrite> + '_ {
     let entries = &spec().hardline.writes;
     writes_index()
         .programs
-        .naming(program)
+        .naming_at(program, place)
         .filter_map(move |at| entries.get(at))
 }
 
 /// Whether a `writes` entry naming `program` may hold for a command whose first operand is
 /// `first`: not when each of them holds only for its subcommands and none is `first` (git's nine
 /// entries for `git push origin main`; `hidden_writes` tests each entry so before anything else).
+#[cfg(test)]
 pub(super) fn writes_may_hold(program: &str, first: Option<&str>) -> bool {
+    writes_may_hold_at(program, writes_place(program), first)
+}
+
+/// [`writes_may_hold`], `place` being [`writes_place`].
+pub(super) fn writes_may_hold_at(program: &str, place: Option<usize>, first: Option<&str>) -> bool {
     let index = writes_index();
     if index.programs.naming_by_wildcard(program).next().is_some() {
         return true;
     }
-    match index
-        .programs
-        .places
-        .place(program)
-        .and_then(|at| index.subcommands.get(at))
-    {
+    match place.and_then(|at| index.subcommands.get(at)) {
         None => false,
         Some((false, _)) => true,
         Some((true, words)) => first.is_some_and(|word| words.place(word).is_some()),
     }
 }
 
-/// The hardline's `tree_reads` entries that name `program`, in the order of the spec data.
-pub(super) fn tree_reads_naming(program: &str) -> impl Iterator<Item = &'static TreeRead> + '_ {
+/// The index of the hardline's `tree_reads` entries by program, made on first use.
+fn tree_reads_index() -> &'static ProgramIndex {
     static INDEX: OnceLock<ProgramIndex> = OnceLock::new();
-    naming_in(
-        &INDEX,
-        &spec().hardline.tree_reads,
-        |e| &e.programs,
-        program,
-    )
+    INDEX.get_or_init(|| {
+        ProgramIndex::of(
+            spec()
+                .hardline
+                .tree_reads
+                .iter()
+                .map(|e| e.programs.iter().map(|p| &**p).collect())
+                .collect(),
+        )
+    })
 }
 
-/// The entries of `entries` naming `program`, by `index` (made on first use from each entry's
-/// `programs`).
-fn naming_in<'p, E>(
-    index: &'static OnceLock<ProgramIndex>,
-    entries: &'static [E],
-    programs: fn(&'static E) -> &'static [Str],
-    program: &'p str,
-) -> impl Iterator<Item = &'static E> + 'p {
-    index
-        .get_or_init(|| {
-            ProgramIndex::of(
-                entries
-                    .iter()
-                    .map(|e| programs(e).iter().map(|p| &**p).collect())
-                    .collect(),
-            )
-        })
-        .naming(program)
+/// `program`'s place among the names the `tree_reads` entries spell plainly.
+pub(super) fn tree_reads_place(program: &str) -> Option<usize> {
+    tree_reads_index().places.place(program)
+}
+
+/// The hardline's `tree_reads` entries that name `program` (plainly or by a wildcard), in the
+/// order of the spec data; `place` is [`tree_reads_place`].
+pub(super) fn tree_reads_naming_at(
+    program: &str,
+    place: Option<usize>,
+) -> impl Iterator<Item = &'static TreeRead> + '_ {
+    let entries = &spec().hardline.tree_reads;
+    tree_reads_index()
+        .naming_at(program, place)
         .filter_map(move |at| entries.get(at))
 }
 

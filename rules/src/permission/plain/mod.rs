@@ -23,6 +23,7 @@ mod folders;
 mod forms;
 mod hidden_writes;
 mod index;
+mod known;
 mod old_style;
 mod program_lists;
 mod secrets;

@@ -3,13 +3,12 @@
 //! `tar cgf SNAP OUT src` is read as `tar -c -g SNAP -f OUT src` by every entry, write and read.
 
 use super::super::shell::Word;
-use crate::spec::spec;
 
 /// `words` (the program first) with an old-style first word spelled as the options it is, or
-/// `None` when the program has no old style or its first word is not one (it has a dash, an
-/// expansion, or a character that is no option letter).
-pub(super) fn expand(program: &str, words: &[Word]) -> Option<Vec<Word>> {
-    let with_values = spec().hardline.plain.old_style.get(program)?;
+/// `None` when its first word is not one (it has a dash, an expansion, or a character that is no
+/// option letter); `with_values` are the letters that take a value (the program's
+/// `plain.old_style`).
+pub(super) fn expand(with_values: &str, words: &[Word]) -> Option<Vec<Word>> {
     let (name, args) = words.split_first()?;
     let (cluster, rest) = args.split_first()?;
     let letters = cluster.text.as_str();
@@ -38,7 +37,10 @@ mod tests {
 
     fn texts(line: &[&str]) -> Option<Vec<String>> {
         let words: Vec<Word> = line.iter().map(|t| Word::literal(t)).collect();
-        expand(line.first().copied().unwrap_or(""), &words)
+        let program = line.first().copied().unwrap_or("");
+        super::super::known::known(program)
+            .old_style
+            .and_then(|with_values| expand(with_values, &words))
             .map(|w| w.into_iter().map(|w| w.text).collect())
     }
 

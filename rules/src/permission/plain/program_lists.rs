@@ -50,6 +50,14 @@ impl List {
         1 << (self as u8)
     }
 
+    /// Every name of every list (some twice).
+    pub(super) fn all_names() -> impl Iterator<Item = &'static str> {
+        List::ALL
+            .into_iter()
+            .flat_map(List::names)
+            .map(|name| &**name)
+    }
+
     /// The names the hardline data gives the list.
     fn names(self) -> Vec<&'static Str> {
         let hardline = spec().hardline;

@@ -7,6 +7,7 @@ use super::super::path::SOME_HOME;
 use super::super::shell::{Reading, RedirectOp, Word};
 use super::super::RiskClass;
 use super::addresses::spells_an_address;
+use super::known::Known;
 use super::values::{shape, strip_word_prefix, values_inside, Scope};
 use super::walk::Walker;
 use crate::spec::spec;
@@ -16,9 +17,15 @@ use std::borrow::Cow;
 impl Walker<'_> {
     /// Operands that name a path no tool may read (keys, a process's environment): a command
     /// reading them is refused as the read tool would be.
-    pub(super) fn secret_reads(&mut self, program: &str, args: &[Word], scope: &Scope<'_>) {
+    pub(super) fn secret_reads(
+        &mut self,
+        program: &str,
+        known: &Known,
+        args: &[Word],
+        scope: &Scope<'_>,
+    ) {
         // A file an option makes it read (`curl -n`: `~/.netrc`), in any spelling of the option.
-        if let Some(reads) = self.hardline.plain.option_reads.get(program) {
+        if let Some(reads) = known.option_reads {
             let opts = super::walk::Options::read(args, |_| None, &[], &[]);
             // An option the line gives through a variable (`F=-n; curl $F`) may be any of them;
             // a value the line does not give is the person's (`curl $URL`).

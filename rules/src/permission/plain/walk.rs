@@ -8,7 +8,8 @@ use super::super::hardline::{self, Hit};
 use super::super::shell::{self, Construct, PieceView, Reading, Word, MAX_DEPTH};
 use super::super::wildcard;
 use super::folders::Folders;
-use super::program_lists::{program_lists, List, Lists};
+use super::known::Known;
+use super::program_lists::{program_lists, List};
 use super::splitting::Split;
 use super::values::{
     is_found, strip_word_prefix, values_inside, Positional, Scope, MAX_VALUES, SH,
@@ -335,9 +336,10 @@ impl Walker<'_> {
             self.opaque(Construct::Source);
             return;
         }
-        let program = gnu_name(shell::program_name(&first.text));
+        let name = shell::program_name(&first.text);
+        let known = super::known::known(name);
+        let program = known.tool(name);
         let args = words.get(1..).unwrap_or(&[]);
-        let plain = &self.hardline.plain;
         for name in assigned_names(program, args) {
             match name {
                 Some(n) if self.unsafe_variable(n) => self.opaque(Construct::UnsafeVariable),
@@ -372,11 +374,11 @@ impl Walker<'_> {
             }
             _ => {}
         }
-        if let Some(construct) = plain.opaque.get(program) {
+        if let Some(construct) = known.opaque {
             self.opaque(Construct::parse(construct).unwrap_or(Construct::ShellState));
             return;
         }
-        let lists = program_lists().of(program);
+        let lists = known.lists;
         if lists.has(List::Shells) {
             self.shell(args, scope, depth);
             return;
@@ -397,13 +399,13 @@ impl Walker<'_> {
         if program == "find" {
             self.find(args, scope, stdin_fed, depth);
         }
-        if let Some(w) = super::index::wrapper_named(program) {
+        if let Some(w) = known.wrapper {
             // A wrapper is a program too (`strace -p 1`).
-            self.entries(program, words, scope, None);
+            self.entries(program, &known, words, scope, None);
             self.wrapper(w, args, scope, stdin_fed, depth);
             return;
         }
-        self.judge(program, lists, words, scope, depth);
+        self.judge(program, &known, words, scope, depth);
         if super::unlisted::may_run_its_words(program, lists, words) {
             self.words_as_commands(words, scope, stdin_fed, depth);
             if !self.text_as_a_line {
@@ -556,13 +558,16 @@ impl Walker<'_> {
     pub(super) fn judge(
         &mut self,
         program: &str,
-        lists: Lists,
+        known: &Known,
         words: &[Word],
         scope: &Scope<'_>,
         depth: usize,
     ) {
+        let lists = known.lists;
         // `tar cgf SNAP OUT` read as `tar -c -g SNAP -f OUT`.
-        let expanded = super::old_style::expand(program, words);
+        let expanded = known
+            .old_style
+            .and_then(|with_values| super::old_style::expand(with_values, words));
         let words = expanded.as_deref().unwrap_or(words);
         let args = words.get(1..).unwrap_or(&[]);
         // The command as the refusal names it, written only when something is found.
@@ -573,12 +578,16 @@ impl Walker<'_> {
             .iter()
             .all(|w| !w.dynamic() && !w.text.starts_with('-'));
         let shared = plain.then(|| Options::read(args, |_| None, &[], &[]));
-        self.entries(program, words, scope, shared.as_ref());
-        self.code_files(program, args);
-        self.effects(program, args, scope, depth);
-        self.operand_reads(program, args, scope);
+        self.entries(program, known, words, scope, shared.as_ref());
+        self.code_files(program, known, args);
+        if let Some(effects) = known.program.and_then(|p| p.effects.as_ref()) {
+            self.effects(effects, args, scope, depth);
+        }
+        if let Some(reads) = known.program.and_then(|p| p.reads.as_ref()) {
+            self.operand_reads(program, reads, args, scope);
+        }
         if !lists.has(List::Metadata) {
-            self.secret_reads(program, args, scope);
+            self.secret_reads(program, known, args, scope);
         }
         for w in args.iter().filter(|w| !w.dynamic()) {
             let t = w.text.as_str();
@@ -588,7 +597,8 @@ impl Walker<'_> {
                 }
             }
         }
-        let mut tree_entries = super::index::tree_reads_naming(program).peekable();
+        let mut tree_entries =
+            super::index::tree_reads_naming_at(program, known.tree_reads).peekable();
         let tree_reads = tree_entries.peek().is_some();
         if lists.has(List::Writers) || tree_reads {
             // Read once for both, with the values the line gives its expansions.
@@ -601,7 +611,7 @@ impl Walker<'_> {
                 }
             };
             if lists.has(List::Writers) {
-                self.hidden_writes(program, args, scope, opts, &part);
+                self.hidden_writes(program, known, args, scope, opts, &part);
             }
             if tree_reads {
                 self.tree_reads(program, tree_entries, args, scope, opts);

@@ -23,7 +23,7 @@ pub(crate) fn short_option(letter: char) -> String {
 }
 
 /// What the file says of a program, when it names it (its table hashed once).
-fn program_entry(program: &str) -> Option<&'static types::Program> {
+pub(crate) fn program_entry(program: &str) -> Option<&'static types::Program> {
     static PROGRAMS: OnceLock<HashedMap<types::Program>> = OnceLock::new();
     PROGRAMS
         .get_or_init(|| HashedMap::of(&spec().programs.programs))
