@@ -3,11 +3,11 @@
 //! counts. A path is compared without letter case (`.SSH` is `.ssh` on a case-insensitive disk).
 
 use super::glob::{hidden_names_spelled, tokens, tokens_meet_crossing, PathGlob};
-use super::path::inside;
 use super::path_patterns::PathKey;
 pub(crate) use super::path_patterns::{lower_paths, HomeGlob, LowerPath, LowerPattern};
 use super::RiskClass;
 use crate::spec::spec;
+use smallvec::SmallVec;
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
@@ -100,23 +100,26 @@ pub(crate) fn path_set(name: &str) -> Option<&'static PathSet> {
 pub fn check_path(abs: &str, class: RiskClass, home: Option<&str>, root: &str) -> Option<PathHit> {
     let lower_abs = lower(abs);
     let lower_abs = lower_abs.as_ref();
+    // What follows the home in the path, spelled from `~`: the given home's, and the home the
+    // path lies in by where it lies (`/home/u/.npmrc` where the home is not given, or is
+    // another's), read against `~` patterns from that home too — once when they are the same.
     let given = home.and_then(|home| {
         let home = lower(home.trim_end_matches('/'));
         lower_abs
             .strip_prefix(home.as_ref())
             .filter(|r| r.is_empty() || r.starts_with('/'))
-            .map(|r| format!("~{r}"))
     });
-    // A path in a home by where it lies (`/home/u/.npmrc` where the home is not given, or is
-    // another's): read against `~` patterns from that home too.
-    let lying_in = after_a_home(lower_abs).map(|r| format!("~{r}"));
-    let mut tildes: Vec<String> = given.into_iter().chain(lying_in).collect();
-    tildes.dedup();
-    let relative = inside(&lower(root), lower_abs);
+    let lying_in = after_a_home(lower_abs).filter(|rest| Some(*rest) != given);
+    let tildes: SmallVec<[String; 2]> = given
+        .into_iter()
+        .chain(lying_in)
+        .map(|rest| format!("~{rest}"))
+        .collect();
+    let lower_root = lower(root);
+    let relative = inside_borrowed(&lower_root, lower_abs);
     // A path that is a glob (a redirection's `> .gi?/hooks/x`, which bash expands when it
     // matches one file) is every path it can name, by bash's rule for hidden names: a pattern
     // it can meet covers it, and no `except` pattern spares it.
-    let lower_home = home.map(|h| lower(h.trim_end_matches('/')).into_owned());
     // Only a glob that may name a hidden entry (a segment spelled with its `.` and a wildcard
     // after it: `.gi?`, `.[g]it`, `.*`) is read so: git's and the home's protected names are
     // hidden ones, and `build/*` is read as written (a folder's contents are judged by the
@@ -126,6 +129,11 @@ pub fn check_path(abs: &str, class: RiskClass, home: Option<&str>, root: &str) -
             .strip_prefix('.')
             .is_some_and(|rest| rest.contains(['*', '?', '[']))
     });
+    let lower_home = if may_name_hidden {
+        home.map(|h| lower(h.trim_end_matches('/')))
+    } else {
+        None
+    };
     let glob = may_name_hidden.then(|| {
         let path = hidden_names_spelled(tokens(lower_abs));
         let home = HomeGlob::new(lower_home.as_deref().unwrap_or("*"));
@@ -134,9 +142,9 @@ pub fn check_path(abs: &str, class: RiskClass, home: Option<&str>, root: &str) -
     });
     let relative_glob = glob
         .as_ref()
-        .and(relative.as_deref())
+        .and(relative)
         .map(|rel| hidden_names_spelled(tokens(rel)));
-    let keyed: Vec<(&str, PathKey)> = std::iter::once(lower_abs)
+    let keyed: SmallVec<[(&str, PathKey); 3]> = std::iter::once(lower_abs)
         .chain(tildes.iter().map(String::as_str))
         .map(|path| (path, PathKey::of(path)))
         .collect();
@@ -155,7 +163,7 @@ pub fn check_path(abs: &str, class: RiskClass, home: Option<&str>, root: &str) -
             .iter()
             .filter(move |e| e.entry.ask == ask && e.applies_to(class))
             .find_map(|e| {
-                let in_root = relative.as_deref().is_some_and(|rel| {
+                let in_root = relative.is_some_and(|rel| {
                     e.root_patterns.iter().any(|p| match &relative_glob {
                         Some(rel_glob) => tokens_meet_crossing(rel_glob, p.glob_tokens(), true),
                         None => p.matches(rel),
@@ -174,6 +182,18 @@ pub fn check_path(abs: &str, class: RiskClass, home: Option<&str>, root: &str) -
             })
     };
     hit(false).or_else(|| hit(true))
+}
+
+/// The path `abs` relative to the folder `root`, as [`inside`] spells it, borrowed.
+fn inside_borrowed<'a>(root: &str, abs: &'a str) -> Option<&'a str> {
+    let root = root.trim_end_matches('/');
+    if abs == root {
+        return Some(".");
+    }
+    if root.is_empty() {
+        return Some(abs.trim_start_matches('/'));
+    }
+    abs.strip_prefix(root).and_then(|r| r.strip_prefix('/'))
 }
 
 /// What follows a home folder in a path by where it lies (`/home/NAME`, `/Users/NAME`,
@@ -199,6 +219,25 @@ fn after_a_home(path: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::permission::path::inside;
+
+    /// A path relative to a folder is what `path::inside` gives, for folders and paths of
+    /// every shape.
+    #[test]
+    fn a_borrowed_relative_path_is_the_one_inside_gives() {
+        let texts = [
+            "", "/", "/a", "/a/", "/a/b", "/ab", "/a/b/c", "a", "a/b", ".", "/a//b", "//a",
+        ];
+        for root in texts {
+            for abs in texts {
+                assert_eq!(
+                    inside_borrowed(root, abs).map(str::to_string),
+                    inside(root, abs),
+                    "{root:?} {abs:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn a_path_in_a_home_is_read_from_that_home() {
