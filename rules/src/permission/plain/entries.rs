@@ -13,8 +13,8 @@ use std::borrow::Cow;
 
 impl Walker<'_> {
     /// The hardline's command entries for a program's words (`--help` or `--version` first is
-    /// never refused); `shared` is the arguments' options read with no option lists, when they
-    /// hold no option and no expansion.
+    /// never refused), found by `known`'s place of the program in their index; `shared` is the
+    /// arguments' options read with no option lists, when they hold no option and no expansion.
     pub(super) fn entries<'w>(
         &mut self,
         program: &str,

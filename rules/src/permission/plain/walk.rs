@@ -553,8 +553,8 @@ impl Walker<'_> {
         self.line(&text, Some(Cow::Borrowed(SH)), Some(scope), depth);
     }
 
-    /// A plain command (program first, on the hardline's `lists`): the hardline entries, the
-    /// folder it moves to, the links and files it makes.
+    /// A plain command (program first; `known`, what the spec's tables say of the program): the
+    /// hardline entries, the folder it moves to, the links and files it makes.
     pub(super) fn judge(
         &mut self,
         program: &str,
