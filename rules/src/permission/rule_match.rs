@@ -14,6 +14,10 @@ pub struct ReadRule<'a> {
     /// The permission key as a pattern, when it holds a `*` (otherwise it is compared whole).
     permission: Option<Wildcard<'a>>,
     pattern: Wildcard<'a>,
+    /// The first byte every subject the pattern matches starts with, when there is one (its
+    /// first character is no wildcard): most rules are told apart from a call by it, before
+    /// their pattern is read (`ls *` and `git push origin main`).
+    first: Option<u8>,
 }
 
 impl<'a> ReadRule<'a> {
@@ -26,6 +30,7 @@ impl<'a> ReadRule<'a> {
                 .contains('*')
                 .then(|| Wildcard::new(&rule.permission)),
             pattern: Wildcard::new(&rule.pattern),
+            first: first_byte(&rule.pattern),
         }
     }
 
@@ -42,13 +47,23 @@ impl<'a> ReadRule<'a> {
 
     /// Whether the rule is for `permission` and its pattern matches `subject`.
     pub fn matches(&self, permission: &str, subject: &str) -> bool {
-        self.is_for(permission) && self.pattern.matches(subject)
+        self.is_for(permission) && self.pattern_matches(subject)
     }
 
     /// Whether the rule's pattern matches `subject` (whatever its key).
     pub fn pattern_matches(&self, subject: &str) -> bool {
-        self.pattern.matches(subject)
+        self.first
+            .is_none_or(|first| subject.as_bytes().first() == Some(&first))
+            && self.pattern.matches(subject)
     }
+}
+
+/// The first byte of every text `pattern` matches, when there is one: its own first byte, unless
+/// that is a wildcard, or the pattern is ` *` alone (which also matches without its ` *`: the
+/// empty text).
+fn first_byte(pattern: &str) -> Option<u8> {
+    let first = *pattern.as_bytes().first()?;
+    (!matches!(first, b'*' | b'?') && pattern != " *").then_some(first)
 }
 
 /// The default rules that may be for a permission key, in their order.
