@@ -775,6 +775,10 @@ impl<'a> Parser<'a> {
 
     /// Brace expansion: an unquoted `{` … `}` with an unquoted `,` or `..` between.
     fn check_braces(&mut self, w: &Word) -> Step {
+        // A word whose text holds no `{` has none in its pieces.
+        if !w.text.contains('{') {
+            return Ok(());
+        }
         let mut open = false;
         let mut inside = false;
         for p in w.piece_views() {
