@@ -166,6 +166,9 @@ mod tests {
             "team_add",
             "x.env",
             "git push origin main",
+            "Git push *",
+            "é?",
+            "éa",
         ];
         for permission in texts {
             for pattern in texts {
