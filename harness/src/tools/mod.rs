@@ -359,7 +359,7 @@ impl Workspace {
     /// How a path is shown to the model: relative to the root when inside it.
     pub fn shown(&self, abs: &Path) -> String {
         let a = abs.to_string_lossy();
-        inside(&self.root_str(), &a).unwrap_or_else(|| a.into_owned())
+        inside(&self.root_str(), &a).map_or_else(|| a.to_string(), str::to_string)
     }
 
     /// The file at `abs` (a path as [`Workspace::path`] reads it) opened for `access` through

@@ -223,7 +223,7 @@ pub fn approve_exactly(req: &Request, ctx: &Context) -> Option<ExactApproval> {
                 return None;
             }
             // Path rules are written relative to the root.
-            let relative = inside(&ctx.root, abs)?;
+            let relative = inside(&ctx.root, abs)?.to_string();
             (relative.clone(), relative)
         }
         Target::Tool => return None,
@@ -318,7 +318,7 @@ pub fn approve(req: &Request, ctx: &Context) -> Result<Vec<Rule>, ApprovalError>
             match inside(&ctx.root, &abs) {
                 Some(rel) => add(Rule::new(
                     &req.permission,
-                    &folder_pattern(&rel),
+                    &folder_pattern(rel),
                     Action::Allow,
                     RuleSource::Approval,
                 )

@@ -3,6 +3,7 @@
 //! counts. A path is compared without letter case (`.SSH` is `.ssh` on a case-insensitive disk).
 
 use super::glob::{hidden_names_spelled, tokens, tokens_meet_crossing, PathGlob};
+use super::path::inside;
 use super::path_patterns::PathKey;
 pub(crate) use super::path_patterns::{lower_paths, HomeGlob, LowerPath, LowerPattern};
 use super::RiskClass;
@@ -116,7 +117,7 @@ pub fn check_path(abs: &str, class: RiskClass, home: Option<&str>, root: &str) -
         .map(|rest| format!("~{rest}"))
         .collect();
     let lower_root = lower(root);
-    let relative = inside_borrowed(&lower_root, lower_abs);
+    let relative = inside(&lower_root, lower_abs);
     // A path that is a glob (a redirection's `> .gi?/hooks/x`, which bash expands when it
     // matches one file) is every path it can name, by bash's rule for hidden names: a pattern
     // it can meet covers it, and no `except` pattern spares it.
@@ -184,18 +185,6 @@ pub fn check_path(abs: &str, class: RiskClass, home: Option<&str>, root: &str) -
     hit(false).or_else(|| hit(true))
 }
 
-/// The path `abs` relative to the folder `root`, as [`inside`] spells it, borrowed.
-fn inside_borrowed<'a>(root: &str, abs: &'a str) -> Option<&'a str> {
-    let root = root.trim_end_matches('/');
-    if abs == root {
-        return Some(".");
-    }
-    if root.is_empty() {
-        return Some(abs.trim_start_matches('/'));
-    }
-    abs.strip_prefix(root).and_then(|r| r.strip_prefix('/'))
-}
-
 /// What follows a home folder in a path by where it lies (`/home/NAME`, `/Users/NAME`,
 /// `/var/home/NAME`, `/root`): `/.npmrc` of `/home/u/.npmrc`; none outside one.
 fn after_a_home(path: &str) -> Option<&str> {
@@ -219,25 +208,6 @@ fn after_a_home(path: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::permission::path::inside;
-
-    /// A path relative to a folder is what `path::inside` gives, for folders and paths of
-    /// every shape.
-    #[test]
-    fn a_borrowed_relative_path_is_the_one_inside_gives() {
-        let texts = [
-            "", "/", "/a", "/a/", "/a/b", "/ab", "/a/b/c", "a", "a/b", ".", "/a//b", "//a",
-        ];
-        for root in texts {
-            for abs in texts {
-                assert_eq!(
-                    inside_borrowed(root, abs).map(str::to_string),
-                    inside(root, abs),
-                    "{root:?} {abs:?}"
-                );
-            }
-        }
-    }
 
     #[test]
     fn a_path_in_a_home_is_read_from_that_home() {

@@ -136,10 +136,10 @@ pub fn prepare<'call>(req: &'call Request, ctx: &Context) -> Prepared<'call> {
                 // piece starts with, and are not searched.
                 starts.any_in(word) && guards().any(|g| g.may_match(word)) && {
                     let abs = resolve(place, &ctx.root, word);
-                    let subject = inside(&ctx.root, &abs).unwrap_or(abs);
+                    let subject = inside(&ctx.root, &abs).unwrap_or(&abs);
                     let lower = subject.to_lowercase();
                     guards().any(|g| {
-                        wildcard::matches(&g.rule.pattern, &subject)
+                        wildcard::matches(&g.rule.pattern, subject)
                             || wildcard::matches(&g.rule.pattern, &lower)
                     })
                 }
@@ -557,8 +557,8 @@ impl Judge<'_> {
             ),
             Part::Tool => self.rule_or_mode(prepared.permission, Subject::of("*", prepared.class)),
             Part::Contents { abs } => {
-                let folder = inside(&self.ctx.root, abs).unwrap_or_else(|| abs.clone());
-                self.contents(&folder)
+                let folder = inside(&self.ctx.root, abs).unwrap_or(abs);
+                self.contents(folder)
                     .unwrap_or_else(|| by_mode(self.mode, RiskClass::Read))
             }
             Part::Network(part) => self.network(prepared, part),
@@ -575,7 +575,7 @@ impl Judge<'_> {
                 permission,
                 class,
             } => match inside(&self.ctx.root, abs) {
-                Some(rel) => self.path_rule_or_mode(permission, &rel, *class),
+                Some(rel) => self.path_rule_or_mode(permission, rel, *class),
                 None => {
                     let own = self.path_rule_or_mode(permission, abs, *class);
                     let outside = self

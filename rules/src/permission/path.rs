@@ -81,19 +81,16 @@ pub fn is_inside(root: &str, abs: &str) -> bool {
             .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
-/// `abs` relative to `root` when it is inside it.
-pub fn inside(root: &str, abs: &str) -> Option<String> {
+/// `abs` relative to `root` when it is inside it (`.` for the root itself), borrowed from `abs`.
+pub fn inside<'a>(root: &str, abs: &'a str) -> Option<&'a str> {
     let root = root.trim_end_matches('/');
-    if abs == root || root.is_empty() {
-        return Some(if abs == root {
-            ".".into()
-        } else {
-            abs.trim_start_matches('/').into()
-        });
+    if abs == root {
+        return Some(".");
     }
-    abs.strip_prefix(root)
-        .and_then(|r| r.strip_prefix('/'))
-        .map(str::to_string)
+    if root.is_empty() {
+        return Some(abs.trim_start_matches('/'));
+    }
+    abs.strip_prefix(root).and_then(|r| r.strip_prefix('/'))
 }
 
 /// The permission key that a path outside the project root is checked under.

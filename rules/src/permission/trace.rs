@@ -157,7 +157,9 @@ impl Judge<'_> {
                 self.matching(prepared.permission, Subject::of("*", prepared.class)),
             ),
             Part::Contents { abs } => (
-                TracedPart::Contents(inside(&self.ctx.root, abs).unwrap_or_else(|| abs.clone())),
+                TracedPart::Contents(
+                    inside(&self.ctx.root, abs).map_or_else(|| abs.clone(), str::to_string),
+                ),
                 none(),
             ),
             Part::Network(part) => (TracedPart::Network(part.clone()), none()),
@@ -173,7 +175,7 @@ impl Judge<'_> {
                 permission,
                 class,
             } => {
-                let path = inside(&self.ctx.root, abs).unwrap_or_else(|| abs.clone());
+                let path = inside(&self.ctx.root, abs).map_or_else(|| abs.clone(), str::to_string);
                 let matched = self.matching(permission, Subject::of(&path, *class));
                 (
                     TracedPart::Path {
