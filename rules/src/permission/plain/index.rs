@@ -76,6 +76,18 @@ impl ProgramIndex {
         })
     }
 
+    /// The entries of `entries` (the list this index was made of) that name `program`, in
+    /// order; `place` as for [`Self::naming_at`].
+    pub(super) fn entries_at<'p, E>(
+        &'static self,
+        entries: &'static [E],
+        program: &'p str,
+        place: Option<usize>,
+    ) -> impl Iterator<Item = &'static E> + 'p {
+        self.naming_at(program, place)
+            .filter_map(move |at| entries.get(at))
+    }
+
     /// The places of the entries that spell `program` plainly, in order.
     pub(super) fn naming_plainly(&self, program: &str) -> &[usize] {
         self.plainly_at(self.places.place(program))
@@ -366,11 +378,9 @@ pub(super) fn writes_naming_at(
     program: &str,
     place: Option<usize>,
 ) -> impl Iterator<Item = &'static HiddenWrite> + '_ {
-    let entries = &spec().hardline.writes;
     writes_index()
         .programs
-        .naming_at(program, place)
-        .filter_map(move |at| entries.get(at))
+        .entries_at(&spec().hardline.writes, program, place)
 }
 
 /// Whether a `writes` entry naming `program` may hold for a command whose first operand is
@@ -420,10 +430,7 @@ pub(super) fn tree_reads_naming_at(
     program: &str,
     place: Option<usize>,
 ) -> impl Iterator<Item = &'static TreeRead> + '_ {
-    let entries = &spec().hardline.tree_reads;
-    tree_reads_index()
-        .naming_at(program, place)
-        .filter_map(move |at| entries.get(at))
+    tree_reads_index().entries_at(&spec().hardline.tree_reads, program, place)
 }
 
 #[cfg(test)]
