@@ -132,6 +132,8 @@ struct Hooks {
 struct HookFile {
     hash: u64,
     bytes: Option<Vec<u8>>,
+    /// Its permission bits (a hook git runs is executable: one made not executable is changed).
+    mode: u32,
 }
 
 /// A config file as it was: its bytes (none when it was not there) and running settings.
@@ -399,18 +401,53 @@ fn writable_folder_of(path: &Path) {
     }
 }
 
-/// Writes `bytes` as the regular file `path`: what was there (a link, a file made read-only,
-/// a pipe) removed first. Whether it was written.
-fn put(path: &Path, bytes: &[u8]) -> bool {
-    let there = std::fs::symlink_metadata(path).is_ok();
-    if there && !take_away(path) {
-        return false;
+/// Writes `bytes` as the regular file `path` with the permissions `mode`: what was there (a link,
+/// a file made read-only, a pipe) removed first. The file is made anew, never opened through
+/// what is there: a background process may put a link at `path` again between the removal and
+/// the write (to have lembas write where the link leads), so a file found there is taken away
+/// again, a few times at most. Whether it was written.
+fn put(path: &Path, bytes: &[u8], mode: u32) -> bool {
+    use std::io::Write;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    for _ in 0..PUT_TRIES {
+        if std::fs::symlink_metadata(path).is_ok() && !take_away(path) {
+            return false;
+        }
+        let made = || {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .custom_flags(libc::O_NOFOLLOW)
+                .mode(mode)
+                .open(path)
+        };
+        let file = made().or_else(|e| {
+            if e.kind() == std::io::ErrorKind::AlreadyExists {
+                return Err(e);
+            }
+            writable_folder_of(path);
+            made()
+        });
+        match file {
+            Ok(mut file) => {
+                // The mode as it was, whatever the umask takes from a new file.
+                return file.write_all(bytes).is_ok()
+                    && file
+                        .set_permissions(std::fs::Permissions::from_mode(mode))
+                        .is_ok();
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(_) => return false,
+        }
     }
-    std::fs::write(path, bytes).is_ok() || {
-        writable_folder_of(path);
-        std::fs::write(path, bytes).is_ok()
-    }
+    false
 }
+
+/// How many times [`put`] takes away what it finds at a path before it gives up.
+const PUT_TRIES: usize = 8;
+
+/// The permissions a config or pointer file is put back with.
+const FILE_MODE: u32 = 0o644;
 
 /// Removes the file at `path` (a link, not what it leads to). Where it cannot (its folder made
 /// read-only and not given back), it is made not executable, so git does not run it as a hook.
@@ -449,7 +486,9 @@ fn read_hooks(folder: &Path) -> BTreeMap<std::ffi::OsString, HookFile> {
         }
         // A link or a pipe is known by what it is and where it leads, never read through.
         let read = read_regular(&path);
+        let mode = std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777;
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        mode.hash(&mut hasher);
         match &read {
             Some(bytes) => bytes.hash(&mut hasher),
             None => {
@@ -466,6 +505,7 @@ fn read_hooks(folder: &Path) -> BTreeMap<std::ffi::OsString, HookFile> {
             HookFile {
                 hash: hasher.finish(),
                 bytes,
+                mode,
             },
         );
     }
@@ -561,8 +601,9 @@ impl Repository {
                 }
                 changed = true;
                 let path = hooks.folder.join(name);
-                let done = match before.and_then(|b| b.bytes.as_ref()) {
-                    Some(old) => put(&path, old),
+                let done = match before.and_then(|b| b.bytes.as_ref().map(|bytes| (bytes, b.mode)))
+                {
+                    Some((old, mode)) => put(&path, old, mode),
                     // New, or too large to keep: it cannot run if it is not there.
                     None => take_away(&path),
                 };
@@ -575,7 +616,7 @@ impl Repository {
                     if let Some(bytes) = &old.bytes {
                         changed = true;
                         let path = hooks.folder.join(name);
-                        if !put(&path, bytes) {
+                        if !put(&path, bytes, old.mode) {
                             failed.push(path);
                         }
                     }
@@ -595,7 +636,7 @@ impl Repository {
                 continue;
             }
             let done = match &bytes {
-                Some(bytes) => put(file, bytes),
+                Some(bytes) => put(file, bytes, FILE_MODE),
                 None => std::fs::symlink_metadata(file).is_err() || take_away(file),
             };
             if !done {
@@ -625,7 +666,7 @@ impl Repository {
                 continue;
             }
             let done = match &config.bytes {
-                Some(bytes) => put(&config.file, bytes),
+                Some(bytes) => put(&config.file, bytes, FILE_MODE),
                 None => take_away(&config.file),
             };
             if !done {
@@ -816,10 +857,10 @@ impl GitGuard {
         let path = root.join(".git");
         match (&self.dot_git, &now) {
             (Some(DotGit::File(bytes)), None) => {
-                let _ = put(&path, bytes);
+                let _ = put(&path, bytes, FILE_MODE);
             }
             (Some(DotGit::File(bytes)), Some(DotGit::File(changed))) if changed != bytes => {
-                let _ = put(&path, bytes);
+                let _ = put(&path, bytes, FILE_MODE);
                 said.push(format!(
                     "the command changed {}, which says where the repository is: lembas put \
                      it back as it was",
@@ -904,6 +945,60 @@ mod tests {
         // Nothing changed: nothing said.
         assert!(GitGuard::before(&root).after(&root).is_empty());
         let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_hook_is_put_back_with_its_mode_and_a_mode_taken_away_is_a_change() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = repo("hook-mode");
+        let hook = root.join(".git/hooks/pre-commit");
+        std::fs::write(&hook, "#!/bin/sh\n./scan-for-secrets\n").unwrap();
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        // Changed: put back executable, as the person had it (git ignores a hook that is not).
+        let guard = GitGuard::before(&root);
+        std::fs::write(&hook, "#!/bin/sh\nexit 0\n").unwrap();
+        assert_eq!(guard.after(&root).len(), 1);
+        assert_eq!(mode(&hook), 0o755);
+        // Made not executable, its bytes the same: the person's checks would stop running.
+        let guard = GitGuard::before(&root);
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert_eq!(guard.after(&root).len(), 1);
+        assert_eq!(mode(&hook), 0o755);
+        assert_eq!(
+            std::fs::read_to_string(&hook).unwrap(),
+            "#!/bin/sh\n./scan-for-secrets\n"
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_link_put_at_a_hook_again_and_again_is_never_written_through() {
+        let root = repo("hook-race");
+        let outside = root.with_extension("outside");
+        std::fs::write(&outside, "the person's file\n").unwrap();
+        let hook = root.join(".git/hooks/pre-commit");
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        // A background process puts a link to the outside file at the hook as fast as it can.
+        let linker = {
+            let (hook, outside, stop) = (hook.clone(), outside.clone(), stop.clone());
+            std::thread::spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let _ = std::os::unix::fs::symlink(&outside, &hook);
+                }
+            })
+        };
+        for _ in 0..2000 {
+            let _ = put(&hook, b"#!/bin/sh\nexit 0\n", 0o755);
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        linker.join().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&outside).unwrap(),
+            "the person's file\n"
+        );
+        let _ = std::fs::remove_dir_all(&root);
+        let _ = std::fs::remove_file(&outside);
     }
 
     #[test]
