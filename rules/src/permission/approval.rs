@@ -1,5 +1,6 @@
 //! "Always allow" (arity.json): the rules an approval of a call adds to the session. It covers as
-//! much of each command as the arity table says (`git push origin main` → `git push *`) — the
+//! much of each command as the arity table says (`git push origin main` → `git push *`; a program
+//! neither the table nor programs.json names, exactly as it stands: `gcc -c x.c`) — the
 //! options before its last word kept, with their values (`git -C sub status -s` → `git -C sub
 //! status *`) — never a whole wrapper (`sudo apt install x` → `sudo apt install *`, a shell's `-c`
 //! line exactly), never a line with `$(…)`, backticks or variables, a network redirection, or a
@@ -130,6 +131,14 @@ fn pattern_words(cmd: &Command) -> PatternWords<'_> {
         .unwrap_or("");
     if is_shell(program) || rest.is_empty() {
         // A shell's own line, or a wrapper alone: exactly as it stands.
+        return exact();
+    }
+    // A program the data does not describe — not in programs.json (what its options run, write
+    // or read), with no arity —
+    // is approved exactly as it stands: which of its options run code (`gcc -wrapper`,
+    // `openssl -engine`, `pip3 install`) is not known, so ` *` would cover them.
+    let named = |key: &str| key.split(' ').next() == Some(program);
+    if !plain::described(program) && !arity.arity.keys().any(|key| named(key)) {
         return exact();
     }
     let mut n = arity.default;

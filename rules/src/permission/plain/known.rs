@@ -60,6 +60,15 @@ impl Known {
         }
     }
 
+    /// Whether programs.json says what the program does with its words (its read-only forms,
+    /// the options that run code or touch files the line does not name, the files it reads),
+    /// so that a rule covering its every form still has each call's words judged. The
+    /// hardline's `writes` of a program name the files it writes, never what its other options
+    /// run (`gcc -o` writes; `gcc -wrapper` runs).
+    pub(super) fn described(&self) -> bool {
+        self.program.is_some()
+    }
+
     /// The program these answers are of: `name` (the name they were found by), or the GNU tool
     /// it names.
     pub(super) fn tool<'n>(&self, name: &'n str) -> &'n str {

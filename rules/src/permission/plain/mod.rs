@@ -114,6 +114,12 @@ pub struct FileRead {
     pub whole: bool,
 }
 
+/// Whether the spec's tables say what the program `name` does with its words (see
+/// `Known::described`): an approval may cover its every form only then.
+pub(crate) fn described(name: &str) -> bool {
+    known::known(name).described()
+}
+
 /// Reads a line and everything it runs.
 pub fn analyse(line: &str, place: Place<'_>) -> Analysis {
     analyse_guarded(line, place, &|_| false)
