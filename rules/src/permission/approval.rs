@@ -138,7 +138,7 @@ fn pattern_words(cmd: &Command) -> PatternWords<'_> {
     // is approved exactly as it stands: which of its options run code (`gcc -wrapper`,
     // `openssl -engine`, `pip3 install`) is not known, so ` *` would cover them.
     let named = |key: &str| key.split(' ').next() == Some(program);
-    if !plain::described(program) && !arity.arity.keys().any(|key| named(key)) {
+    if !plain::described(program) && !arity.arity.keys().any(named) {
         return exact();
     }
     let mut n = arity.default;
