@@ -34,6 +34,7 @@ pub mod events;
 pub mod files;
 pub mod guard;
 pub mod lines;
+pub mod pid_namespace;
 pub mod plan;
 pub mod prompt;
 pub mod provider;

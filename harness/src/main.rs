@@ -60,6 +60,14 @@ enum SandboxCommand {
 }
 
 fn main() -> ExitCode {
+    // A command's waiter or its namespace's init (`pid_namespace`): nothing else of lembas.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(code) = lembas_harness::pid_namespace::run_as_helper(&args) {
+        return code;
+    }
+    if let Ok(lembas) = std::env::current_exe() {
+        lembas_harness::pid_namespace::use_program(lembas);
+    }
     let cli = Cli::parse();
     let command = cli
         .command

@@ -607,7 +607,8 @@ async fn sigterm_ends_the_processes_its_commands_left_and_exits_143() {
                 calls(
                     "a1",
                     "bash",
-                    json!({"command": "sleep 300 >/dev/null 2>&1 & echo $! > server.pid"}),
+                    // Its pid as lembas sees it (`$!` is the pid inside the command's namespace).
+                    json!({"command": "sh -c 'read -r pid rest < /proc/self/stat; echo $pid > server.pid; exec sleep 300' >/dev/null 2>&1 &"}),
                 ),
             ),
             rule(

@@ -46,6 +46,8 @@ fn plant(hook: &str, root: &Path) -> bool {
 /// A fresh repository in a folder of its own for one phase of the test, and a session's
 /// workspace in it (confined where the kernel can).
 fn session(name: &str) -> (std::path::PathBuf, Workspace) {
+    // Commands start as `lembas` starts them: in a PID namespace of their own, under its init.
+    lembas_harness::pid_namespace::use_program(env!("CARGO_BIN_EXE_lembas").into());
     let root = std::env::temp_dir().join(format!("lembas-survivors-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     std::fs::create_dir_all(&root).unwrap();
@@ -64,6 +66,12 @@ fn session(name: &str) -> (std::path::PathBuf, Workspace) {
     let sandbox = Arc::new(Sandbox::new(!confined, false, None).unwrap());
     let w = Workspace::new(&root).with_sandbox(sandbox);
     (root, w)
+}
+
+/// The start of a line that writes its process's pid as lembas sees it (`$!` is the pid inside
+/// the command's namespace) into `file`, then sleeps for the seconds that follow it.
+fn sleep_saying_pid(file: &str) -> String {
+    format!("sh -c 'read -r pid rest < /proc/self/stat; echo $pid > {file}; exec sleep \"$0\"'")
 }
 
 /// A line that writes the hook `hook` after `after` seconds.
@@ -132,7 +140,11 @@ async fn a_hook_a_background_process_writes_later_does_not_stay() {
     .await;
     assert!(!plant("pre-commit", &root), "written too soon: {said}");
     // A dev server: it goes on while the session does.
-    bash(&w, "sleep 300 >/dev/null 2>&1 & echo $! > server.pid").await;
+    bash(
+        &w,
+        &format!("{} 300 >/dev/null 2>&1 &", sleep_saying_pid("server.pid")),
+    )
+    .await;
     let server = std::fs::read_to_string(root.join("server.pid")).unwrap();
     let server = server.trim().to_string();
     std::thread::sleep(Duration::from_millis(1500));
@@ -153,7 +165,11 @@ async fn a_hook_a_background_process_writes_later_does_not_stay() {
     assert!(!plant("pre-push", &root), "{said}");
 
     // A process left running that ends is waited for: no zombie is left of it.
-    bash(&w, "sleep 0.3 >/dev/null 2>&1 & echo $! > short.pid").await;
+    bash(
+        &w,
+        &format!("{} 0.3 >/dev/null 2>&1 &", sleep_saying_pid("short.pid")),
+    )
+    .await;
     let short = std::fs::read_to_string(root.join("short.pid")).unwrap();
     let short = short.trim().to_string();
     std::thread::sleep(Duration::from_millis(1000));
@@ -168,6 +184,36 @@ async fn a_hook_a_background_process_writes_later_does_not_stay() {
     assert!(
         !Path::new(&format!("/proc/{server}")).exists(),
         "the ended dev server was not waited for"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+
+    // 4. A process that hops from pid to pid — forking and letting its parent end, every
+    // millisecond — so that each pid lembas finds has gone by the time it is signalled: it ends
+    // with the session all the same (its namespace's init ended). It gives up by itself after
+    // 20 s, so that a failing run leaves nothing behind.
+    let (root, w) = session("hopping");
+    bash(
+        &w,
+        "perl -e 'my $end = time + 20; while (time < $end) { exit 0 if fork; \
+         select(undef, undef, undef, 0.001); open my $f, \">>\", \"hops.log\"; print $f \"x\"; \
+         close $f }' >/dev/null 2>&1 &",
+    )
+    .await;
+    let hops = |root: &Path| {
+        std::fs::metadata(root.join("hops.log"))
+            .map(|m| m.len())
+            .unwrap_or(0)
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(hops(&root) > 0, "the hopping process did not start");
+    drop(w);
+    std::thread::sleep(Duration::from_millis(300));
+    let at_end = hops(&root);
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(
+        hops(&root),
+        at_end,
+        "a hopping process outlived the session"
     );
     let _ = std::fs::remove_dir_all(&root);
 }

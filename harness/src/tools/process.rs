@@ -133,7 +133,9 @@ pub async fn bash_without(
     hidden: &[String],
     place: &CommandPlace,
 ) -> Result<Ran, ToolError> {
-    let mut command = tokio::process::Command::new("bash");
+    // Started in a PID namespace of its own: every process of the command ends with it or with
+    // the session, however it hides ([`crate::pid_namespace`]).
+    let mut command = crate::pid_namespace::command("bash");
     // What the rules' read-only grammars assume every command runs with (programs.json).
     for (name, value) in lembas_rules::spec::spec().programs.environment.iter() {
         command.env(name, value.as_ref());

@@ -1,0 +1,173 @@
+//! A command's own PID namespace: the floor under [`crate::survivors`]. A process a command
+//! leaves running can keep out of reach of every list lembas reads — forking and letting its
+//! parent end, over and over, so that each pid lembas finds has gone by the time it is signalled
+//! — and go on after the session, writing a git hook that runs outside any sandbox. So every
+//! command starts in a PID namespace of its own (in a user namespace of its own, which lets an
+//! unprivileged lembas make one), under a small init of lembas's: when a namespace's init ends,
+//! the kernel ends every process in it, whatever it did to hide, and none can leave it.
+//!
+//! lembas runs as three processes for a command, each started anew from its own program (no
+//! `fork` without `exec` in a program with threads):
+//! - the **waiter** (`lembas __command-waiter bash -c LINE`), the process lembas starts, confined
+//!   as the command is, leading the command's process group: it makes the namespaces, starts the
+//!   init and then `bash`, and ends as `bash` ends — so lembas sees the command end when `bash`
+//!   does, with its exit code, as before;
+//! - the **init** (`lembas __namespace-init`), the namespace's first process: it reaps every
+//!   process of the namespace that `bash` leaves, and ends once the waiter has ended and none is
+//!   left — or when lembas ends the command's process group (a stopped command, the session's
+//!   end), which ends them all at once;
+//! - **`bash`**, the namespace's second process, which runs the line as before.
+//!
+//! Where the kernel makes no such namespace (user namespaces turned off), the waiter runs `bash`
+//! all the same and [`crate::survivors`] ends what it can find. Inside the namespace the user and
+//! group ids are mapped to themselves where the kernel lets the waiter write its own maps (not
+//! under the sandbox, whose Landlock refuses those writes: there `id` says the overflow id,
+//! 65534, and files are reached as before).
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// The first word of the waiter's command line (after the program).
+pub const WAITER: &str = "__command-waiter";
+
+/// The first word of the init's command line.
+pub const INIT: &str = "__namespace-init";
+
+/// How often the init looks for processes to reap, and for the waiter's end.
+const INIT_PERIOD: Duration = Duration::from_millis(20);
+
+/// How long the waiter waits for an init with nothing left to reap, so that the command's
+/// process group holds nothing once `bash` has ended (else it is watched as a command that left
+/// processes running, [`crate::survivors`]).
+const INIT_GRACE: Duration = Duration::from_millis(200);
+
+static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
+
+/// Says which program is lembas's (the running `lembas`, or a test's built one): commands start
+/// in a namespace of their own from then on. Until it is said, they start as `bash` alone.
+pub fn use_program(lembas: PathBuf) {
+    let _ = PROGRAM.set(lembas);
+}
+
+/// The command that runs `program` with its own namespace: the waiter with `program` after it,
+/// or `program` alone where no lembas program was given.
+pub fn command(program: &str) -> tokio::process::Command {
+    match PROGRAM.get() {
+        Some(lembas) => {
+            let mut command = tokio::process::Command::new(lembas);
+            command.arg(WAITER).arg(program);
+            command
+        }
+        None => tokio::process::Command::new(program),
+    }
+}
+
+/// The waiter's or the init's work, when lembas was started as one of them (its first word
+/// [`WAITER`] or [`INIT`]): how it ends. None for any other start.
+pub fn run_as_helper(args: &[OsString]) -> Option<ExitCode> {
+    let first = args.get(1)?.to_str()?;
+    match first {
+        WAITER => Some(waiter(args.get(2..).unwrap_or(&[]))),
+        INIT => Some(init()),
+        _ => None,
+    }
+}
+
+/// The waiter: the namespaces made, the init started, then the command, whose end is its own.
+fn waiter(command: &[OsString]) -> ExitCode {
+    use nix::sched::CloneFlags;
+    let Some((program, args)) = command.split_first() else {
+        eprintln!("lembas: {WAITER} needs a program to run");
+        return ExitCode::from(2);
+    };
+    // The ids, read before the namespace leaves them unmapped.
+    let (uid, gid) = (nix::unistd::getuid(), nix::unistd::getgid());
+    let namespaced =
+        nix::sched::unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWPID).is_ok();
+    let mut init = None;
+    if namespaced {
+        // Each may be refused (the sandbox): the ids then read as the overflow id inside.
+        let _ = std::fs::write("/proc/self/setgroups", "deny\n");
+        let _ = std::fs::write("/proc/self/uid_map", format!("{uid} {uid} 1\n"));
+        let _ = std::fs::write("/proc/self/gid_map", format!("{gid} {gid} 1\n"));
+        // The namespace's first process: its init. Its standard input is a pipe the waiter
+        // holds, which ends when the waiter does.
+        init = std::env::current_exe().ok().and_then(|lembas| {
+            std::process::Command::new(lembas)
+                .arg(INIT)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .ok()
+        });
+        // Without it, the command itself is the namespace's first process: every process it
+        // leaves ends when it does.
+    }
+    let status = std::process::Command::new(program).args(args).status();
+    if let Some(mut init) = init {
+        drop(init.stdin.take());
+        let deadline = std::time::Instant::now() + INIT_GRACE;
+        while std::time::Instant::now() < deadline {
+            match init.try_wait() {
+                Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+                _ => break,
+            }
+        }
+    }
+    match status {
+        Ok(status) => ended_as(status),
+        Err(error) => {
+            eprintln!("lembas: {}: {error}", program.to_string_lossy());
+            ExitCode::from(127)
+        }
+    }
+}
+
+/// Ends as `status` says the command ended: by its signal (raised again here), or with its exit
+/// code.
+fn ended_as(status: std::process::ExitStatus) -> ExitCode {
+    use std::os::unix::process::ExitStatusExt;
+    if let Some(number) = status.signal() {
+        if let Ok(signal) = nix::sys::signal::Signal::try_from(number) {
+            let _ = nix::sys::signal::raise(signal);
+        }
+        return ExitCode::from(u8::try_from(128 + number).unwrap_or(255));
+    }
+    ExitCode::from(
+        status
+            .code()
+            .and_then(|c| u8::try_from(c).ok())
+            .unwrap_or(1),
+    )
+}
+
+/// The init: the namespace's processes reaped until the waiter has ended and none is left.
+fn init() -> ExitCode {
+    use nix::errno::Errno;
+    use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let waiter_ended = Arc::new(AtomicBool::new(false));
+    {
+        let waiter_ended = Arc::clone(&waiter_ended);
+        std::thread::spawn(move || {
+            let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
+            waiter_ended.store(true, Ordering::SeqCst);
+        });
+    }
+    loop {
+        // Read first: a process `bash` left is the init's child before the waiter learns that
+        // `bash` ended.
+        let ended = waiter_ended.load(Ordering::SeqCst);
+        match waitpid(None, Some(WaitPidFlag::WNOHANG)) {
+            Ok(WaitStatus::StillAlive) => std::thread::sleep(INIT_PERIOD),
+            Ok(_) | Err(Errno::EINTR) => {}
+            Err(Errno::ECHILD) if ended => return ExitCode::SUCCESS,
+            Err(_) => std::thread::sleep(INIT_PERIOD),
+        }
+    }
+}
