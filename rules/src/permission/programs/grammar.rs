@@ -320,6 +320,12 @@ impl Reader<'_, '_, '_> {
             if self.operands == OperandKind::Revision && magic {
                 return Err(Outside::Operand(arg.text.to_string()));
             }
+            // A wildcard, a bracket or a backslash: git matches the pathspec itself, where `*`
+            // and `?` match a leading dot and `*` crosses `/` (`'?env'` names `.env`,
+            // `'*credentials'` names `.aws/credentials`) — which files it names is not read.
+            if self.operands == OperandKind::Revision && arg.text.contains(['*', '?', '[', '\\']) {
+                return Err(Outside::Operand(arg.text.to_string()));
+            }
             let kind = match self.operands {
                 OperandKind::None => return Err(Outside::Operand(arg.text.to_string())),
                 OperandKind::Text | OperandKind::List => continue,
