@@ -11,6 +11,7 @@
 //! `.git` it turned into a pointer elsewhere (`gitdir: …`) or pointed elsewhere is put back or
 //! taken away. What was put back is said to the model.
 
+use crate::pinned_folder::PinnedFolder;
 use lembas_rules::permission::wildcard;
 use lembas_rules::spec::spec;
 use std::collections::BTreeMap;
@@ -392,7 +393,13 @@ fn listable(folder: &Path) {
 fn writable_folder_of(path: &Path) {
     use std::os::unix::fs::PermissionsExt;
     if let Some(folder) = path.parent() {
-        if let Ok(meta) = std::fs::symlink_metadata(folder) {
+        // A folder held open is reached through its `/proc/self/fd` link.
+        let meta = if folder.starts_with("/proc/self/fd") {
+            std::fs::metadata(folder)
+        } else {
+            std::fs::symlink_metadata(folder)
+        };
+        if let Ok(meta) = meta {
             if meta.is_dir() {
                 let mode = meta.permissions().mode() | 0o700;
                 let _ = std::fs::set_permissions(folder, std::fs::Permissions::from_mode(mode));
@@ -456,6 +463,13 @@ fn take_away(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     if std::fs::remove_file(path).is_ok() {
         return true;
+    }
+    // A folder made in a file's place (a hook's): taken away whole, no link in it followed.
+    if std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_dir()) {
+        listable(path);
+        if std::fs::remove_dir_all(path).is_ok() {
+            return true;
+        }
     }
     writable_folder_of(path);
     if std::fs::remove_file(path).is_ok() {
@@ -558,7 +572,7 @@ impl Repository {
 
     /// What the command changed of this repository's runners, put back; a sentence for each,
     /// and the paths that could not be put back in `failed`.
-    fn put_back(&self, said: &mut Vec<String>, failed: &mut Vec<PathBuf>) {
+    fn put_back(&self, root: &Path, said: &mut Vec<String>, failed: &mut Vec<PathBuf>) {
         // A link put in its place leads git elsewhere: taken away (the guard writes through no
         // link, so nothing outside the project is written or removed for it).
         if self.was_link {
@@ -592,7 +606,20 @@ impl Repository {
                 failed.push(hooks.folder.clone());
                 continue;
             }
-            let now = read_hooks(&hooks.folder);
+            // Worked in as opened now, whatever its path leads to later (a process the command
+            // left running may swap it for a link).
+            let pinned = PinnedFolder::open(&hooks.folder, root);
+            let Some(pinned) = &pinned else {
+                // Swapped for a link, or gone: nothing is written or removed by its path. Gone,
+                // nothing of it runs; the person's hooks it held are said to be lost.
+                let gone = std::fs::symlink_metadata(&hooks.folder).is_err();
+                if !(gone && hooks.files.is_empty()) {
+                    failed.push(hooks.folder.clone());
+                }
+                continue;
+            };
+            let folder = pinned.path();
+            let now = read_hooks(folder);
             let mut changed = false;
             for (name, file) in &now {
                 let before = hooks.files.get(name);
@@ -600,7 +627,7 @@ impl Repository {
                     continue;
                 }
                 changed = true;
-                let path = hooks.folder.join(name);
+                let path = folder.join(name);
                 let done = match before.and_then(|b| b.bytes.as_ref().map(|bytes| (bytes, b.mode)))
                 {
                     Some((old, mode)) => put(&path, old, mode),
@@ -608,16 +635,16 @@ impl Repository {
                     None => take_away(&path),
                 };
                 if !done {
-                    failed.push(path);
+                    failed.push(hooks.folder.join(name));
                 }
             }
             for (name, old) in &hooks.files {
                 if !now.contains_key(name) {
                     if let Some(bytes) = &old.bytes {
                         changed = true;
-                        let path = hooks.folder.join(name);
+                        let path = folder.join(name);
                         if !put(&path, bytes, old.mode) {
-                            failed.push(path);
+                            failed.push(hooks.folder.join(name));
                         }
                     }
                 }
@@ -630,7 +657,18 @@ impl Repository {
                 ));
             }
         }
-        for (file, bytes) in &self.pointers {
+        // The repository folder as opened now: its files are read and written there, whatever
+        // its path leads to later (a process the command left running may swap it for a link).
+        let Some(repository) = PinnedFolder::open(&self.folder, root) else {
+            failed.push(self.folder.clone());
+            return;
+        };
+        let within = |file: &Path| match file.strip_prefix(&self.folder) {
+            Ok(rest) => repository.path().join(rest),
+            Err(_) => file.to_path_buf(),
+        };
+        for (named, bytes) in &self.pointers {
+            let file = &within(named);
             // A pipe or a folder in its place is a change too (git would block on a pipe).
             if regular_or_nothing(file).is_ok_and(|now| now == *bytes) {
                 continue;
@@ -640,12 +678,12 @@ impl Repository {
                 None => std::fs::symlink_metadata(file).is_err() || take_away(file),
             };
             if !done {
-                failed.push(file.clone());
+                failed.push(named.clone());
             }
             said.push(format!(
                 "the command changed {}, which sends git to another repository's settings and \
                  hooks: lembas put it back as it was",
-                file.display()
+                named.display()
             ));
         }
         for config in &self.configs {
@@ -665,9 +703,10 @@ impl Repository {
             if running_now.as_ref() == Some(&config.running) && !linked {
                 continue;
             }
+            let file = within(&config.file);
             let done = match &config.bytes {
-                Some(bytes) => put(&config.file, bytes, FILE_MODE),
-                None => take_away(&config.file),
+                Some(bytes) => put(&file, bytes, FILE_MODE),
+                None => take_away(&file),
             };
             if !done {
                 failed.push(config.file.clone());
@@ -884,7 +923,7 @@ impl GitGuard {
         let before: Vec<PathBuf> = self.repositories.iter().map(|r| r.folder.clone()).collect();
         let mut failed = Vec::new();
         for repository in &self.repositories {
-            repository.put_back(&mut said, &mut failed);
+            repository.put_back(root, &mut said, &mut failed);
         }
         if let Some(main) = &self.main {
             for folder in repositories(main)
@@ -999,6 +1038,73 @@ mod tests {
         );
         let _ = std::fs::remove_dir_all(&root);
         let _ = std::fs::remove_file(&outside);
+    }
+
+    #[test]
+    fn a_hooks_folder_swapped_for_a_link_again_and_again_leads_no_write_or_removal_outside() {
+        let root = repo("hooks-swap");
+        let outside = root.with_extension("outside");
+        let _ = std::fs::remove_dir_all(&outside);
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("conversation.jsonl"), "the person's session\n").unwrap();
+        let hooks = root.join(".git/hooks");
+        std::fs::write(hooks.join("pre-commit"), "#!/bin/sh\nexit 0\n").unwrap();
+        let guard = GitGuard::before(&root);
+        std::fs::remove_file(hooks.join("pre-commit")).unwrap();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        // A process left running swaps the hooks folder for a link to the outside folder and
+        // back, as fast as it can.
+        let swapper = {
+            let (hooks, outside, stop) = (hooks.clone(), outside.clone(), stop.clone());
+            let aside = root.join(".git/hooks-aside");
+            std::thread::spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    if std::fs::rename(&hooks, &aside).is_ok() {
+                        let _ = std::os::unix::fs::symlink(&outside, &hooks);
+                        std::thread::yield_now();
+                        let _ = std::fs::remove_file(&hooks);
+                        let _ = std::fs::rename(&aside, &hooks);
+                    }
+                }
+            })
+        };
+        for _ in 0..300 {
+            let _ = guard.restore(&root);
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        swapper.join().unwrap();
+        let mut names: Vec<_> = std::fs::read_dir(&outside)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["conversation.jsonl"], "written or removed outside");
+        assert_eq!(
+            std::fs::read_to_string(outside.join("conversation.jsonl")).unwrap(),
+            "the person's session\n"
+        );
+        let _ = std::fs::remove_dir_all(&root);
+        let _ = std::fs::remove_dir_all(&outside);
+    }
+
+    #[test]
+    fn a_folder_made_in_a_hook_s_place_is_taken_away_and_the_hook_put_back() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = repo("hook-folder");
+        let hook = root.join(".git/hooks/pre-commit");
+        std::fs::write(&hook, "#!/bin/sh\nexit 0\n").unwrap();
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let guard = GitGuard::before(&root);
+        std::fs::remove_file(&hook).unwrap();
+        std::fs::create_dir(&hook).unwrap();
+        std::fs::write(hook.join("inside"), "x").unwrap();
+        let said = guard.after(&root);
+        assert!(said.iter().all(|s| !s.contains("could not")), "{said:?}");
+        assert_eq!(
+            std::fs::read_to_string(&hook).unwrap(),
+            "#!/bin/sh\nexit 0\n"
+        );
+        let _ = std::fs::remove_dir_all(&root);
     }
 
     #[test]

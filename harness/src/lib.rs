@@ -35,6 +35,7 @@ pub mod files;
 pub mod guard;
 pub mod lines;
 pub mod pid_namespace;
+pub mod pinned_folder;
 pub mod plan;
 pub mod prompt;
 pub mod provider;

@@ -8,7 +8,7 @@
 //!
 //! lembas runs as three processes for a command, each started anew from its own program (no
 //! `fork` without `exec` in a program with threads):
-//! - the **waiter** (`lembas __command-waiter bash -c LINE`), the process lembas starts, confined
+//! - the **waiter** (`lembas __command-waiter required bash -c LINE`), the process lembas starts, confined
 //!   as the command is, leading the command's process group: it makes the namespaces, starts the
 //!   init and then `bash`, and ends as `bash` ends — so lembas sees the command end when `bash`
 //!   does, with its exit code, as before;
@@ -18,8 +18,10 @@
 //!   end), which ends them all at once;
 //! - **`bash`**, the namespace's second process, which runs the line as before.
 //!
-//! Where the kernel makes no such namespace (user namespaces turned off), the waiter runs `bash`
-//! all the same and [`crate::survivors`] ends what it can find. Inside the namespace the user and
+//! Where the kernel makes no such namespace (user namespaces turned off: a probe when lembas
+//! first starts a command says so), the waiter runs `bash` all the same and
+//! [`crate::survivors`] ends what it can find. Where it made one then but cannot now (a process
+//! left running has used up the user namespaces a user may have), the command does not run. Inside the namespace the user and
 //! group ids are mapped to themselves where the kernel lets the waiter write its own maps (not
 //! under the sandbox, whose Landlock refuses those writes: there `id` says the overflow id,
 //! 65534, and files are reached as before).
@@ -35,6 +37,17 @@ pub const WAITER: &str = "__command-waiter";
 
 /// The first word of the init's command line.
 pub const INIT: &str = "__namespace-init";
+
+/// The first word of the probe's command line: it makes the namespaces and ends, saying
+/// whether it could.
+pub const PROBE: &str = "__namespace-probe";
+
+/// The waiter's second word: whether the command must not run without its namespace (the
+/// kernel made one when lembas first tried: one it cannot make now was made impossible — by a
+/// process using up the user namespaces — and a command run without it could outlive the
+/// session).
+const REQUIRED: &str = "required";
+const OPTIONAL: &str = "optional";
 
 /// How often the init looks for processes to reap, and for the waiter's end.
 const INIT_PERIOD: Duration = Duration::from_millis(20);
@@ -57,12 +70,37 @@ pub fn use_program(lembas: PathBuf) {
 pub fn command(program: &str) -> tokio::process::Command {
     match PROGRAM.get() {
         Some(lembas) => {
+            let required = if namespaces_made(lembas) {
+                REQUIRED
+            } else {
+                OPTIONAL
+            };
             let mut command = tokio::process::Command::new(lembas);
-            command.arg(WAITER).arg(program);
+            command.arg(WAITER).arg(required).arg(program);
             command
         }
         None => tokio::process::Command::new(program),
     }
+}
+
+/// Whether the kernel made the namespaces when lembas first tried (the probe, once).
+fn namespaces_made(lembas: &std::path::Path) -> bool {
+    static MADE: OnceLock<bool> = OnceLock::new();
+    *MADE.get_or_init(|| {
+        std::process::Command::new(lembas)
+            .arg(PROBE)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success())
+    })
+}
+
+/// Makes the namespaces a command starts in.
+fn make_namespaces() -> nix::Result<()> {
+    use nix::sched::CloneFlags;
+    nix::sched::unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWPID)
 }
 
 /// The waiter's or the init's work, when lembas was started as one of them (its first word
@@ -72,21 +110,37 @@ pub fn run_as_helper(args: &[OsString]) -> Option<ExitCode> {
     match first {
         WAITER => Some(waiter(args.get(2..).unwrap_or(&[]))),
         INIT => Some(init()),
+        PROBE => Some(match make_namespaces() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(_) => ExitCode::FAILURE,
+        }),
         _ => None,
     }
 }
 
 /// The waiter: the namespaces made, the init started, then the command, whose end is its own.
-fn waiter(command: &[OsString]) -> ExitCode {
-    use nix::sched::CloneFlags;
+fn waiter(words: &[OsString]) -> ExitCode {
+    let (required, command) = match words.split_first() {
+        Some((first, rest)) if first == REQUIRED => (true, rest),
+        Some((first, rest)) if first == OPTIONAL => (false, rest),
+        _ => (false, words),
+    };
     let Some((program, args)) = command.split_first() else {
         eprintln!("lembas: {WAITER} needs a program to run");
         return ExitCode::from(2);
     };
     // The ids, read before the namespace leaves them unmapped.
     let (uid, gid) = (nix::unistd::getuid(), nix::unistd::getgid());
-    let namespaced =
-        nix::sched::unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWPID).is_ok();
+    let made = make_namespaces();
+    if let (Err(error), true) = (&made, required) {
+        eprintln!(
+            "lembas: the command's own PID namespace could not be made ({error}), though the \
+             kernel made one when lembas started (a process may have used them up): the command \
+             did not run, as a process it left could outlive the session"
+        );
+        return ExitCode::from(126);
+    }
+    let namespaced = made.is_ok();
     let mut init = None;
     if namespaced {
         // Each may be refused (the sandbox): the ids then read as the overflow id inside.
