@@ -749,6 +749,7 @@ mod tests {
             }),
             removed_env: Vec::new(),
             live: None,
+            git_ceiling: None,
         };
         crate::tools::bash_without(root, line, std::time::Duration::from_secs(20), &[], &place)
             .await

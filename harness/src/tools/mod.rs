@@ -218,8 +218,13 @@ impl Workspace {
     /// Where a command of an agent with this policy runs: its `TMPDIR`, and its confinement
     /// when the sandbox is enforced.
     pub fn command_place(&self, policy: Policy) -> CommandPlace {
+        let git_ceiling =
+            process::home_repository_ceiling(&self.root, self.home.as_deref().map(Path::new));
         let Some(sandbox) = &self.sandbox else {
-            return CommandPlace::default();
+            return CommandPlace {
+                git_ceiling,
+                ..CommandPlace::default()
+            };
         };
         let temp = Some(sandbox.session_temp().to_path_buf());
         let removed_env = std::env::vars_os()
@@ -238,6 +243,7 @@ impl Workspace {
             confinement,
             removed_env,
             live: None,
+            git_ceiling,
         }
     }
 

@@ -122,6 +122,27 @@ pub struct CommandPlace {
     /// Where its output goes as it comes (a client shows it live), the first
     /// [`OUTPUT_MAX`] bytes of it.
     pub live: Option<tokio::sync::mpsc::UnboundedSender<String>>,
+    /// The folders git must not look for a repository in, above the project
+    /// ([`home_repository_ceiling`]).
+    pub git_ceiling: Option<std::ffi::OsString>,
+}
+
+/// Where git stops looking for a repository for a command in `root`: every folder above the
+/// root, when the repository git would find from there is the home's own or one above the home
+/// — a repository of the home's dotfiles, its keys and tokens among them (the hardline's
+/// `git-home-repository`), which a plain `git log -p` in a project with no repository of its
+/// own would show. None when the root has its own repository, or lies in one below the home (a
+/// folder of a larger project), or no home is known.
+pub fn home_repository_ceiling(root: &Path, home: Option<&Path>) -> Option<std::ffi::OsString> {
+    let home = home?;
+    let top = root
+        .ancestors()
+        .find(|folder| std::fs::symlink_metadata(folder.join(".git")).is_ok())?;
+    if top == root || !home.starts_with(top) {
+        return None;
+    }
+    let above: Vec<&Path> = root.ancestors().skip(1).collect();
+    std::env::join_paths(above).ok()
 }
 
 /// [`bash`], without the environment variables named in `hidden`, in `place` (confined when it
@@ -142,6 +163,9 @@ pub async fn bash_without(
     }
     for name in hidden.iter().chain(&place.removed_env) {
         command.env_remove(name);
+    }
+    if let Some(ceiling) = &place.git_ceiling {
+        command.env("GIT_CEILING_DIRECTORIES", ceiling);
     }
     if let Some(temp) = &place.temp {
         command.env("TMPDIR", temp);
