@@ -16,7 +16,7 @@
 //!   process of the namespace that `bash` leaves, and ends once the waiter has ended and none is
 //!   left — or when lembas ends the command's process group (a stopped command, the session's
 //!   end), which ends them all at once;
-//! - **`bash`**, the namespace's second process, which runs the line as before.
+//! - **`bash`**, started in the namespace after its init, which runs the line as before.
 //!
 //! Where the kernel makes no such namespace (user namespaces turned off: a probe when lembas
 //! first starts a command says so), the waiter runs `bash` all the same and
