@@ -15,7 +15,8 @@
 //! - the **init** (`lembas __namespace-init`), the namespace's first process: it reaps every
 //!   process of the namespace that `bash` leaves, and ends once the waiter has ended and none is
 //!   left — or when lembas ends the command's process group (a stopped command, the session's
-//!   end), which ends them all at once;
+//!   end), which ends them all at once, or when it finds lembas gone (killed by `SIGKILL`, which
+//!   lets lembas end nothing);
 //! - **`bash`**, started in the namespace after its init, which runs the line as before.
 //!
 //! Where the kernel makes no such namespace (user namespaces turned off: a probe when lembas
@@ -109,7 +110,7 @@ pub fn run_as_helper(args: &[OsString]) -> Option<ExitCode> {
     let first = args.get(1)?.to_str()?;
     match first {
         WAITER => Some(waiter(args.get(2..).unwrap_or(&[]))),
-        INIT => Some(init()),
+        INIT => Some(init(Lembas::from_words(args.get(2..).unwrap_or(&[])))),
         PROBE => Some(match make_namespaces() {
             Ok(()) => ExitCode::SUCCESS,
             Err(_) => ExitCode::FAILURE,
@@ -131,6 +132,8 @@ fn waiter(words: &[OsString]) -> ExitCode {
     };
     // The ids, read before the namespace leaves them unmapped.
     let (uid, gid) = (nix::unistd::getuid(), nix::unistd::getgid());
+    // lembas itself (the waiter's parent), whose end the init watches for.
+    let lembas = Lembas::parent();
     let made = make_namespaces();
     if let (Err(error), true) = (&made, required) {
         eprintln!(
@@ -149,9 +152,10 @@ fn waiter(words: &[OsString]) -> ExitCode {
         let _ = std::fs::write("/proc/self/gid_map", format!("{gid} {gid} 1\n"));
         // The namespace's first process: its init. Its standard input is a pipe the waiter
         // holds, which ends when the waiter does.
-        init = std::env::current_exe().ok().and_then(|lembas| {
-            std::process::Command::new(lembas)
+        init = std::env::current_exe().ok().and_then(|program| {
+            std::process::Command::new(program)
                 .arg(INIT)
+                .args(lembas.iter().flat_map(Lembas::words))
                 .stdin(std::process::Stdio::piped())
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::null())
@@ -199,8 +203,62 @@ fn ended_as(status: std::process::ExitStatus) -> ExitCode {
     )
 }
 
-/// The init: the namespace's processes reaped until the waiter has ended and none is left.
-fn init() -> ExitCode {
+/// A process known by its pid and its start time (a pid is used again after a process ends).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Lembas {
+    pid: u32,
+    started: u64,
+}
+
+impl Lembas {
+    /// The calling process's parent: lembas, for the waiter.
+    fn parent() -> Option<Lembas> {
+        let pid = u32::try_from(nix::unistd::getppid().as_raw()).ok()?;
+        Some(Lembas {
+            pid,
+            started: start_time(pid)?,
+        })
+    }
+
+    /// As the waiter gives it to the init: its pid and start time.
+    fn words(&self) -> [String; 2] {
+        [self.pid.to_string(), self.started.to_string()]
+    }
+
+    /// Read back from the init's words.
+    fn from_words(words: &[OsString]) -> Option<Lembas> {
+        let word = |at: usize| words.get(at)?.to_str();
+        Some(Lembas {
+            pid: word(0)?.parse().ok()?,
+            started: word(1)?.parse().ok()?,
+        })
+    }
+
+    /// Whether it has not ended: its `/proc` entry there with the same start time (one that
+    /// cannot be read for another reason is taken as going on).
+    fn goes_on(&self) -> bool {
+        match std::fs::read_to_string(format!("/proc/{}/stat", self.pid)) {
+            Ok(stat) => stat_start_time(&stat) == Some(self.started),
+            Err(error) => error.kind() != std::io::ErrorKind::NotFound,
+        }
+    }
+}
+
+/// The start time of the process `pid` (clock ticks after boot), from `/proc/PID/stat`.
+fn start_time(pid: u32) -> Option<u64> {
+    stat_start_time(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+/// The 22nd field of a `/proc/PID/stat` line: after the name, which ends at the last `)`, it is
+/// the 20th.
+fn stat_start_time(stat: &str) -> Option<u64> {
+    let (_, after) = stat.rsplit_once(')')?;
+    after.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// The init: the namespace's processes reaped until the waiter has ended and none is left, or
+/// lembas has ended.
+fn init(lembas: Option<Lembas>) -> ExitCode {
     use nix::errno::Errno;
     use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -217,6 +275,11 @@ fn init() -> ExitCode {
         // Read first: a process `bash` left is the init's child before the waiter learns that
         // `bash` ended.
         let ended = waiter_ended.load(Ordering::SeqCst);
+        // lembas ended without ending the command's process group (killed by `SIGKILL`): the
+        // init ends, and every process of the namespace with it.
+        if lembas.as_ref().is_some_and(|lembas| !lembas.goes_on()) {
+            return ExitCode::FAILURE;
+        }
         match waitpid(None, Some(WaitPidFlag::WNOHANG)) {
             Ok(WaitStatus::StillAlive) => std::thread::sleep(INIT_PERIOD),
             Ok(_) | Err(Errno::EINTR) => {}

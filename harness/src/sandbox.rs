@@ -333,6 +333,13 @@ impl Confinement {
         for folder in &self.private {
             add(folder.clone(), &mut out);
         }
+        // The home's own repository, when the project has none of its own and lies in it: its
+        // history holds the dotfiles, keys among them.
+        if let Some(repository) =
+            crate::tools::enclosing_home_repository(&self.root, self.home.as_deref())
+        {
+            add(repository, &mut out);
+        }
         out.sort();
         out.dedup();
         out

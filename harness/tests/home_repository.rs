@@ -4,10 +4,12 @@
 //! plain `git log -p` would show the home's secrets. A folder of a larger repository below the
 //! home still finds its repository. Real git, a throwaway home.
 
+use lembas_harness::sandbox::{probe, Sandbox, Support};
 use lembas_harness::tools::{run_bash, Args, Workspace};
 use lembas_rules::permission::sandbox::Policy;
 use lembas_rules::permission::Mode;
 use std::path::Path;
+use std::sync::Arc;
 
 fn git(folder: &Path, args: &[&str]) {
     let ok = std::process::Command::new("git")
@@ -56,6 +58,25 @@ async fn git_finds_no_repository_of_the_home_above_the_project() {
     let said = bash(&w, "git log -p; git show HEAD:.kube/config").await;
     assert!(!said.contains("KUBESECRET"), "{said}");
     assert!(said.contains("not a git repository"), "{said}");
+    // Confined (where the kernel has Landlock): the home's repository is hidden too, so neither
+    // a link in the project leading up nor a command that drops the ceiling reaches it.
+    if matches!(probe(), Support::Full { .. }) {
+        std::os::unix::fs::symlink("..", project.join("up")).unwrap();
+        let sandbox = Arc::new(Sandbox::new(false, false, None).unwrap());
+        let confined = Workspace::new(&project)
+            .with_home(Some(home.to_string_lossy().into_owned()))
+            .with_sandbox(sandbox);
+        for line in [
+            "cd up && git log -p",
+            "env -u GIT_CEILING_DIRECTORIES git log -p",
+            "git -C up log -p",
+        ] {
+            let said = bash(&confined, line).await;
+            assert!(!said.contains("KUBESECRET"), "{line}: {said}");
+        }
+    } else {
+        println!("no Landlock here: the home's repository is not hidden");
+    }
     // A folder of a larger repository below the home: found, as the person would expect.
     let mono = home.join("code/mono");
     std::fs::create_dir_all(mono.join("app")).unwrap();

@@ -75,3 +75,51 @@ fn a_command_whose_namespace_can_no_longer_be_made_does_not_run() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("could not be made"), "{err}");
 }
+
+#[test]
+fn what_a_command_left_running_ends_when_lembas_is_killed() {
+    if !namespaces() {
+        println!("no user namespaces here: nothing ends them when lembas is killed");
+        return;
+    }
+    let base = std::env::temp_dir().join(format!("lembas-ns-killed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    let log = base.join("alive.log");
+    // lembas's place: a shell that starts the waiter (whose command leaves a process writing a
+    // line every 0.1 s, for 6 s at most), then waits, and is killed by `SIGKILL`.
+    let line = format!(
+        "for i in $(seq 1 60); do echo x >> '{}'; sleep 0.1; done & exit 0",
+        log.display()
+    );
+    let mut lembas = Command::new("bash")
+        .args([
+            "-c",
+            &format!(
+                "'{}' __command-waiter required bash -c \"$0\"; sleep 30",
+                env!("CARGO_BIN_EXE_lembas")
+            ),
+            &line,
+        ])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    lembas.kill().unwrap();
+    lembas.wait().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let lines = || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    let at_kill = lines();
+    assert!(at_kill > 0, "the command's process never ran");
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    assert_eq!(
+        lines(),
+        at_kill,
+        "a process a command left outlived lembas killed"
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -134,15 +134,21 @@ pub struct CommandPlace {
 /// own would show. None when the root has its own repository, or lies in one below the home (a
 /// folder of a larger project), or no home is known.
 pub fn home_repository_ceiling(root: &Path, home: Option<&Path>) -> Option<std::ffi::OsString> {
+    enclosing_home_repository(root, home)?;
+    let above: Vec<&Path> = root.ancestors().skip(1).collect();
+    std::env::join_paths(above).ok()
+}
+
+/// The `.git` of the repository a project in `root` with none of its own lies in, when that
+/// repository is the home's own or one above the home (see [`home_repository_ceiling`]): the
+/// sandbox hides it too, so that a link in the project leading up (`cd up && git log -p`, `up`
+/// a link to `..`) or a command that drops the ceiling finds nothing to read.
+pub fn enclosing_home_repository(root: &Path, home: Option<&Path>) -> Option<PathBuf> {
     let home = home?;
     let top = root
         .ancestors()
         .find(|folder| std::fs::symlink_metadata(folder.join(".git")).is_ok())?;
-    if top == root || !home.starts_with(top) {
-        return None;
-    }
-    let above: Vec<&Path> = root.ancestors().skip(1).collect();
-    std::env::join_paths(above).ok()
+    (top != root && home.starts_with(top)).then(|| top.join(".git"))
 }
 
 /// [`bash`], without the environment variables named in `hidden`, in `place` (confined when it
