@@ -4,10 +4,11 @@
 //! plain `git log -p` would show the home's secrets. A folder of a larger repository below the
 //! home still finds its repository. Real git, a throwaway home.
 
+mod common;
+
+use common::bash_in_auto;
 use lembas_harness::sandbox::{probe, Sandbox, Support};
-use lembas_harness::tools::{run_bash, Args, Workspace};
-use lembas_rules::permission::sandbox::Policy;
-use lembas_rules::permission::Mode;
+use lembas_harness::tools::Workspace;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -30,16 +31,6 @@ fn git(folder: &Path, args: &[&str]) {
     assert!(ok, "git {args:?}");
 }
 
-async fn bash(w: &Workspace, line: &str) -> String {
-    run_bash(
-        w,
-        &Args(serde_json::json!({ "command": line })),
-        Policy::of(Mode::Auto, false),
-        None,
-    )
-    .await
-}
-
 #[tokio::test]
 async fn git_finds_no_repository_of_the_home_above_the_project() {
     let base = std::env::temp_dir().join(format!("lembas-home-repo-{}", std::process::id()));
@@ -55,7 +46,7 @@ async fn git_finds_no_repository_of_the_home_above_the_project() {
     let project = home.join("work/proj");
     std::fs::create_dir_all(&project).unwrap();
     let w = Workspace::new(&project).with_home(Some(home.to_string_lossy().into_owned()));
-    let said = bash(&w, "git log -p; git show HEAD:.kube/config").await;
+    let said = bash_in_auto(&w, "git log -p; git show HEAD:.kube/config").await;
     assert!(!said.contains("KUBESECRET"), "{said}");
     assert!(said.contains("not a git repository"), "{said}");
     // Confined (where the kernel has Landlock): the home's repository is hidden too, so neither
@@ -71,7 +62,7 @@ async fn git_finds_no_repository_of_the_home_above_the_project() {
             "env -u GIT_CEILING_DIRECTORIES git log -p",
             "git -C up log -p",
         ] {
-            let said = bash(&confined, line).await;
+            let said = bash_in_auto(&confined, line).await;
             assert!(!said.contains("KUBESECRET"), "{line}: {said}");
         }
     } else {
@@ -85,7 +76,7 @@ async fn git_finds_no_repository_of_the_home_above_the_project() {
     git(&mono, &["add", "."]);
     git(&mono, &["commit", "-q", "-m", "the monorepo"]);
     let w = Workspace::new(mono.join("app")).with_home(Some(home.to_string_lossy().into_owned()));
-    let said = bash(&w, "git log --format=%s").await;
+    let said = bash_in_auto(&w, "git log --format=%s").await;
     assert!(said.contains("the monorepo"), "{said}");
     let _ = std::fs::remove_dir_all(&base);
 }

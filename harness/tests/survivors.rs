@@ -10,10 +10,11 @@
 //! end with it. Run confined by the real sandbox (where the kernel has Landlock) in a real
 //! repository; its own test binary, because it ends the processes its session's commands left.
 
+mod common;
+
+use common::bash_in_auto;
 use lembas_harness::sandbox::{probe, Sandbox, Support};
-use lembas_harness::tools::{run_bash, Args, Workspace};
-use lembas_rules::permission::sandbox::Policy;
-use lembas_rules::permission::Mode;
+use lembas_harness::tools::Workspace;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -27,16 +28,6 @@ fn running(pid: &str) -> bool {
                 .map(|(_, after)| after.trim_start().to_string())
         })
         .is_some_and(|after| !after.starts_with('Z') && !after.starts_with('X'))
-}
-
-async fn bash(w: &Workspace, line: &str) -> String {
-    run_bash(
-        w,
-        &Args(serde_json::json!({ "command": line })),
-        Policy::of(Mode::Auto, false),
-        None,
-    )
-    .await
 }
 
 fn plant(hook: &str, root: &Path) -> bool {
@@ -90,7 +81,7 @@ async fn a_hook_a_background_process_writes_later_does_not_stay() {
     // command's group is left, and the watch starts all the same.
     {
         let (root, w) = session("setsid");
-        bash(
+        bash_in_auto(
             &w,
             &format!(
                 "setsid -f sh -c \"{}\" >/dev/null 2>&1",
@@ -103,7 +94,7 @@ async fn a_hook_a_background_process_writes_later_does_not_stay() {
             !plant("post-checkout", &root),
             "a setsid process's hook stayed"
         );
-        let said = bash(&w, "true").await;
+        let said = bash_in_auto(&w, "true").await;
         assert!(said.contains("hooks"), "{said}");
         let _ = std::fs::remove_dir_all(&root);
     }
@@ -114,7 +105,7 @@ async fn a_hook_a_background_process_writes_later_does_not_stay() {
         let (root, w) = session("stopped");
         let stopped = tokio::time::timeout(
             Duration::from_millis(1500),
-            bash(
+            bash_in_auto(
                 &w,
                 &format!("{}; sleep 100", write_hook("pre-commit", "0.2")),
             ),
@@ -125,7 +116,7 @@ async fn a_hook_a_background_process_writes_later_does_not_stay() {
             !plant("pre-commit", &root),
             "a stopped command's hook stayed"
         );
-        let said = bash(&w, "true").await;
+        let said = bash_in_auto(&w, "true").await;
         assert!(said.contains("hooks"), "{said}");
         let _ = std::fs::remove_dir_all(&root);
     }
@@ -133,14 +124,14 @@ async fn a_hook_a_background_process_writes_later_does_not_stay() {
     // 3. In the background of the command (`&`), a dev server, a later command, a process that
     // ends, the session's end.
     let (root, w) = session("background");
-    let said = bash(
+    let said = bash_in_auto(
         &w,
         &format!("({}) >/dev/null 2>&1 &", write_hook("pre-commit", "0.6")),
     )
     .await;
     assert!(!plant("pre-commit", &root), "written too soon: {said}");
     // A dev server: it goes on while the session does.
-    bash(
+    bash_in_auto(
         &w,
         &format!("{} 300 >/dev/null 2>&1 &", sleep_saying_pid("server.pid")),
     )
@@ -155,17 +146,17 @@ async fn a_hook_a_background_process_writes_later_does_not_stay() {
     assert!(running(&server), "the dev server was ended mid-session");
 
     // The next command's result says what was put back.
-    let said = bash(&w, "true").await;
+    let said = bash_in_auto(&w, "true").await;
     assert!(said.contains("hooks"), "{said}");
     assert!(running(&server));
 
     // A later command's guard keeps the runners as they were before the first: a hook written
     // while the watch goes on is put back by the command's own guard too.
-    let said = bash(&w, &write_hook("pre-push", "0")).await;
+    let said = bash_in_auto(&w, &write_hook("pre-push", "0")).await;
     assert!(!plant("pre-push", &root), "{said}");
 
     // A process left running that ends is waited for: no zombie is left of it.
-    bash(
+    bash_in_auto(
         &w,
         &format!("{} 0.3 >/dev/null 2>&1 &", sleep_saying_pid("short.pid")),
     )
@@ -192,7 +183,7 @@ async fn a_hook_a_background_process_writes_later_does_not_stay() {
     // with the session all the same (its namespace's init ended). It gives up by itself after
     // 20 s, so that a failing run leaves nothing behind.
     let (root, w) = session("hopping");
-    bash(
+    bash_in_auto(
         &w,
         "perl -e 'my $end = time + 20; while (time < $end) { exit 0 if fork; \
          select(undef, undef, undef, 0.001); open my $f, \">>\", \"hops.log\"; print $f \"x\"; \

@@ -79,3 +79,15 @@ pub fn content(s: &str) -> String {
 pub fn tool_call(id: &str, name: &str, args: serde_json::Value) -> String {
     json!({"choices": [{"delta": {"tool_calls": [{"index": 0, "id": id, "type": "function", "function": {"name": name, "arguments": args.to_string()}}]}}]}).to_string()
 }
+
+/// Runs `line` as an auto-mode agent's `bash` call in `w` (no rules asked: the harness's own
+/// running of it, confined as `w` says), and what the model is told.
+pub async fn bash_in_auto(w: &lembas_harness::tools::Workspace, line: &str) -> String {
+    lembas_harness::tools::run_bash(
+        w,
+        &lembas_harness::tools::Args(json!({ "command": line })),
+        lembas_rules::permission::sandbox::Policy::of(lembas_rules::permission::Mode::Auto, false),
+        None,
+    )
+    .await
+}
