@@ -723,7 +723,7 @@ impl Repository {
 
 /// A repository folder the command made (a submodule's, in `.git/modules`): its hooks (but
 /// git's inert `*.sample` files) removed, and its settings that name a program unset.
-fn disarm(folder: &Path, said: &mut Vec<String>) {
+fn disarm(folder: &Path, root: &Path, said: &mut Vec<String>) {
     let mut changed = false;
     // Through no link: one in its place is taken away, not followed.
     for link in [folder.to_path_buf(), folder.join("hooks")] {
@@ -731,13 +731,30 @@ fn disarm(folder: &Path, said: &mut Vec<String>) {
             changed |= take_away(&link);
         }
     }
-    let entries = if folder.is_dir() {
-        listable(&folder.join("hooks"));
-        std::fs::read_dir(folder.join("hooks")).ok()
-    } else {
-        None
+    // Worked in as opened now (as [`Repository::put_back`] does): a folder swapped for a link
+    // meanwhile leads nothing elsewhere. One that is there but cannot be opened as it should be
+    // is said.
+    let Some(repository) = PinnedFolder::open(folder, root) else {
+        if changed {
+            said.push(took_out(folder));
+        }
+        if folder.is_dir() {
+            said.push(format!(
+                "lembas could not look into a repository the command made ({}): git may run \
+                 its hooks or settings at the person's next git command — say so to the \
+                 person, who should look at it before running git here",
+                folder.display()
+            ));
+        }
+        return;
     };
-    if let Some(entries) = entries {
+    let hooks = repository.path().join("hooks");
+    listable(&hooks);
+    let pinned_hooks = PinnedFolder::open(&folder.join("hooks"), root);
+    if let Some(entries) = pinned_hooks
+        .as_ref()
+        .and_then(|hooks| std::fs::read_dir(hooks.path()).ok())
+    {
         for entry in entries.flatten() {
             let name = entry.file_name();
             if name.to_string_lossy().ends_with(".sample") {
@@ -750,6 +767,9 @@ fn disarm(folder: &Path, said: &mut Vec<String>) {
             }
         }
     }
+    drop(repository);
+    // Its configs by their paths: git, which unsets their settings, cannot be handed this
+    // process's `/proc/self/fd` (lembas's own confinement keeps what a link could lead to there).
     let keys = running_keys(true);
     let files = if folder.is_dir() {
         config_files(folder)
@@ -785,13 +805,18 @@ fn disarm(folder: &Path, said: &mut Vec<String>) {
         }
     }
     if changed {
-        said.push(format!(
-            "the command made a repository ({}) with hooks or settings that run a program: they \
-             would run at the person's next git command, outside any sandbox, so lembas took \
-             them out",
-            folder.display()
-        ));
+        said.push(took_out(folder));
     }
+}
+
+/// What is said of a repository the command made whose runners were taken out.
+fn took_out(folder: &Path) -> String {
+    format!(
+        "the command made a repository ({}) with hooks or settings that run a program: they \
+         would run at the person's next git command, outside any sandbox, so lembas took them \
+         out",
+        folder.display()
+    )
 }
 
 impl GitGuard {
@@ -917,7 +942,7 @@ impl GitGuard {
                 ));
             }
             // A repository the command made where there was none, or none in a folder.
-            (Some(DotGit::File(_)) | None, Some(DotGit::Folder)) => disarm(&path, &mut said),
+            (Some(DotGit::File(_)) | None, Some(DotGit::Folder)) => disarm(&path, root, &mut said),
             _ => {}
         }
         let before: Vec<PathBuf> = self.repositories.iter().map(|r| r.folder.clone()).collect();
@@ -931,7 +956,7 @@ impl GitGuard {
                 .chain(self.gitlinks(root, main))
             {
                 if !before.contains(&folder) {
-                    disarm(&folder, &mut said);
+                    disarm(&folder, root, &mut said);
                 }
             }
         }
