@@ -121,10 +121,15 @@ pub fn run_as_helper(args: &[OsString]) -> Option<ExitCode> {
 
 /// The waiter: the namespaces made, the init started, then the command, whose end is its own.
 fn waiter(words: &[OsString]) -> ExitCode {
+    // Whether the namespace is required is said, never assumed: a waiter told neither runs
+    // nothing.
     let (required, command) = match words.split_first() {
         Some((first, rest)) if first == REQUIRED => (true, rest),
         Some((first, rest)) if first == OPTIONAL => (false, rest),
-        _ => (false, words),
+        _ => {
+            eprintln!("lembas: {WAITER} needs `{REQUIRED}` or `{OPTIONAL}`, then a program to run");
+            return ExitCode::from(2);
+        }
     };
     let Some((program, args)) = command.split_first() else {
         eprintln!("lembas: {WAITER} needs a program to run");

@@ -48,6 +48,13 @@ fn the_waiter_ends_as_the_command_does_inside_a_namespace_of_its_own() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(127));
+    // Told neither `required` nor `optional`: nothing runs.
+    let out = Command::new(env!("CARGO_BIN_EXE_lembas"))
+        .args(["__command-waiter", "bash", "-c", "echo ran"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
 }
 
 #[test]
